@@ -1,0 +1,248 @@
+"""ALCE evaluation data: pinned download, verified cache, validation and record -> Sample.
+
+The data is ``ALCE-data.tar`` in the Hugging Face dataset repository ``princeton-nlp/ALCE-data``
+at a pinned commit. The tarball is fetched once with ``huggingface_hub``, checked against the
+SHA-256 that the hub records for it (the Git LFS object id at that commit), and only the eval
+files are extracted into the inspect-cite cache; the tarball itself is then deleted. Later runs
+read the cache and need no network.
+"""
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, Literal
+
+from inspect_cite.cache import cache_dir
+from inspect_cite.download import extract_members, sha256_file
+
+ALCE_DATA_REPO = "princeton-nlp/ALCE-data"
+ALCE_DATA_REVISION = "334fa2e7dd32040c3fef931a123c4be1a81e91a0"
+ALCE_DATA_FILE = "ALCE-data.tar"
+ALCE_DATA_URL = f"https://huggingface.co/datasets/{ALCE_DATA_REPO}/resolve/{ALCE_DATA_REVISION}/{ALCE_DATA_FILE}"
+# Point this at a directory holding ALCE's extracted data/ files to skip the download.
+ALCE_DATA_DIR_ENV = "INSPECT_CITE_ALCE_DATA_DIR"
+
+Retriever = Literal["gtr", "dpr", "bm25"]
+AlceDatasetName = Literal["asqa", "qampari", "eli5"]
+
+# The eval files this project uses, and how many items each holds (a second integrity check).
+EVAL_FILES: dict[str, int | None] = {  # None: count not known
+    "asqa_eval_gtr_top100.json": 948,
+    "asqa_eval_dpr_top100.json": None,
+    "asqa_eval_gtr_top100_reranked_oracle.json": None,
+    "qampari_eval_gtr_top100.json": 1000,
+    "qampari_eval_dpr_top100.json": None,
+    "qampari_eval_gtr_top100_reranked_oracle.json": None,
+    "eli5_eval_bm25_top100.json": 1000,
+    "eli5_eval_bm25_top100_reranked_oracle.json": None,
+}
+_MANIFEST = "manifest.json"
+
+# Fields every item must have, per dataset, with the type expected.
+_REQUIRED: dict[str, dict[str, type | tuple[type, ...]]] = {
+    "asqa": {"question": str, "answer": str, "qa_pairs": list, "docs": list},
+    "qampari": {"question": str, "answers": list, "docs": list},
+    "eli5": {"question": str, "answer": str, "claims": list, "docs": list},
+}
+
+
+class AlceDataError(ValueError):
+    """ALCE data is missing, corrupt or malformed."""
+
+
+def eval_file_name(dataset: AlceDatasetName, retriever: Retriever, oracle: bool) -> str:
+    """The ALCE eval file for a dataset, retriever and oracle choice."""
+    allowed = {"asqa": ("gtr", "dpr"), "qampari": ("gtr", "dpr"), "eli5": ("bm25",)}[dataset]
+    if retriever not in allowed:
+        raise AlceDataError(f"{dataset}: retriever must be one of {allowed}, got {retriever!r}")
+    if oracle and retriever != allowed[0]:
+        raise AlceDataError(f"{dataset}: the reranked oracle file exists only for {allowed[0]}")
+    name = f"{dataset}_eval_{retriever}_top100"
+    return f"{name}_reranked_oracle.json" if oracle else f"{name}.json"
+
+
+def data_cache_dir() -> Path:
+    """The cache directory for this revision's extracted files."""
+    return cache_dir("alce", "data", ALCE_DATA_REVISION[:12])
+
+
+def _verified_cached(directory: Path, name: str) -> Path | None:
+    path = directory / name
+    manifest = directory / _MANIFEST
+    if not path.exists() or not manifest.exists():
+        return None
+    expected = json.loads(manifest.read_text()).get("files", {}).get(name)
+    if expected is None or sha256_file(path) != expected:
+        return None
+    return path
+
+
+def _download_and_extract(directory: Path) -> None:
+    from huggingface_hub import hf_hub_download
+
+    with tempfile.TemporaryDirectory(dir=directory, prefix=".download-") as tmp:
+        tar_path = Path(
+            hf_hub_download(
+                repo_id=ALCE_DATA_REPO,
+                filename=ALCE_DATA_FILE,
+                repo_type="dataset",
+                revision=ALCE_DATA_REVISION,
+                cache_dir=tmp,
+            )
+        )
+        # The hub cache names an LFS blob after its SHA-256 (the LFS oid at the pinned commit).
+        expected = tar_path.resolve().name
+        actual = sha256_file(tar_path)
+        if len(expected) == 64 and actual != expected:
+            raise AlceDataError(
+                f"{ALCE_DATA_URL}: checksum mismatch (expected {expected}, got {actual}); "
+                "the download is corrupt, nothing was cached"
+            )
+        members = {f"ALCE-data/{name}": name for name in EVAL_FILES}
+        staged = Path(tmp, "staged")
+        extract_members(tar_path, members, staged)
+        for name, count in EVAL_FILES.items():
+            n = len(json.loads((staged / name).read_text(encoding="utf-8")))
+            if count is not None and n != count:
+                raise AlceDataError(f"{ALCE_DATA_URL}: {name} has {n} items, expected {count}")
+        files = {name: sha256_file(staged / name) for name in EVAL_FILES}
+        for name in EVAL_FILES:
+            os.replace(staged / name, directory / name)
+        manifest = {
+            "repo": ALCE_DATA_REPO,
+            "revision": ALCE_DATA_REVISION,
+            "archive_sha256": actual,
+            "files": files,
+        }
+        (directory / _MANIFEST).write_text(json.dumps(manifest, indent=2))
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def alce_data_path(name: str) -> Path:
+    """Return a local path to an ALCE eval file, downloading the pinned tarball if needed.
+
+    Order: ``$INSPECT_CITE_ALCE_DATA_DIR/<name>``, then the verified cache, then the download.
+
+    Raises:
+        AlceDataError: When the file is not available locally and cannot be downloaded.
+
+    """
+    if name not in EVAL_FILES:
+        raise AlceDataError(f"unknown ALCE eval file {name!r}; known: {sorted(EVAL_FILES)}")
+    local_dir = os.environ.get(ALCE_DATA_DIR_ENV)
+    if local_dir:
+        path = Path(local_dir, name)
+        if not path.exists():
+            raise AlceDataError(f"{ALCE_DATA_DIR_ENV}={local_dir} but {path} does not exist")
+        return path
+    directory = data_cache_dir()
+    cached = _verified_cached(directory, name)
+    if cached is not None:
+        return cached
+    try:
+        _download_and_extract(directory)
+    except AlceDataError:
+        raise
+    except Exception as e:
+        raise AlceDataError(
+            f"ALCE data file {name} is not cached in {directory} and could not be downloaded "
+            f"from {ALCE_DATA_URL} ({type(e).__name__}: {e}). Either download {ALCE_DATA_FILE} "
+            f"yourself and pass -T dataset_path=<path to {name}>, or set {ALCE_DATA_DIR_ENV} to "
+            "the directory holding the extracted files."
+        ) from e
+    cached = _verified_cached(directory, name)
+    if cached is None:
+        raise AlceDataError(f"{directory / name}: extraction did not produce a verified file")
+    return cached
+
+
+def load_items(path: str | Path, dataset: AlceDatasetName) -> list[dict[str, Any]]:
+    """Read an ALCE-format JSON list (or ``{"data": [...]}`` result file) and validate its items.
+
+    Raises:
+        AlceDataError: Naming the file, the item index and the field at fault.
+
+    """
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as e:
+        raise AlceDataError(f"dataset file {path} does not exist") from e
+    except json.JSONDecodeError as e:
+        raise AlceDataError(f"dataset file {path} is not valid JSON: {e}") from e
+    if isinstance(data, dict) and isinstance(data.get("data"), list):
+        data = data["data"]
+    if not isinstance(data, list):
+        raise AlceDataError(f"dataset file {path}: expected a JSON list of items")
+    for i, item in enumerate(data):
+        validate_item(item, dataset, f"{path} item {i}")
+    return data
+
+
+def validate_item(item: Any, dataset: AlceDatasetName, where: str) -> None:
+    """Check one ALCE item has what prompts and scorers need."""
+    if not isinstance(item, dict):
+        raise AlceDataError(f"{where}: expected an object, got {type(item).__name__}")
+    for key, typ in _REQUIRED[dataset].items():
+        if key not in item:
+            raise AlceDataError(f'{where}: missing field "{key}"')
+        if not isinstance(item[key], typ):
+            raise AlceDataError(
+                f'{where}: field "{key}" must be {getattr(typ, "__name__", typ)}, '
+                f"got {type(item[key]).__name__}"
+            )
+    for j, doc in enumerate(item["docs"]):
+        if not isinstance(doc, dict):
+            raise AlceDataError(f'{where}: "docs"[{j}] must be an object')
+        for key in ("title", "text"):
+            if not isinstance(doc.get(key), str):
+                raise AlceDataError(f'{where}: "docs"[{j}] field "{key}" must be a string')
+    if dataset == "asqa":
+        for j, qa in enumerate(item["qa_pairs"]):
+            if not isinstance(qa, dict) or not isinstance(qa.get("short_answers"), list):
+                raise AlceDataError(f'{where}: "qa_pairs"[{j}] needs a list "short_answers"')
+    if dataset == "qampari":
+        for j, group in enumerate(item["answers"]):
+            if not isinstance(group, list) or not all(isinstance(a, str) for a in group):
+                raise AlceDataError(f'{where}: "answers"[{j}] must be a list of strings')
+    if dataset == "eli5" and not all(isinstance(c, str) for c in item["claims"]):
+        raise AlceDataError(f'{where}: "claims" must be a list of strings')
+
+
+# Document fields carried into metadata["docs"] besides id/title/text.
+_DOC_EXTRAS = ("summary", "extraction", "score", "url", "sent")
+
+
+def record_to_sample(
+    item: dict[str, Any],
+    index: int,
+    dataset: AlceDatasetName,
+    prompt: str,
+    docs: list[dict[str, Any]],
+) -> Any:
+    """Turn a validated ALCE item into an Inspect ``Sample``.
+
+    ``metadata["docs"]`` holds the documents shown (full passages, prompt order) with ids
+    ``"1".."n"`` as in the prompt; ALCE's own passage id, when present, is kept as ``passage_id``.
+    Every other field of the item except the 100 retrieved ``docs`` is kept as metadata.
+    """
+    from inspect_ai.dataset import Sample
+
+    shown = []
+    for i, doc in enumerate(docs):
+        entry: dict[str, Any] = {"id": str(i + 1), "title": doc["title"], "text": doc["text"]}
+        entry.update({k: doc[k] for k in _DOC_EXTRAS if k in doc})
+        if "id" in doc:
+            entry["passage_id"] = str(doc["id"])
+        shown.append(entry)
+    metadata = {k: v for k, v in item.items() if k not in ("docs", "output", "prompt")}
+    metadata["dataset"] = dataset
+    metadata["docs"] = shown
+    sample_id = item.get("sample_id", item.get("id", index))
+    if dataset == "qampari":
+        target: str | list[str] = [group[0] for group in item["answers"] if group]
+    else:
+        target = item.get("answer", "")
+    return Sample(id=str(sample_id), input=prompt, target=target, metadata=metadata)

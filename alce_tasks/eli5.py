@@ -1,0 +1,44 @@
+"""ALCE ELI5: explanatory answers to Reddit questions, cited with [n]."""
+
+from typing import Literal
+
+from inspect_ai import Task, task
+
+from alce_tasks.prompts import UseShorter
+from alce_tasks.task import alce_task
+
+
+@task
+def eli5(
+    retriever: Literal["bm25"] = "bm25",
+    oracle: bool = False,
+    ndoc: int = 5,
+    shot: int = 2,
+    seed: int = 42,
+    prompt: Literal["default", "light_inst", "closedbook", "sum_or_ext"] = "default",
+    use_shorter: UseShorter | None = None,
+    dataset_path: str | None = None,
+    prompt_file: str | None = None,
+) -> Task:
+    """ALCE ELI5 with ALCE's prompts, data and scoring.
+
+    Example::
+
+        inspect eval alce_tasks/eli5 --model hf/Qwen/Qwen3-8B -T ndoc=3 -T prompt=light_inst
+
+    Args:
+        retriever: Which retrieval results to read: `bm25` over Sphere (the only one ALCE ships).
+        oracle: Use ALCE's reranked oracle file (5 documents chosen for maximal answer recall).
+        ndoc: Number of documents shown per question (and per demonstration).
+        shot: Number of demonstrations, drawn from the prompt file with `seed` as run.py does.
+        seed: Seed for the demonstration draw (`np.random.seed` + `np.random.choice`).
+        prompt: ALCE prompt variant (`closedbook` shows no documents; `sum_or_ext` shows
+            each document's summary or extraction, see `use_shorter`).
+        use_shorter: With `prompt=sum_or_ext`: `summary` (default) or `extraction`.
+        dataset_path: An ALCE-format JSON list to use instead of the pinned download.
+        prompt_file: An ALCE-format prompt file to use instead of the official one.
+
+    """
+    return alce_task(
+        "eli5", retriever, oracle, ndoc, shot, seed, prompt, use_shorter, dataset_path, prompt_file
+    )

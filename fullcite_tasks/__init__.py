@@ -1,0 +1,1 @@
+"""FullCite benchmarks as Inspect tasks (BioASQ, ASQA, ExpertQA)."""

@@ -1,0 +1,52 @@
+"""The document contract between datasets, solvers and scorers.
+
+Every sample that solvers and scorers work on carries its context documents in
+``metadata["docs"]``: a list of ``{"id": str, "title": str, "text": str}`` in the order the
+model saw them. Extra keys are allowed and kept (ALCE's ``summary``, ``extraction``, ``score``).
+"""
+
+from collections.abc import Mapping, Sequence
+from typing import Any, TypedDict
+
+
+class Document(TypedDict):
+    """One context document as shown to the model."""
+
+    id: str
+    title: str
+    text: str
+
+
+class DocumentError(ValueError):
+    """Raised when ``metadata["docs"]`` does not follow the document contract."""
+
+
+def get_docs(metadata: Mapping[str, Any] | None, where: str = "sample") -> list[Document]:
+    """Read and validate ``metadata["docs"]``.
+
+    Args:
+        metadata: The sample's metadata.
+        where: Names the sample in error messages (e.g. ``"sample 12"``).
+
+    Raises:
+        DocumentError: Naming the sample and the offending field.
+
+    """
+    if metadata is None or "docs" not in metadata:
+        raise DocumentError(
+            f'{where}: metadata has no "docs" field; solvers and scorers need the context '
+            'documents as metadata["docs"] = [{"id", "title", "text"}, ...]'
+        )
+    docs = metadata["docs"]
+    if not isinstance(docs, Sequence) or isinstance(docs, str):
+        raise DocumentError(f'{where}: metadata["docs"] must be a list, got {type(docs).__name__}')
+    for i, doc in enumerate(docs):
+        if not isinstance(doc, Mapping):
+            raise DocumentError(f'{where}: metadata["docs"][{i}] must be an object')
+        for key in ("id", "title", "text"):
+            if not isinstance(doc.get(key), str):
+                raise DocumentError(
+                    f'{where}: metadata["docs"][{i}]["{key}"] must be a string, '
+                    f"got {type(doc.get(key)).__name__}"
+                )
+    return [doc for doc in docs]  # type: ignore[misc]

@@ -1,0 +1,67 @@
+"""Text handling shared by every solver and scorer: ALCE's normalisation and output cleanup."""
+
+import re
+import string
+
+from inspect_cite.punkt import ensure_punkt
+
+_THINK_RE = re.compile(r"<think>.*?</think>", re.DOTALL)
+_PUNCT = set(string.punctuation)
+
+
+def normalize_answer(s: str) -> str:
+    """SQuAD-style normalisation as ALCE's ``utils.normalize_answer``.
+
+    Lower-case, drop ASCII punctuation, replace the articles a/an/the by a space, collapse
+    whitespace.
+    """
+    s = s.lower()
+    s = "".join(ch for ch in s if ch not in _PUNCT)
+    s = re.sub(r"\b(a|an|the)\b", " ", s)
+    return " ".join(s.split())
+
+
+def remove_citations(sent: str) -> str:
+    """Remove ``[n]`` citation markers exactly as ALCE's ``remove_citations`` does.
+
+    ALCE's regexes leave some debris on purpose-free inputs (``[1, 2]`` loses only ``[1``
+    and ``]``); results must match eval.py, so the quirks are kept.
+    """
+    return re.sub(r"\[\d+", "", re.sub(r" \[\d+", "", sent)).replace(" |", "").replace("]", "")
+
+
+def sent_tokenize(text: str) -> list[str]:
+    """``nltk.sent_tokenize`` (English Punkt), working offline."""
+    ensure_punkt()
+    from nltk import sent_tokenize as _sent_tokenize
+
+    return list(_sent_tokenize(text))
+
+
+def strip_think(text: str) -> str:
+    """Remove ``<think>...</think>`` reasoning blocks (Qwen3 through ``hf/`` keeps them).
+
+    An unclosed ``<think>`` (generation cut off while reasoning) removes everything after it:
+    none of it is the answer.
+    """
+    text = _THINK_RE.sub("", text)
+    if "<think>" in text:
+        text = text.split("<think>", 1)[0]
+    return text.replace("</think>", "")
+
+
+def alce_postprocess(text: str) -> str:
+    """ALCE run.py's cleanup of a generation, after removing think blocks.
+
+    Strips ``<|im_end|>``, right-strips, and removes a trailing ``End.``.
+    """
+    text = strip_think(text).replace("<|im_end|>", "").rstrip()
+    if text.endswith("End."):
+        text = text[: -len("End.")]
+    return text
+
+
+def alce_scoring_output(text: str) -> str:
+    """The output as ALCE's eval.py scores it: cleaned, then cut to its first line."""
+    text = alce_postprocess(text)
+    return text.strip().split("\n")[0].replace("<|im_end|>", "")

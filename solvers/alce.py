@@ -1,0 +1,26 @@
+"""ALCE generation: the paper's VANILLA baseline."""
+
+from inspect_ai.model import ChatMessageSystem
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
+
+
+@solver
+def alce_vanilla(system_message: str | None = ALCE_SYSTEM_MESSAGE) -> Solver:
+    """VANILLA: answer the ALCE prompt (demonstrations, documents, question) in one generation.
+
+    The ALCE tasks put the full ALCE prompt in the sample input. As ALCE's run.py does for chat
+    models, the prompt is sent as the user message after a fixed system message.
+
+    Args:
+        system_message: The system message; ``None`` sends the prompt alone.
+
+    """
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        if system_message and not any(m.role == "system" for m in state.messages):
+            state.messages.insert(0, ChatMessageSystem(content=system_message))
+        return await generate(state)
+
+    return solve

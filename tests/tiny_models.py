@@ -1,0 +1,115 @@
+"""Tiny random models built at test time (no hub access).
+
+A Qwen3-style causal LM and a TRUE-format T5.
+
+Both are saved with ``save_pretrained`` so the real loading code (``hf/`` provider,
+``AutoModel*.from_pretrained``) is what the tests exercise.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+from collections.abc import Iterable
+from pathlib import Path
+
+CHAT_TEMPLATE = (
+    "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
+
+
+def _synthetic_words(n: int, seed: int = 0) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choices(string.ascii_lowercase, k=rng.randint(3, 9))) for _ in range(n)]
+
+
+def build_tokenizer(out_dir: Path, corpus: Iterable[str], vocab_size: int = 2000) -> object:
+    """Train a byte-level BPE on ``corpus`` (plus synthetic words to reach ``vocab_size``)."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    texts = list(corpus)
+    # Enough distinct words that BPE can learn vocab_size merges.
+    filler = _synthetic_words(max(2000, vocab_size * 2))
+    texts += [" ".join(filler[i : i + 50]) for i in range(0, len(filler), 50)]
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=SPECIAL_TOKENS,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tok.train_from_iterator(texts, trainer)
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok,
+        eos_token="<|im_end|>",
+        pad_token="<|endoftext|>",
+        bos_token=None,
+    )
+    fast.chat_template = CHAT_TEMPLATE
+    fast.save_pretrained(out_dir)
+    return fast
+
+
+def build_tiny_qwen3(
+    out_dir: Path, corpus: Iterable[str] = (), vocab_size: int = 2000, seed: int = 0
+) -> Path:
+    """A 2-layer Qwen3 with random weights and a trained byte-level BPE tokenizer."""
+    import torch
+    from transformers import Qwen3Config, Qwen3ForCausalLM
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tok = build_tokenizer(out_dir, corpus, vocab_size)
+    torch.manual_seed(seed)
+    config = Qwen3Config(
+        vocab_size=len(tok),  # type: ignore[arg-type]
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        head_dim=32,
+        max_position_embeddings=16384,
+        tie_word_embeddings=True,
+        eos_token_id=tok.convert_tokens_to_ids("<|im_end|>"),  # type: ignore[attr-defined]
+        pad_token_id=tok.convert_tokens_to_ids("<|endoftext|>"),  # type: ignore[attr-defined]
+        bos_token_id=None,
+    )
+    model = Qwen3ForCausalLM(config)
+    model.generation_config.eos_token_id = config.eos_token_id
+    model.generation_config.pad_token_id = config.pad_token_id
+    model.save_pretrained(out_dir)
+    return out_dir
+
+
+def build_tiny_t5(out_dir: Path, d_model: int = 32, layers: int = 1, seed: int = 0) -> Path:
+    """A random T5 with a ByT5 tokenizer, usable as a TRUE-format ``seq2seq:`` NLI model.
+
+    With ``d_model=512, layers=6`` it has the size of t5-small (~60M parameters).
+    """
+    import torch
+    from transformers import ByT5Tokenizer, T5Config, T5ForConditionalGeneration
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tok = ByT5Tokenizer()
+    torch.manual_seed(seed)
+    config = T5Config(
+        vocab_size=len(tok),
+        d_model=d_model,
+        d_kv=max(8, d_model // 8),
+        d_ff=d_model * 4,
+        num_layers=layers,
+        num_decoder_layers=layers,
+        num_heads=8 if d_model >= 64 else 4,
+        decoder_start_token_id=tok.pad_token_id,
+        pad_token_id=tok.pad_token_id,
+        eos_token_id=tok.eos_token_id,
+    )
+    model = T5ForConditionalGeneration(config)
+    model.save_pretrained(out_dir)
+    tok.save_pretrained(out_dir)
+    return out_dir
