@@ -9,7 +9,6 @@ read the cache and need no network.
 
 import json
 import os
-import shutil
 import tempfile
 from pathlib import Path
 from typing import Any, Literal
@@ -117,7 +116,6 @@ def _download_and_extract(directory: Path) -> None:
             "files": files,
         }
         (directory / _MANIFEST).write_text(json.dumps(manifest, indent=2))
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def alce_data_path(name: str) -> Path:

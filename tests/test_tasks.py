@@ -1,0 +1,69 @@
+"""The ALCE tasks end to end in-process: fixtures, the tiny local model, the real hf/ provider."""
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai.model import get_model
+
+from alce_tasks import asqa, eli5, qampari
+from alce_tasks.data import AlceDataError
+from alce_tasks.prompts import ALCE_PROMPT_COMMIT
+from tests.conftest import FIXTURES
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tiny_qwen3):
+    return get_model("hf/tiny", model_path=str(tiny_qwen3), device="cpu", do_sample=False)
+
+
+@pytest.mark.parametrize(
+    ("task_fn", "name", "keys"),
+    [
+        (asqa, "asqa", {"length", "str_em", "str_hit", "rougeLsum"}),
+        (qampari, "qampari", {"length", "num_preds", "qampari_prec", "qampari_rec_top5"}),
+        (eli5, "eli5", {"length", "rougeLsum"}),
+    ],
+)
+def test_task_runs_end_to_end(task_fn, name, keys, tiny_model, prompt_cache, tmp_path):
+    task = task_fn(dataset_path=str(FIXTURES / f"alce_{name}.json"))
+    [log] = inspect_eval(
+        task, model=tiny_model, limit=2, max_tokens=20, log_dir=str(tmp_path), display="none"
+    )
+    assert log.status == "success", log.error
+    metrics = {s.name: s.metrics for s in log.results.scores}
+    assert keys <= set(metrics)
+    assert {"mean", "stderr"} <= set(metrics["length"])
+    sample = log.samples[0]
+    docs = sample.metadata["docs"]
+    assert [d["id"] for d in docs] == ["1", "2", "3", "4", "5"]
+    assert {"id", "title", "text"} <= set(docs[0])
+    assert sample.metadata["dataset"] == name
+    # The prompt is ALCE's: system message, then demonstrations + documents + "Answer:".
+    assert sample.messages[0].role == "system"
+    assert sample.messages[1].text.endswith("Answer:")
+    meta = log.eval.task_args | log.eval.metadata
+    assert meta["prompt_file"]["commit"] == ALCE_PROMPT_COMMIT
+    assert meta["parameters"]["demo_ids"] == [1, 3]
+    assert meta["data"]["sha256"]
+    assert log.eval.task_version == 1
+
+
+def test_closedbook_and_summary_variants(tiny_model, prompt_cache, tmp_path):
+    task = asqa(dataset_path=str(FIXTURES / "alce_asqa.json"), prompt="closedbook")
+    assert "Document [" not in task.dataset[0].input
+    task = asqa(dataset_path=str(FIXTURES / "alce_asqa.json"), prompt="sum_or_ext", ndoc=3)
+    sample = task.dataset[0]
+    # Summaries in the prompt, full passages kept for scoring, irrelevant ones skipped.
+    assert "Christopher Eccleston played the Ninth Doctor in 2005." in sample.input
+    assert sample.metadata["docs"][0]["text"].startswith("The Ninth Doctor is an incarnation")
+    assert [d["title"] for d in sample.metadata["docs"]] == [
+        "Ninth Doctor",
+        "Tenth Doctor",
+        "Russell T Davies",
+    ]
+    with pytest.raises(ValueError, match="use_shorter='summary' needs prompt=sum_or_ext"):
+        asqa(dataset_path=str(FIXTURES / "alce_asqa.json"), use_shorter="summary")
+
+
+def test_missing_dataset_file_is_a_clear_error(prompt_cache, tmp_path):
+    with pytest.raises(AlceDataError, match="does not exist"):
+        qampari(dataset_path=str(tmp_path / "nope.json"))

@@ -1,0 +1,44 @@
+from inspect_cite.text import (
+    alce_postprocess,
+    alce_scoring_output,
+    normalize_answer,
+    remove_citations,
+    sent_tokenize,
+    strip_think,
+)
+
+
+def test_normalize_answer_matches_squad_rules():
+    assert normalize_answer("The  Eiffel-Tower, in Paris!") == "eiffeltower in paris"
+    assert normalize_answer("An apple a day") == "apple day"
+    # Articles are removed only as whole words.
+    assert normalize_answer("Theatre thereafter") == "theatre thereafter"
+
+
+def test_remove_citations_keeps_alce_quirks():
+    assert remove_citations("Paris is big [1][2].") == "Paris is big."
+    assert remove_citations("Paris [1, 2] is big.") == "Paris, 2 is big."
+    assert remove_citations("A [12] | B") == "A B"
+    assert remove_citations("x[3]y") == "xy"
+
+
+def test_sent_tokenize_offline():
+    assert sent_tokenize("Dr. Smith went home [1]. He was tired. It is 3.5 m.") == [
+        "Dr. Smith went home [1].",
+        "He was tired.",
+        "It is 3.5 m.",
+    ]
+    assert sent_tokenize("") == []
+
+
+def test_strip_think():
+    assert strip_think("<think>\nplan\n</think>\n\nAnswer [1].") == "\n\nAnswer [1]."
+    assert strip_think("<think>never closed") == ""
+    assert strip_think("no think") == "no think"
+
+
+def test_alce_postprocess_and_first_line():
+    assert alce_postprocess("Answer [1]. End.") == "Answer [1]. "
+    assert alce_postprocess("Answer<|im_end|>  \n") == "Answer"
+    assert alce_scoring_output("<think>x</think>\n First line [1].\nSecond line.") == "First line [1]."
+    assert alce_scoring_output("") == ""
