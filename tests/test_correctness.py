@@ -54,7 +54,14 @@ def test_rouge_takes_better_annotation():
 
 
 def test_qampari_precision_recall_with_duplicates():
-    answers = [["Memento"], ["Inception"], ["The Prestige", "Prestige"], ["Dunkirk"], ["Tenet"], ["Heat"]]
+    answers = [
+        ["Memento"],
+        ["Inception"],
+        ["The Prestige", "Prestige"],
+        ["Dunkirk"],
+        ["Tenet"],
+        ["Heat"],
+    ]
     # Trailing "." and "," stripped; "the prestige" normalises to "prestige" (an alias after
     # normalisation); "Inception" twice counts twice in precision; "Batman" is wrong; empties dropped.
     out = "Memento, Inception, inception, The Prestige, Batman, ,."
@@ -82,15 +89,26 @@ def test_qampari_values_scaled_like_eval_py():
     assert values["num_preds"] == 2.0
     assert values["qampari_prec"] == 50.0
     assert values["qampari_rec"] == 50.0
-    assert set(values) == {"length", "num_preds", "qampari_prec", "qampari_rec", "qampari_rec_top5",
-                           "qampari_f1", "qampari_f1_top5"}
+    assert set(values) == {
+        "length",
+        "num_preds",
+        "qampari_prec",
+        "qampari_rec",
+        "qampari_rec_top5",
+        "qampari_f1",
+        "qampari_f1_top5",
+    }
 
 
 def state_with(output: str, metadata: dict) -> TaskState:
     from inspect_ai.model import ModelName
 
     state = TaskState(
-        model=ModelName("mockllm/model"), sample_id="s1", epoch=1, input="q", messages=[],
+        model=ModelName("mockllm/model"),
+        sample_id="s1",
+        epoch=1,
+        input="q",
+        messages=[],
         metadata=metadata,
     )
     state.output = ModelOutput.from_content("mockllm/model", output)

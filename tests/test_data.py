@@ -104,7 +104,9 @@ def test_download_verifies_extracts_and_reuses_cache(tmp_path, cache_root, monke
     path = alce_data_path("asqa_eval_gtr_top100.json")
     assert path.is_relative_to(cache_root)
     assert len(json.loads(path.read_text())) == 948
-    assert calls == [("princeton-nlp/ALCE-data", "ALCE-data.tar", "dataset", alce_data.ALCE_DATA_REVISION)]
+    assert calls == [
+        ("princeton-nlp/ALCE-data", "ALCE-data.tar", "dataset", alce_data.ALCE_DATA_REVISION)
+    ]
     # Only the eval files were extracted, the tarball was not kept.
     assert sorted(p.name for p in path.parent.iterdir()) == sorted([*EVAL_FILES, "manifest.json"])
     # Second call: served from the verified cache, no download.
@@ -163,7 +165,10 @@ def test_local_data_dir_override(tmp_path, monkeypatch):
     [
         (lambda it: it.pop("qa_pairs"), r'item 1: missing field "qa_pairs"'),
         (lambda it: it.update(question=3), r'item 1: field "question" must be str, got int'),
-        (lambda it: it["docs"][2].pop("text"), r'item 1: "docs"\[2\] field "text" must be a string'),
+        (
+            lambda it: it["docs"][2].pop("text"),
+            r'item 1: "docs"\[2\] field "text" must be a string',
+        ),
         (lambda it: it["qa_pairs"][0].pop("short_answers"), r'"qa_pairs"\[0\] needs a list'),
     ],
 )

@@ -88,7 +88,9 @@ def test_qampari_list_answers_join_with_newlines():
     raw = json.loads((PROMPTS_REF / "qampari_interact_doc_id.json").read_text())
     assert isinstance(raw["demos"][0]["answer"], list)
     pf = ref_prompt("qampari_interact_doc_id")
-    prompt = AlcePromptBuilder(pf, shot=1, ndoc=2, seed=0).build(load_fixture("alce_qampari.json")[0])
+    prompt = AlcePromptBuilder(pf, shot=1, ndoc=2, seed=0).build(
+        load_fixture("alce_qampari.json")[0]
+    )
     demo = raw["demos"][demo_ids(4, 1, 0)[0]]
     assert "Answer:\n" + "\n".join(demo["answer"]) + "\n\n\n" in prompt
 
@@ -123,7 +125,10 @@ def test_summary_mode_skips_irrelevant_and_renumbers():
 
 def test_summary_mode_doc_without_key_stops_walk():
     pf = ref_prompt("asqa_sum_or_ext")
-    item = {"question": "Q?", "docs": [{"title": "A", "text": "full text"}, {"title": "B", "text": "b"}]}
+    item = {
+        "question": "Q?",
+        "docs": [{"title": "A", "text": "full text"}, {"title": "B", "text": "b"}],
+    }
     builder = AlcePromptBuilder(pf, shot=0, ndoc=3, use_shorter="summary")
     assert "Document [1](Title: A): full text\n" in builder.build(item)
     assert len(builder.docs(item)) == 1
@@ -159,7 +164,10 @@ def test_official_prompt_offline_error_names_url_and_override(cache_root, monkey
         official_prompt_path("asqa_default")
     msg = str(e.value)
     assert "asqa_default.json" in msg
-    assert "raw.githubusercontent.com/princeton-nlp/ALCE/246c476a4edfc564266b7346b6e29ef4861ae937" in msg
+    assert (
+        "raw.githubusercontent.com/princeton-nlp/ALCE/246c476a4edfc564266b7346b6e29ef4861ae937"
+        in msg
+    )
     assert "-T prompt_file=" in msg
 
 

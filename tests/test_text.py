@@ -40,5 +40,7 @@ def test_strip_think():
 def test_alce_postprocess_and_first_line():
     assert alce_postprocess("Answer [1]. End.") == "Answer [1]. "
     assert alce_postprocess("Answer<|im_end|>  \n") == "Answer"
-    assert alce_scoring_output("<think>x</think>\n First line [1].\nSecond line.") == "First line [1]."
+    assert (
+        alce_scoring_output("<think>x</think>\n First line [1].\nSecond line.") == "First line [1]."
+    )
     assert alce_scoring_output("") == ""
