@@ -98,8 +98,10 @@ def test_metric_equals_compute_mauve_on_fixed_features():
     assert 0 < expected < 100
 
     spread = mauve_corpus()(_scores_from(p, q, seeds=3))
-    per_seed = [100 * mauve_lib.compute_mauve(p_features=p, q_features=q, seed=s).mauve
-                for s in (25, 26, 27)]  # fmt: skip
+    per_seed = [
+        100 * mauve_lib.compute_mauve(p_features=p, q_features=q, seed=s).mauve
+        for s in (25, 26, 27)
+    ]
     assert spread["mean"] == pytest.approx(np.mean(per_seed))
     assert spread["min"] == min(per_seed) and spread["max"] == max(per_seed)
     assert spread["std"] == pytest.approx(np.std(per_seed, ddof=1))
@@ -171,9 +173,11 @@ def test_scorer_in_eval_matches_cli_value(tiny_gpt2, tmp_path):
         scorer=mauve(mauve_model=str(tiny_gpt2), mauve_seeds=2, device="cpu", batch_size=4),
     )
     [log] = inspect_eval(
-        task, model=get_model("mockllm/model", custom_outputs=respond), display="none",
+        task,
+        model=get_model("mockllm/model", custom_outputs=respond),
+        display="none",
         log_dir=str(tmp_path),
-    )  # fmt: skip
+    )
     assert log.status == "success", log.error
     metrics = log.results.scores[0].metrics
     expected = [
