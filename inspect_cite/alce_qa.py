@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from inspect_cite.shared import shared_instance
 from inspect_cite.text import alce_answer_text, normalize_answer
 
 QA_MODEL = "gaotianyu1350/roberta-large-squad"
@@ -204,16 +205,9 @@ def _span_chars(encoding: Any, start: int, end: int, sequence_index: int) -> tup
         return encoding.offsets[start][0], encoding.offsets[end][1]
 
 
-_models: dict[tuple[str, str | None], QAModel] = {}
-_models_lock = threading.Lock()
-
-
 def get_qa_model(model: str = QA_MODEL, device: str | None = None) -> QAModel:
-    """The process-wide QA pipeline for a model and device (loaded on first use)."""
-    with _models_lock:
-        if (model, device) not in _models:
-            _models[(model, device)] = QAModel(model, device)
-        return _models[(model, device)]
+    """The process-wide QA model for a model and device (loaded on first use)."""
+    return shared_instance(("qa", model, device), lambda: QAModel(model, device))
 
 
 def compute_alce_qa(

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from inspect_cite.shared import shared_instance
 from inspect_cite.text import alce_answer_text
 
 MAUVE_MODEL = "gpt2-large"
@@ -116,17 +117,10 @@ class Featurizer:
         return np.concatenate(parts, axis=0)
 
 
-_featurizers: dict[tuple[str, str], Featurizer] = {}
-_featurizers_lock = threading.Lock()
-
-
 def get_featurizer(model_name: str = MAUVE_MODEL, device: str | None = None) -> Featurizer:
     """The process-wide featurizer for a model and device (loaded on first use)."""
-    key = (model_name, device or _default_device())
-    with _featurizers_lock:
-        if key not in _featurizers:
-            _featurizers[key] = Featurizer(model_name, key[1])
-        return _featurizers[key]
+    device = device or _default_device()
+    return shared_instance(("mauve", model_name, device), lambda: Featurizer(model_name, device))
 
 
 def encode_features(vector: np.ndarray) -> str:

@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from inspect_cite.shared import shared_instance
+
 GTR_RETRIEVER = "sentence-transformers/gtr-t5-large"
 
 
@@ -70,13 +72,6 @@ class DocSearcher:
         return int(np.argmax(self.embeddings @ q))
 
 
-_retrievers: dict[tuple[str, str | None], Retriever] = {}
-_retrievers_lock = threading.Lock()
-
-
 def get_retriever(model: str = GTR_RETRIEVER, device: str | None = None) -> Retriever:
     """The process-wide retriever for a model and device (loaded on first use)."""
-    with _retrievers_lock:
-        if (model, device) not in _retrievers:
-            _retrievers[(model, device)] = Retriever(model, device)
-        return _retrievers[(model, device)]
+    return shared_instance(("retriever", model, device), lambda: Retriever(model, device))

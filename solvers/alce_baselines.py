@@ -4,14 +4,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from inspect_cite.alce_prompts import UseShorter
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
-from solvers.alce_prompting import (
-    AlcePrompts,
-    pool_docs,
-    sample_dataset,
-    sample_question,
-    set_prompt,
-    warn_small_pool,
-)
+from solvers.alce_prompting import AlcePrompts, prepare, warn_small_pool
 
 
 @solver
@@ -39,10 +32,8 @@ def alce_closedbook(
     prompts = AlcePrompts("closedbook", shot=shot, seed=seed, ndoc=0, prompt_file=prompt_file)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        ds = sample_dataset(state, dataset)
-        prompt, shown = prompts.build(ds, sample_question(state), [])
-        state.metadata["docs"] = shown
-        set_prompt(state, prompt, system_message)
+        prepare(state, prompts, dataset, system_message)
+        state.metadata["docs"] = []
         return await generate(state)
 
     return solve
@@ -68,12 +59,9 @@ def _shortened(
     )
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        ds = sample_dataset(state, dataset)
-        pool = pool_docs(state)
-        warn_small_pool(name, pool, ndoc)
-        prompt, shown = prompts.build(ds, sample_question(state), pool)
-        state.metadata["docs"] = shown
-        set_prompt(state, prompt, system_message)
+        prep = prepare(state, prompts, dataset, system_message)
+        warn_small_pool(name, prep.pool, ndoc)
+        state.metadata["docs"] = prep.shown
         return await generate(state)
 
     return solve

@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import anyio.to_thread
-from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageUser, ModelOutput
+from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageUser
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from inspect_cite.alce_prompts import UseShorter, make_doc_prompt
@@ -30,11 +30,10 @@ from inspect_cite.retrieval import GTR_RETRIEVER, get_retriever
 from inspect_cite.text import alce_postprocess, remove_citations, sent_tokenize
 from solvers.alce_prompting import (
     AlcePrompts,
-    pool_docs,
+    Prepared,
+    prepare,
     renumber,
-    sample_dataset,
-    sample_question,
-    set_prompt,
+    set_output,
     warn_small_pool,
 )
 
@@ -172,11 +171,29 @@ async def interactive_answer(
     return alce_postprocess(answer)
 
 
-def _finish(state: TaskState, answer: str) -> TaskState:
-    usage = state.output.usage if state.output else None
-    state.output = ModelOutput.from_content(model=str(state.model), content=answer)
-    state.output.usage = usage
-    return state
+async def _interactive(
+    state: TaskState,
+    generate: Generate,
+    prep: Prepared,
+    doc_list: list[dict[str, Any]],
+    find_docs: FindDocs,
+    max_turn: int,
+    force_cite_show: bool,
+) -> TaskState:
+    """Run the loop on a prepared sample; ``doc_list`` becomes ``metadata["docs"]``."""
+    state.metadata["docs"] = doc_list
+    answer = await interactive_answer(
+        state,
+        generate,
+        prep.prompt,
+        doc_list,
+        prep.doc_prompt,
+        find_docs,
+        qampari=prep.dataset == "qampari",
+        max_turn=max_turn,
+        force_cite_show=force_cite_show,
+    )
+    return set_output(state, answer)
 
 
 @solver
@@ -218,30 +235,16 @@ def alce_interact(
     )
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        ds = sample_dataset(state, dataset)
-        pool = pool_docs(state)
-        warn_small_pool("alce_interact", pool, ndoc)
-        shorter = use_shorter or INTERACT_USE_SHORTER[ds]
-        prompt, doc_list = prompts.build(ds, sample_question(state), pool, use_shorter=shorter)
-        doc_prompt = prompts.builder(ds, shorter).prompt_file.doc_prompt
-        state.metadata["docs"] = doc_list
-        set_prompt(state, prompt, system_message)
+        prep = prepare(state, prompts, dataset, system_message, use_shorter or INTERACT_USE_SHORTER)
+        warn_small_pool("alce_interact", prep.pool, ndoc)
+        doc_list = prep.shown
 
         async def find_docs(output: str) -> list[int]:
             return checked_doc_ids(output, len(doc_list), max_doc_show)
 
-        answer = await interactive_answer(
-            state,
-            generate,
-            prompt,
-            doc_list,
-            doc_prompt,
-            find_docs,
-            qampari=ds == "qampari",
-            max_turn=max_turn,
-            force_cite_show=force_cite_show,
+        return await _interactive(
+            state, generate, prep, doc_list, find_docs, max_turn, force_cite_show
         )
-        return _finish(state, answer)
 
     return solve
 
@@ -295,15 +298,10 @@ def alce_inlinesearch(
     )
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        ds = sample_dataset(state, dataset)
-        pool = pool_docs(state)
+        prep = prepare(state, prompts, dataset, system_message)
         if retrieve_in_all_docs:
-            warn_small_pool("alce_inlinesearch", pool, max(ndoc, 5))
-        prompt, shown = prompts.build(ds, sample_question(state), pool)
-        doc_list = renumber(pool) if retrieve_in_all_docs else shown
-        doc_prompt = prompts.builder(ds, use_shorter).prompt_file.doc_prompt
-        state.metadata["docs"] = doc_list
-        set_prompt(state, prompt, system_message)
+            warn_small_pool("alce_inlinesearch", prep.pool, max(ndoc, 5))
+        doc_list = renumber(prep.pool) if retrieve_in_all_docs else prep.shown
         searcher: list[Any] = []
 
         def search(query: str) -> list[int]:
@@ -316,17 +314,8 @@ def alce_inlinesearch(
                 return []
             return await anyio.to_thread.run_sync(search, search_query(output))
 
-        answer = await interactive_answer(
-            state,
-            generate,
-            prompt,
-            doc_list,
-            doc_prompt,
-            find_docs,
-            qampari=ds == "qampari",
-            max_turn=max_turn,
-            force_cite_show=force_cite_show,
+        return await _interactive(
+            state, generate, prep, doc_list, find_docs, max_turn, force_cite_show
         )
-        return _finish(state, answer)
 
     return solve

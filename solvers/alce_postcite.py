@@ -6,7 +6,6 @@ from typing import Literal
 
 import anyio.to_thread
 from inspect_ai.log import transcript
-from inspect_ai.model import ModelOutput
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from inspect_cite.documents import get_docs
@@ -19,6 +18,7 @@ from solvers.alce_prompting import (
     renumber,
     sample_dataset,
     sample_question,
+    set_output,
     warn_small_pool,
 )
 
@@ -135,9 +135,7 @@ def alce_postcite(
 
         cited = await anyio.to_thread.run_sync(cite)
         state.metadata["docs"] = renumber(docs)
-        usage = state.output.usage if state.output else None
-        state.output = ModelOutput.from_content(model=str(state.model), content=cited)
-        state.output.usage = usage
+        set_output(state, cited)
         transcript().info(
             f"**POSTCITE** ({retriever}, {len(docs)} documents)\n\n"
             f"Before: {output or '*(empty)*'}\n\nAfter: {cited or '*(empty)*'}"

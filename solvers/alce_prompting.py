@@ -11,6 +11,7 @@ right passages (always the full text, even when the prompt showed summaries).
 
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, cast, get_args
 
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, ModelOutput
@@ -140,6 +141,45 @@ def warn_small_pool(solver_name: str, pool: Sequence[Any], ndoc: int) -> None:
         )
 
 
+@dataclass
+class Prepared:
+    """A sample's ALCE setting after ``prepare``: what the baseline generates from."""
+
+    dataset: AlceDatasetName
+    question: str
+    pool: list[dict[str, Any]]
+    prompt: str
+    shown: list[dict[str, Any]]
+    doc_prompt: str
+
+
+def prepare(
+    state: TaskState,
+    prompts: AlcePrompts,
+    dataset: str | None,
+    system_message: str | None,
+    use_shorter: UseShorter | Mapping[str, UseShorter] | None = None,
+) -> Prepared:
+    """Rebuild a sample's prompt with ``prompts`` and make it the conversation.
+
+    Args:
+        state: The sample.
+        prompts: The solver's prompt construction.
+        dataset: The solver's ``dataset`` argument (default ``metadata["dataset"]``).
+        system_message: System message to send before the prompt (``None``: none).
+        use_shorter: Overrides the prompts' ``use_shorter``, per dataset when a mapping.
+
+    """
+    ds = sample_dataset(state, dataset)
+    question = sample_question(state)
+    pool = pool_docs(state)
+    shorter = use_shorter.get(ds) if isinstance(use_shorter, Mapping) else use_shorter
+    prompt, shown = prompts.build(ds, question, pool, use_shorter=shorter)
+    doc_prompt = prompts.builder(ds, shorter or prompts.use_shorter).prompt_file.doc_prompt
+    set_prompt(state, prompt, system_message)
+    return Prepared(ds, question, pool, prompt, shown, doc_prompt)
+
+
 def set_prompt(state: TaskState, prompt: str, system_message: str | None) -> None:
     """Replace the conversation with ``prompt`` as the user message, after a system message.
 
@@ -150,6 +190,14 @@ def set_prompt(state: TaskState, prompt: str, system_message: str | None) -> Non
     if not system and system_message:
         system = [ChatMessageSystem(content=system_message)]
     state.messages = [*system, ChatMessageUser(content=prompt)]
+
+
+def set_output(state: TaskState, text: str) -> TaskState:
+    """Make ``text`` the sample's final output (token usage of the last generation kept)."""
+    usage = state.output.usage if state.output else None
+    state.output = ModelOutput.from_content(model=str(state.model), content=text)
+    state.output.usage = usage
+    return state
 
 
 async def sample_outputs(state: TaskState, generate: Generate, n: int) -> list[ModelOutput]:

@@ -8,7 +8,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 from inspect_ai.solver import generate
 
-from inspect_cite import alce_qa as qa_core
+from inspect_cite import shared
 from inspect_cite.alce_qa import (
     QA_KEYS,
     QAModel,
@@ -88,7 +88,7 @@ def scripted_qa(monkeypatch):
             "Who wrote Yesterday?": "Paul",
         }
     )
-    monkeypatch.setitem(qa_core._models, ("scripted", None), qa)
+    monkeypatch.setitem(shared._instances, ("qa", "scripted", None), qa)
     return qa
 
 
