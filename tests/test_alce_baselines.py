@@ -348,3 +348,33 @@ def test_baselines_run_end_to_end_with_tiny_model(prompt_cache, tiny_qwen3, tmp_
             assert set(sample.scores["alce_correctness"].value)
             ids = [d["id"] for d in sample.metadata["docs"]]
             assert ids == [str(i + 1) for i in range(len(ids))]
+
+
+def test_sample_outputs_for_rerank(prompt_cache, tmp_path):
+    """The sampling helper a RERANK solver builds on: n candidates, conversation unchanged."""
+    from inspect_ai.solver import solver
+
+    from solvers.alce_prompting import sample_outputs, set_output
+
+    seen: dict[str, object] = {}
+
+    @solver
+    def pick_longest():
+        async def solve(state, generate):
+            before = list(state.messages)
+            outputs = await sample_outputs(state, generate, 3)
+            seen["texts"] = [o.completion for o in outputs]
+            seen["unchanged"] = state.messages == before
+            return set_output(state, max(seen["texts"], key=len))
+
+        return solve
+
+    log = _run(
+        pick_longest(),
+        "asqa",
+        Scripted(["a [1].", "a longer one [2].", "b."]),
+        tmp_path,
+        _items("asqa")[:1],
+    )
+    assert seen == {"texts": ["a [1].", "a longer one [2].", "b."], "unchanged": True}
+    assert log.samples[0].output.completion == "a longer one [2]."
