@@ -30,7 +30,10 @@ class NLIBackend(Protocol):
     two backends with the same identity must decide every pair the same way.
     """
 
-    identity: str
+    @property
+    def identity(self) -> str:
+        """Names the decision procedure; keys the cache."""
+        ...
 
     async def entail(self, pairs: Sequence[Pair]) -> list[NLIResult]:
         """Decide each pair; the result list is parallel to ``pairs``.
