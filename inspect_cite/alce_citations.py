@@ -30,8 +30,9 @@ default, quirks included:
    entity only (not the question), and empty entities are dropped: an empty output has no
    statements and is skipped like an empty ASQA/ELI5 output (eval.py scores it as one uncited
    statement, recall 0 and precision 0).
-6. A statement that is only citations (``"... capital. [1]"`` split after the period) gives
-   its citations to the statement before it instead of being judged as an empty claim.
+6. Citations placed after a sentence's period (``"... France. [1] Berlin ..."``, which the
+   sentence splitter attaches to the *next* sentence or leaves as a statement of its own) are
+   given to the statement before them; a statement of citations alone is not judged.
 """
 
 import re
@@ -48,6 +49,7 @@ DOC_TEMPLATE = "Title: {title}\n{text}"
 _ALCE_REF = re.compile(r"\[\d+")
 _GROUP = re.compile(r"\[\s*(\d+(?:\s*[,;]\s*\d+)*)\s*\]")
 _GROUP_WITH_SPACE = re.compile(r"\s*\[\s*\d+(?:\s*[,;]\s*\d+)*\s*\]")
+_LEADING_GROUPS = re.compile(r"^(?:\s*\[\s*\d+(?:\s*[,;]\s*\d+)*\s*\])+")
 _COMMA_OUTSIDE_BRACKETS = re.compile(r",(?![^\[\]]*\])")
 
 StatementStatus = Literal["uncited", "invalid", "checked"]
@@ -169,15 +171,24 @@ def _fixed_statements(
     statements: list[tuple[str, str, list[int]]] = []
     for part in parts:
         part = part.strip()
+        lead = _LEADING_GROUPS.match(part)
+        if lead and statements:
+            # "... France. [1] Berlin ..." splits after the period: [1] is France's citation.
+            text, hyp, prev = statements[-1]
+            moved = lead.group(0).strip()
+            statements[-1] = (
+                f"{text} {moved}",
+                hyp,
+                list(dict.fromkeys(prev + _parse_refs(moved))),
+            )
+            part = part[lead.end() :].strip()
         claim = _GROUP_WITH_SPACE.sub("", part).strip()
-        refs = _parse_refs(part)
         if not claim:
-            if statements and refs:
-                text, hyp, prev = statements[-1]
-                statements[-1] = (f"{text} {part}", hyp, list(dict.fromkeys(prev + refs)))
             continue
         hypothesis = f"{question} {claim}" if qampari else claim
-        statements.append((f"{question} {part}" if qampari else part, hypothesis, refs))
+        statements.append(
+            (f"{question} {part}" if qampari else part, hypothesis, _parse_refs(part))
+        )
     return statements
 
 
