@@ -137,6 +137,10 @@ class Seq2SeqNLI:
 
     def __call__(self, pairs: list[Pair]) -> list[NLIResult | Exception]:
         """Decide a batch of pairs (blocking; runs in the batching thread)."""
+        return [NLIResult(text == "1") for text in self.generate(pairs)]
+
+    def generate(self, pairs: list[Pair]) -> list[str]:
+        """The model's greedy output for each pair, decoded without special tokens."""
         import torch
 
         self.load()
@@ -144,7 +148,7 @@ class Seq2SeqNLI:
         texts = [TRUE_TEMPLATE.format(premise=p, hypothesis=h) for p, h in pairs]
         # eval.py neither truncates nor batches; lengths only shape the batches here.
         ids = tok(texts, add_special_tokens=True)["input_ids"]
-        decisions: list[NLIResult | Exception] = [NLIResult(False)] * len(pairs)
+        decoded = [""] * len(pairs)
         for batch in chunks_by_length(
             [len(x) for x in ids], self.batch_size, self.max_batch_tokens
         ):
@@ -156,5 +160,5 @@ class Seq2SeqNLI:
                     **enc, max_new_tokens=self.max_new_tokens, do_sample=False, num_beams=1
                 )
             for i, text in zip(batch, tok.batch_decode(out, skip_special_tokens=True), strict=True):
-                decisions[i] = NLIResult(text == "1")
-        return decisions
+                decoded[i] = text
+        return decoded
