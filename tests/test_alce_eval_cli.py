@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from inspect_cite.alce_eval import main
+from inspect_cite.alce_metrics import CORRECTNESS_KEYS
 from inspect_cite.nli import reset_nli
 from inspect_cite.text import remove_citations, sent_tokenize
 from tests.alce_synthetic import synthetic_items
@@ -119,18 +120,8 @@ def test_matches_eval_py_transcription(tmp_path, dataset, at_most):
     # The synthetic outputs must exercise the interesting branches, not score 0 or 100.
     assert 5 < result["citation_rec"] < 95 and 5 < result["citation_prec"] < 95
 
-    expected = ["length", "str_em", "str_hit"]
-    if dataset == "qampari":
-        expected += [
-            "num_preds",
-            "qampari_prec",
-            "qampari_rec",
-            "qampari_rec_top5",
-            "qampari_f1",
-            "qampari_f1_top5",
-        ]
-    else:
-        expected.append("rougeLsum")
+    head = ["length", "str_em", "str_hit"]
+    expected = head + [k for k in CORRECTNESS_KEYS[dataset] if k not in head]
     expected += ["citation_rec", "citation_prec"] + (["claims_nli"] if dataset == "eli5" else [])
     assert list(result) == expected
     lengths = [len(remove_citations(i["output"]).split()) for i in data]

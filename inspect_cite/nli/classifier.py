@@ -1,15 +1,14 @@
 """Sequence-classification NLI models (MNLI/ANLI-style: entailment / neutral / contradiction)."""
 
-import threading
 from typing import Any
 
 from inspect_cite.nli.base import NLIConfigError, NLIResult, Pair
 from inspect_cite.nli.hf import (
+    LazyModel,
     chunks_by_length,
     cuda_available,
     default_batch_size,
     load_pretrained,
-    model_ref,
 )
 
 
@@ -31,7 +30,7 @@ def entailment_label(config: Any, where: str) -> int:
     return found[0]
 
 
-class ClassifierNLI:
+class ClassifierNLI(LazyModel):
     """``AutoModelForSequenceClassification`` over (premise, hypothesis) pairs.
 
     Decision: the entailment label has the highest logit; ``prob`` is its softmax probability.
@@ -47,44 +46,26 @@ class ClassifierNLI:
     def __init__(
         self, model: str, *, batch_size: int | None = None, max_batch_tokens: int = 65536
     ) -> None:
-        self.model_name = model_ref(model)
+        super().__init__(model)
         self.identity = f"classifier:{self.model_name}"
         self.batch_size = batch_size or default_batch_size(32)
         self.max_batch_tokens = max_batch_tokens
-        self._model: Any = None
-        self._tokenizer: Any = None
         self._label = -1
-        self._load_error: Exception | None = None
-        self._lock = threading.Lock()
 
-    def load(self) -> None:
-        """Load the model once (a failure is remembered, not retried per batch)."""
-        with self._lock:
-            if self._model is not None:
-                return
-            if self._load_error is not None:
-                raise self._load_error
-            try:
-                from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    def _load(self) -> tuple[Any, Any]:
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-                tokenizer = load_pretrained(AutoTokenizer, self.model_name)
-                kwargs: dict[str, Any] = {"device_map": "auto"} if cuda_available() else {}
-                model = load_pretrained(
-                    AutoModelForSequenceClassification, self.model_name, **kwargs
-                )
-                self._label = entailment_label(model.config, self.model_name)
-            except Exception as e:
-                self._load_error = e
-                raise
-            model.eval()
-            self._tokenizer, self._model = tokenizer, model
+        tokenizer = load_pretrained(AutoTokenizer, self.model_name)
+        kwargs: dict[str, Any] = {"device_map": "auto"} if cuda_available() else {}
+        model = load_pretrained(AutoModelForSequenceClassification, self.model_name, **kwargs)
+        self._label = entailment_label(model.config, self.model_name)
+        return tokenizer, model
 
     def __call__(self, pairs: list[Pair]) -> list[NLIResult | Exception]:
         """Decide a batch of pairs (blocking; runs in the batching thread)."""
         import torch
 
-        self.load()
-        tok, model = self._tokenizer, self._model
+        tok, model = self.load()
         premises = [p for p, _ in pairs]
         hypotheses = [h for _, h in pairs]
         max_len = getattr(tok, "model_max_length", None)

@@ -1,6 +1,7 @@
 """Helpers shared by the transformers backends: device choice and loading errors."""
 
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,38 @@ def load_pretrained(loader: Any, name: str, **kwargs: Any) -> Any:
             f"cannot load NLI model {name!r} ({type(e).__name__}: {e}). Give a local directory "
             "or a Hugging Face hub id that is downloaded or reachable."
         ) from e
+
+
+class LazyModel:
+    """A transformers model and tokenizer, loaded once on first use.
+
+    A loading failure is remembered and raised again at once, not retried for every batch.
+    """
+
+    def __init__(self, model: str) -> None:
+        self.model_name = model_ref(model)
+        self._model: Any = None
+        self._tokenizer: Any = None
+        self._load_error: Exception | None = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> tuple[Any, Any]:
+        """Return (tokenizer, model); subclasses load here."""
+        raise NotImplementedError
+
+    def load(self) -> tuple[Any, Any]:
+        """The (tokenizer, model), loading them on the first call."""
+        with self._lock:
+            if self._model is None:
+                if self._load_error is not None:
+                    raise self._load_error
+                try:
+                    self._tokenizer, self._model = self._load()
+                except Exception as e:
+                    self._load_error = e
+                    raise
+                self._model.eval()
+            return self._tokenizer, self._model
 
 
 def chunks_by_length(lengths: list[int], max_batch: int, max_tokens: int) -> list[list[int]]:

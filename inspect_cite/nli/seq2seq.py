@@ -2,16 +2,15 @@
 
 import logging
 import os
-import threading
 from typing import Any
 
 from inspect_cite.nli.base import NLIResourceError, NLIResult, Pair
 from inspect_cite.nli.hf import (
+    LazyModel,
     chunks_by_length,
     cuda_available,
     default_batch_size,
     load_pretrained,
-    model_ref,
 )
 
 logger = logging.getLogger(__name__)
@@ -63,7 +62,7 @@ def true_resource_message(problem: str) -> str:
     )
 
 
-class Seq2SeqNLI:
+class Seq2SeqNLI(LazyModel):
     """A seq2seq model asked in TRUE format; entailed iff the greedy output is exactly "1".
 
     Loads on first use (in the batching thread). Inputs are sorted by length and padded into
@@ -88,35 +87,19 @@ class Seq2SeqNLI:
         max_batch_tokens: int = 65536,
         max_new_tokens: int = 10,
     ) -> None:
-        self.model_name = model_ref(model)
+        super().__init__(model)
         self.identity = f"seq2seq:{self.model_name}"
         self.true_checks = true_checks
         self.batch_size = batch_size or default_batch_size(32)
         self.max_batch_tokens = max_batch_tokens
         self.max_new_tokens = max_new_tokens
-        self._model: Any = None
-        self._tokenizer: Any = None
-        self._load_error: Exception | None = None
-        self._lock = threading.Lock()
         if true_checks:
             problem = true_resource_problem()
             if problem is not None:
                 logger.warning(true_resource_message(problem))
 
-    def load(self) -> None:
-        """Load the model (once); with ``true_checks``, refuse when the GPU cannot hold it."""
-        with self._lock:
-            if self._model is not None:
-                return
-            if self._load_error is not None:
-                raise self._load_error
-            try:
-                self._load()
-            except Exception as e:
-                self._load_error = e
-                raise
-
-    def _load(self) -> None:
+    def _load(self) -> tuple[Any, Any]:
+        """With ``true_checks``, refuse before loading when no GPU can hold T5-11B."""
         import torch
         from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
 
@@ -132,8 +115,7 @@ class Seq2SeqNLI:
             )
         else:
             model = load_pretrained(AutoModelForSeq2SeqLM, self.model_name, dtype=torch.float32)
-        model.eval()
-        self._tokenizer, self._model = tokenizer, model
+        return tokenizer, model
 
     def __call__(self, pairs: list[Pair]) -> list[NLIResult | Exception]:
         """Decide a batch of pairs (blocking; runs in the batching thread)."""
@@ -143,8 +125,7 @@ class Seq2SeqNLI:
         """The model's greedy output for each pair, decoded without special tokens."""
         import torch
 
-        self.load()
-        tok, model = self._tokenizer, self._model
+        tok, model = self.load()
         texts = [TRUE_TEMPLATE.format(premise=p, hypothesis=h) for p, h in pairs]
         # eval.py neither truncates nor batches; lengths only shape the batches here.
         ids = tok(texts, add_special_tokens=True)["input_ids"]
