@@ -38,11 +38,11 @@ from tests.tiny_models import build_tiny_t5
 
 
 def samples(n: int) -> list[tuple[str, dict[str, Any]]]:
-    per = n // 3
-    out = []
-    for ds, k in (("asqa", per), ("qampari", per), ("eli5", n - 2 * per)):
-        out += [(ds, item) for item in synthetic_items(ds, k, seed=11)]
-    return out
+    """``n`` samples, ASQA, QAMPARI and ELI5 in turn (so any prefix is a fair mix)."""
+    per = -(-n // 3)
+    by_ds = {ds: synthetic_items(ds, per, seed=11) for ds in ("asqa", "qampari", "eli5")}
+    mixed = [(ds, by_ds[ds][i]) for i in range(per) for ds in by_ds]
+    return mixed[:n]
 
 
 async def score_one(ds: str, item: dict[str, Any], nli: Any) -> tuple:
@@ -190,7 +190,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|")
     for r in rows:
         print(
-            f"| {r['model']} ({r['params_m']:.0f}M) | {r['samples']} "
+            f"| {r['model']} ({r['params_m']:.2g}M params) | {r['samples']} "
             f"| {r['batched_sps']:.2f} ({r['model_pairs']} pairs, {r['batches']} batches) "
             f"| {r['per_pair_sps']:.2f} (first {r['baseline_samples']}, "
             f"{r['per_pair_calls']} calls) "

@@ -109,7 +109,7 @@ def test_true_refuses_before_loading_on_a_small_machine(monkeypatch, caplog):
     with caplog.at_level(logging.WARNING):
         backend = get_nli("true")
     assert "classifier:" in caplog.text
-    assert backend.identity == "seq2seq:google/t5_xxl_true_nli_mixture"
+    assert backend.identity == "true:google/t5_xxl_true_nli_mixture"
     with pytest.raises(NLIResourceError) as e:
         asyncio.run(backend.entail([("p", "h")]))
     message = str(e.value)

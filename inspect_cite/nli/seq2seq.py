@@ -88,7 +88,8 @@ class Seq2SeqNLI(LazyModel):
         max_new_tokens: int = 10,
     ) -> None:
         super().__init__(model)
-        self.identity = f"seq2seq:{self.model_name}"
+        # `true` loads in bf16 on GPU, `seq2seq:` in the checkpoint's dtype: cached apart.
+        self.identity = f"{'true' if true_checks else 'seq2seq'}:{self.model_name}"
         self.true_checks = true_checks
         self.batch_size = batch_size or default_batch_size(32)
         self.max_batch_tokens = max_batch_tokens
