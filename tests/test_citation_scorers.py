@@ -171,3 +171,44 @@ def test_tiny_qwen_with_tiny_t5_nli(prompt_cache, tiny_qwen3, tiny_t5, tmp_path)
     assert {"citation_rec", "citation_prec"} <= set(results(log))
     for sample in log.samples:
         assert set(sample.scores["citation_nli"].value) == {"citation_rec", "citation_prec"}
+
+
+@pytest.mark.slow
+def test_inspect_cli_eval_and_score(prompt_cache, tiny_qwen3, tiny_t5, tmp_path):
+    """`inspect eval -T nli=seq2seq:<dir>` then `inspect score -S nli=...` (task/scorer files:
+    registry names need the installed package)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from inspect_ai.log import read_eval_log
+
+    from tests.conftest import ROOT
+
+    INSPECT = str(Path(sys.executable).parent / "inspect")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), HF_HUB_OFFLINE="1")
+    logs = tmp_path / "cli-logs"
+    common = ["--log-dir", str(logs), "--display", "plain"]
+    subprocess.run(
+        [INSPECT, "eval", "alce_tasks/asqa.py", "-T", f"dataset_path={FIXTURES}/alce_asqa.json"]
+        + ["-T", f"nli=seq2seq:{tiny_t5}", "--model", "hf/tiny", "-M", f"model_path={tiny_qwen3}"]
+        + ["-M", "device=cpu", "--limit", "2", "--max-tokens", "8", *common],
+        check=True,
+        cwd=ROOT,
+        env=env,
+        timeout=600,
+    )
+    (log_file,) = logs.glob("*.eval")
+    assert {"citation_rec", "citation_prec"} <= set(results(read_eval_log(str(log_file))))
+    subprocess.run(
+        [INSPECT, "score", str(log_file), "--scorer", "scorers/citation_nli.py"]
+        + ["-S", f"nli={NLI}", "-S", "at_most_citations=2", "-S", "alce_compat=false"]
+        + ["--action", "overwrite", "--overwrite"],
+        check=True,
+        cwd=ROOT,
+        env=env,
+        timeout=600,
+    )
+    rescored = read_eval_log(str(log_file))
+    assert {"citation_rec", "citation_prec"} <= set(results(rescored))
