@@ -30,10 +30,24 @@ from inspect_cite.text import remove_citations, sent_tokenize
 
 MetricFn = Callable[[list[dict[str, Any]], argparse.Namespace], dict[str, float]]
 
-OPTIONAL_METRICS: dict[str, MetricFn | None] = {"mauve": None, "qa": None}
+
+
+def _mauve(items: list[dict[str, Any]], args: argparse.Namespace) -> dict[str, float]:
+    from inspect_cite.mauve_score import compute_alce_mauve
+
+    return {"mauve": compute_alce_mauve(items, model=args.mauve_model)}
+
+
+def _qa(items: list[dict[str, Any]], args: argparse.Namespace) -> dict[str, float]:
+    from inspect_cite.alce_qa import compute_alce_qa
+
+    return compute_alce_qa(items, qa_model=args.qa_model)
+
+
+OPTIONAL_METRICS: dict[str, MetricFn | None] = {"mauve": _mauve, "qa": _qa}
 """Metrics behind ``--mauve`` and ``--qa``: a function of the preprocessed, citation-free items
 and the parsed arguments returning eval.py's keys (``mauve``; ``QA-EM``, ``QA-F1``,
-``QA-Hit``). None means not implemented yet: the flag is refused with exit code 2."""
+``QA-Hit``). None means not available: the flag is refused with exit code 2."""
 
 EXIT_NOT_IMPLEMENTED = 2
 
@@ -54,8 +68,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--f", required=True, help="result file: run.py's JSON or a list of items")
     p.add_argument("--no_rouge", action="store_true", help="do not compute ROUGE-Lsum")
-    p.add_argument("--qa", action="store_true", help="QA-based accuracy (ASQA; not available yet)")
-    p.add_argument("--mauve", action="store_true", help="MAUVE (not available yet)")
+    p.add_argument("--qa", action="store_true", help="QA-based accuracy (ASQA: QA-EM, QA-F1, QA-Hit)")
+    p.add_argument(
+        "--qa_model",
+        default="gaotianyu1350/roberta-large-squad",
+        help="extractive QA model for --qa (hub id or local dir)",
+    )
+    p.add_argument("--mauve", action="store_true", help="MAUVE fluency (x100)")
+    p.add_argument(
+        "--mauve_model",
+        default="gpt2-large",
+        help="featurizing causal LM for --mauve (hub id or local dir)",
+    )
     p.add_argument("--citations", action="store_true", help="citation recall and precision")
     p.add_argument(
         "--at_most_citations",

@@ -150,15 +150,28 @@ def test_qampari_cot(tmp_path):
     assert result["num_preds"] == 2 and result["qampari_prec"] == 50
 
 
-def test_mauve_and_qa_are_refused(tmp_path, capsys):
-    path = write_result(tmp_path, "asqa.json", synthetic_items("asqa", 2))
-    assert main(["--f", str(path), "--mauve"]) == 2
-    assert "--mauve not implemented" in capsys.readouterr().err
-    assert main(["--f", str(path), "--qa", "--mauve"]) == 2
-    assert not Path(f"{path}.score").exists()
-    # eval.py switches both off for QAMPARI, so they are not an error there.
+def test_mauve_and_qa_match_the_core_functions(tmp_path):
+    from inspect_cite.alce_qa import compute_alce_qa
+    from inspect_cite.mauve_score import compute_alce_mauve
+    from tests.tiny_eval_models import build_tiny_gpt2, build_tiny_qa
+
+    items = synthetic_items("asqa", 6, seed=5)
+    corpus = [it["question"] + " " + it["output"] for it in items]
+    gpt2 = build_tiny_gpt2(tmp_path / "gpt2", corpus)
+    qa = build_tiny_qa(tmp_path / "qa", corpus)
+    path = write_result(tmp_path, "asqa.json", items)
+    args = ["--f", str(path), "--mauve", "--mauve_model", str(gpt2), "--qa", "--qa_model", str(qa)]
+    assert main(args) == 0
+    result = json.loads(Path(f"{path}.score").read_text())
+    # The CLI hands eval.py's preprocessed items to the same functions the scorers use.
+    assert result["mauve"] == pytest.approx(compute_alce_mauve(items, model=str(gpt2)))
+    expected_qa = compute_alce_qa(items, qa_model=str(qa))
+    for key in ("QA-EM", "QA-F1", "QA-Hit"):
+        assert result[key] == pytest.approx(expected_qa[key])
+    # eval.py switches both off for QAMPARI.
     qpath = write_result(tmp_path, "qampari.json", synthetic_items("qampari", 2))
     assert main(["--f", str(qpath), "--mauve"]) == 0
+    assert "mauve" not in json.loads(Path(f"{qpath}.score").read_text())
 
 
 def test_missing_field_is_named(tmp_path, capsys):
