@@ -31,7 +31,6 @@ from inspect_cite.text import remove_citations, sent_tokenize
 MetricFn = Callable[[list[dict[str, Any]], argparse.Namespace], dict[str, float]]
 
 
-
 def _mauve(items: list[dict[str, Any]], args: argparse.Namespace) -> dict[str, float]:
     from inspect_cite.mauve_score import compute_alce_mauve
 
@@ -68,7 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--f", required=True, help="result file: run.py's JSON or a list of items")
     p.add_argument("--no_rouge", action="store_true", help="do not compute ROUGE-Lsum")
-    p.add_argument("--qa", action="store_true", help="QA-based accuracy (ASQA: QA-EM, QA-F1, QA-Hit)")
+    p.add_argument(
+        "--qa", action="store_true", help="QA-based accuracy (ASQA: QA-EM, QA-F1, QA-Hit)"
+    )
     p.add_argument(
         "--qa_model",
         default="gaotianyu1350/roberta-large-squad",
