@@ -101,7 +101,12 @@ def test_lm_eval_scores_equal_inspect_scores(prompt_cache, tmp_path):
 @pytest.mark.slow
 def test_lm_eval_cli_with_tiny_model(tiny_qwen3, prompt_cache, tmp_path):
     out_dir = tmp_path / "lm"
-    env = {**os.environ, "INSPECT_CITE_CACHE_DIR": str(prompt_cache), "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT)}
+    env = {
+        **os.environ,
+        "INSPECT_CITE_CACHE_DIR": str(prompt_cache),
+        "HF_HUB_OFFLINE": "1",
+        "PYTHONPATH": str(ROOT),
+    }
     metadata = {"dataset_path": str(FIXTURES / "alce_eli5.json"), "nli": NLI}
     proc = subprocess.run(
         [

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from alce_tasks.data import alce_data_path, eval_file_name, load_items
+from alce_tasks.data import AlceDatasetName, alce_data_path, eval_file_name, load_items
 from alce_tasks.prompts import AlcePromptBuilder, PromptFile, official_prompt_path, prompt_name
 from inspect_cite.alce_citations import citation_scores, claims_score
 from inspect_cite.alce_metrics import correctness
@@ -20,7 +20,7 @@ from inspect_cite.text import alce_scoring_output
 _DEFAULT_RETRIEVER = {"asqa": "gtr", "qampari": "gtr", "eli5": "bm25"}
 
 
-def _load(dataset: str, options: dict[str, Any]) -> Any:
+def _load(dataset: AlceDatasetName, options: dict[str, Any]) -> Any:
     import datasets
 
     if options.get("dataset_path"):
@@ -29,7 +29,7 @@ def _load(dataset: str, options: dict[str, Any]) -> Any:
         retriever = options.get("retriever", _DEFAULT_RETRIEVER[dataset])
         path = alce_data_path(
             eval_file_name(dataset, retriever, bool(options.get("oracle", False)))
-        )  # type: ignore[arg-type]
+        )
     prompt_file = options.get("prompt_file") or official_prompt_path(
         prompt_name(dataset, options.get("prompt", "default"))  # type: ignore[arg-type]
     )
@@ -40,7 +40,7 @@ def _load(dataset: str, options: dict[str, Any]) -> Any:
         seed=int(options.get("seed", 42)),
     )
     records = []
-    for item in load_items(path, dataset):  # type: ignore[arg-type]
+    for item in load_items(path, dataset):
         shown = [
             {"title": d["title"], "text": d["text"], **({"sent": d["sent"]} if "sent" in d else {})}
             for d in builder.docs(item)
@@ -75,10 +75,10 @@ def load_eli5(**options: Any) -> Any:
     return _load("eli5", options)
 
 
-def _process(dataset: str, doc: dict[str, Any], results: list[str]) -> dict[str, float]:
+def _process(dataset: AlceDatasetName, doc: dict[str, Any], results: list[str]) -> dict[str, float]:
     item = json.loads(doc["item"])
     output = alce_scoring_output(results[0])
-    values = dict(correctness(output, item, dataset))  # type: ignore[arg-type]
+    values = dict(correctness(output, item, dataset))
     nli = get_nli(doc["nli"])
     cites = asyncio.run(
         citation_scores(
