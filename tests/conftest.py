@@ -7,7 +7,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-SHARED = ROOT.parent / "shared"
+# shared/ lies beside the clone (CI, the main checkout) or, in a worktree, inside it (ignored).
+SHARED = next(
+    (p for p in (ROOT.parent / "shared", ROOT / "shared") if p.exists()), ROOT.parent / "shared"
+)
 REFERENCE = SHARED / "reference"
 PROMPTS_REF = REFERENCE / "alce" / "prompts"
 
