@@ -1,5 +1,7 @@
 """Citation generation solvers, registered as ``solvers/<name>``."""
 
 from solvers.alce import alce_vanilla
+from solvers.posthoc import posthoc_citations
+from solvers.prompted import prompted_citations
 
-__all__ = ["alce_vanilla"]
+__all__ = ["alce_vanilla", "posthoc_citations", "prompted_citations"]
