@@ -5,6 +5,9 @@ from solvers.alce_baselines import alce_closedbook, alce_snippet, alce_summ
 from solvers.alce_interactive import alce_inlinesearch, alce_interact
 from solvers.alce_postcite import alce_postcite
 from solvers.alce_rerank import alce_rerank
+from solvers.constrained import constrained_citations
+from solvers.posthoc import posthoc_citations
+from solvers.prompted import prompted_citations
 
 __all__ = [
     "alce_closedbook",
@@ -15,4 +18,7 @@ __all__ = [
     "alce_snippet",
     "alce_summ",
     "alce_vanilla",
+    "constrained_citations",
+    "posthoc_citations",
+    "prompted_citations",
 ]
