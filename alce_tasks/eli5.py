@@ -5,14 +5,15 @@ from typing import Literal
 from inspect_ai import Task, task
 
 from alce_tasks.prompts import UseShorter
-from alce_tasks.task import alce_task
+from alce_tasks.task import Strategy, alce_task
+from inspect_cite.retrieval import GTR_RETRIEVER
 
 
 @task
 def eli5(
     retriever: Literal["bm25"] = "bm25",
     oracle: bool = False,
-    ndoc: int = 5,
+    ndoc: int | None = None,
     shot: int = 2,
     seed: int = 42,
     prompt: Literal["default", "light_inst", "closedbook", "sum_or_ext"] = "default",
@@ -20,6 +21,11 @@ def eli5(
     dataset_path: str | None = None,
     prompt_file: str | None = None,
     nli: str = "true",
+    strategy: Strategy = "vanilla",
+    retrieval_model: str = GTR_RETRIEVER,
+    mauve: bool = False,
+    mauve_model: str = "gpt2-large",
+    mauve_seeds: int = 1,
 ) -> Task:
     """ALCE ELI5 with ALCE's prompts, data and scoring.
 
@@ -30,7 +36,8 @@ def eli5(
     Args:
         retriever: Which retrieval results to read: `bm25` over Sphere (the only one ALCE ships).
         oracle: Use ALCE's reranked oracle file (5 documents chosen for maximal answer recall).
-        ndoc: Number of documents shown per question (and per demonstration).
+        ndoc: Documents shown per question and per demonstration (default 5; the paper's 10
+            for `summ`, `snippet` and `interact`, 0 for `closedbook`).
         shot: Number of demonstrations, drawn from the prompt file with `seed` as run.py does.
         seed: Seed for the demonstration draw (`np.random.seed` + `np.random.choice`).
         prompt: ALCE prompt variant (`closedbook` shows no documents; `sum_or_ext` shows
@@ -38,11 +45,21 @@ def eli5(
         use_shorter: With `prompt=sum_or_ext`: `summary` (default) or `extraction`.
         dataset_path: An ALCE-format JSON list to use instead of the pinned download.
         prompt_file: An ALCE-format prompt file to use instead of the official one.
-        nli: NLI model judging citations and claims: `true` (ALCE's T5-11B TRUE model, needs a
+        nli: NLI model judging citations: `true` (ALCE's T5-11B TRUE model, needs a
             GPU with ~23 GB), `classifier:<hub id or dir>` (e.g. a DeBERTa-v3 MNLI model),
             `seq2seq:<hub id or dir>` (TRUE-format), `model:<model or role>` (an LLM asked
             yes/no) or `python:<module>:<fn>`. Decisions are cached on disk when
             `INSPECT_CITE_NLI_CACHE` names a SQLite file.
+        strategy: How answers are generated: ALCE's baselines `vanilla`, `closedbook`,
+            `summ`, `snippet`, `oracle`, `rerank`, `postcite`, `interact`, `inlinesearch`, or
+            the FullCite names `prompt` (= vanilla), `constrained` (vanilla's prompt under a
+            grammar allowing only [1]..[ndoc] after statements) and `posthoc` (POSTCITE after
+            vanilla).
+        retrieval_model: sentence-transformers model (hub id or local dir) with which
+            `postcite`, `posthoc` and `inlinesearch` find documents (the paper: GTR-large).
+        mauve: Add MAUVE fluency (x100), as eval.py's `--mauve`.
+        mauve_model: Causal LM whose features MAUVE compares (hub id or local dir).
+        mauve_seeds: k-means seeds to report MAUVE's spread over (1 = ALCE's).
 
     """
     return alce_task(
@@ -57,4 +74,9 @@ def eli5(
         dataset_path,
         prompt_file,
         nli,
+        strategy=strategy,
+        retrieval_model=retrieval_model,
+        mauve=mauve,
+        mauve_model=mauve_model,
+        mauve_seeds=mauve_seeds,
     )

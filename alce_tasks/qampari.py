@@ -5,14 +5,15 @@ from typing import Literal
 from inspect_ai import Task, task
 
 from alce_tasks.prompts import UseShorter
-from alce_tasks.task import alce_task
+from alce_tasks.task import Strategy, alce_task
+from inspect_cite.retrieval import GTR_RETRIEVER
 
 
 @task
 def qampari(
     retriever: Literal["gtr", "dpr"] = "gtr",
     oracle: bool = False,
-    ndoc: int = 5,
+    ndoc: int | None = None,
     shot: int = 2,
     seed: int = 42,
     prompt: Literal["default", "light_inst", "closedbook", "sum_or_ext"] = "default",
@@ -20,6 +21,8 @@ def qampari(
     dataset_path: str | None = None,
     prompt_file: str | None = None,
     nli: str = "true",
+    strategy: Strategy = "vanilla",
+    retrieval_model: str = GTR_RETRIEVER,
 ) -> Task:
     """ALCE QAMPARI with ALCE's prompts, data and scoring.
 
@@ -30,7 +33,8 @@ def qampari(
     Args:
         retriever: Which retrieval results to read: `gtr` (GTR-large, the paper's) or `dpr`.
         oracle: Use ALCE's reranked oracle file (5 documents chosen for maximal answer recall).
-        ndoc: Number of documents shown per question (and per demonstration).
+        ndoc: Documents shown per question and per demonstration (default 5; the paper's 10
+            for `summ`, `snippet` and `interact`, 0 for `closedbook`).
         shot: Number of demonstrations, drawn from the prompt file with `seed` as run.py does.
         seed: Seed for the demonstration draw (`np.random.seed` + `np.random.choice`).
         prompt: ALCE prompt variant (`closedbook` shows no documents; `sum_or_ext` shows
@@ -43,6 +47,13 @@ def qampari(
             `seq2seq:<hub id or dir>` (TRUE-format), `model:<model or role>` (an LLM asked
             yes/no) or `python:<module>:<fn>`. Decisions are cached on disk when
             `INSPECT_CITE_NLI_CACHE` names a SQLite file.
+        strategy: How answers are generated: ALCE's baselines `vanilla`, `closedbook`,
+            `summ`, `snippet`, `oracle`, `rerank`, `postcite`, `interact`, `inlinesearch`, or
+            the FullCite names `prompt` (= vanilla), `constrained` (vanilla's prompt under a
+            grammar allowing only [1]..[ndoc] after statements) and `posthoc` (POSTCITE after
+            vanilla).
+        retrieval_model: sentence-transformers model (hub id or local dir) with which
+            `postcite`, `posthoc` and `inlinesearch` find documents (the paper: GTR-large).
 
     """
     return alce_task(
@@ -57,4 +68,6 @@ def qampari(
         dataset_path,
         prompt_file,
         nli,
+        strategy=strategy,
+        retrieval_model=retrieval_model,
     )

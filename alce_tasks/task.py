@@ -1,11 +1,13 @@
 """The shared body of the three ALCE tasks: data, prompts, solver and scorers wired together."""
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset
 from inspect_ai.model import GenerateConfig
+from inspect_ai.scorer import Scorer
+from inspect_ai.solver import Solver
 
 from alce_tasks.data import (
     ALCE_DATA_REPO,
@@ -30,13 +32,50 @@ from alce_tasks.prompts import (
 )
 from inspect_cite import __version__
 from inspect_cite.download import sha256_file
+from inspect_cite.retrieval import GTR_RETRIEVER
 from scorers.alce_correctness import alce_correctness
+from scorers.alce_qa import alce_qa
 from scorers.citation_nli import citation_nli
 from scorers.claim_coverage import claim_coverage
-from solvers.alce import alce_vanilla
+from scorers.mauve import mauve as mauve_scorer
+from solvers import (
+    alce_closedbook,
+    alce_inlinesearch,
+    alce_interact,
+    alce_postcite,
+    alce_rerank,
+    alce_snippet,
+    alce_summ,
+    alce_vanilla,
+    constrained_citations,
+)
 
 # Bump when a change to data handling, prompts or scoring can move the numbers.
 ALCE_TASK_VERSION = 1
+
+Strategy = Literal[
+    "vanilla",
+    "closedbook",
+    "summ",
+    "snippet",
+    "oracle",
+    "rerank",
+    "postcite",
+    "interact",
+    "inlinesearch",
+    "prompt",
+    "constrained",
+    "posthoc",
+]
+"""ALCE's baselines (paper, Section 4) plus the FullCite strategy names (prompt = vanilla,
+constrained = vanilla's prompt under a [1]..[ndoc] grammar, posthoc = POSTCITE after vanilla)."""
+
+# Default number of documents per strategy (the paper's settings for ChatGPT).
+STRATEGY_NDOC: dict[str, int] = {"summ": 10, "snippet": 10, "interact": 10, "closedbook": 0}
+
+# Strategies whose solver chooses among the item's retrieved documents itself: the sample
+# carries the whole retrieval list in metadata["docs"] and the solver narrows it.
+POOL_STRATEGIES = ("summ", "snippet", "interact", "inlinesearch", "postcite")
 
 # ALCE's defaults for ChatGPT in the paper: temperature 0.5, top_p 1.0, at most 300 new tokens.
 ALCE_GENERATE_CONFIG = GenerateConfig(temperature=0.5, top_p=1.0, max_tokens=300)
@@ -53,6 +92,7 @@ def alce_dataset(
     use_shorter: UseShorter | None,
     dataset_path: str | None,
     prompt_file: str | None,
+    pool: bool = False,
 ) -> tuple[MemoryDataset, dict[str, Any]]:
     """Load ALCE items, build every prompt, and describe what was loaded for the log."""
     if prompt == "sum_or_ext" and use_shorter is None:
@@ -91,7 +131,9 @@ def alce_dataset(
     builder = AlcePromptBuilder(pf, shot=shot, ndoc=ndoc, seed=seed, use_shorter=use_shorter)
     items = load_items(data_path, dataset)
     samples = [
-        record_to_sample(item, i, dataset, builder.build(item), builder.docs(item))
+        record_to_sample(
+            item, i, dataset, builder.build(item), item["docs"] if pool else builder.docs(item)
+        )
         for i, item in enumerate(items)
     ]
     ids = [s.id for s in samples]
@@ -118,11 +160,47 @@ def alce_dataset(
     return MemoryDataset(samples, name=f"alce_{dataset}", location=str(data_path)), info
 
 
+def strategy_solver(
+    strategy: Strategy,
+    ndoc: int,
+    shot: int,
+    seed: int,
+    nli: str,
+    prompt_file: str | None,
+    retrieval_model: str = GTR_RETRIEVER,
+) -> Solver:
+    """The solver that implements a strategy, with the task's settings."""
+    match strategy:
+        case "vanilla" | "prompt" | "oracle":
+            return alce_vanilla()
+        case "closedbook":
+            return alce_closedbook(shot=shot, seed=seed, prompt_file=prompt_file)
+        case "summ":
+            return alce_summ(ndoc=ndoc, shot=shot, seed=seed, prompt_file=prompt_file)
+        case "snippet":
+            return alce_snippet(ndoc=ndoc, shot=shot, seed=seed, prompt_file=prompt_file)
+        case "rerank":
+            return alce_rerank(n=4, nli=nli)
+        case "postcite":
+            return alce_postcite(base="closedbook", retriever=retrieval_model)
+        case "posthoc":
+            return alce_postcite(base="vanilla", retriever=retrieval_model)
+        case "interact":
+            return alce_interact(ndoc=ndoc, shot=shot, seed=seed, prompt_file=prompt_file)
+        case "inlinesearch":
+            return alce_inlinesearch(
+                shot=shot, seed=seed, prompt_file=prompt_file, retriever=retrieval_model
+            )
+        case "constrained":
+            return constrained_citations(format="alce")
+    raise ValueError(f"unknown strategy {strategy!r}")
+
+
 def alce_task(
     dataset: AlceDatasetName,
     retriever: Retriever,
     oracle: bool,
-    ndoc: int,
+    ndoc: int | None,
     shot: int,
     seed: int,
     prompt: PromptVariant,
@@ -130,21 +208,58 @@ def alce_task(
     dataset_path: str | None,
     prompt_file: str | None,
     nli: str = "true",
+    strategy: Strategy = "vanilla",
+    qa: bool = False,
+    qa_model: str = "gaotianyu1350/roberta-large-squad",
+    mauve: bool = False,
+    mauve_model: str = "gpt2-large",
+    mauve_seeds: int = 1,
+    retrieval_model: str = GTR_RETRIEVER,
 ) -> Task:
     """Build an ALCE task; the @task functions only fix the dataset and document parameters.
 
-    Scorers: correctness and NLI citation recall/precision; ELI5 adds claim coverage.
+    Scorers: correctness and NLI citation recall/precision; ELI5 adds claim coverage; ASQA adds
+    QA accuracy with ``qa``; ASQA and ELI5 add MAUVE with ``mauve``.
     """
+    if strategy == "oracle":
+        oracle = True
+    if ndoc is None:
+        ndoc = STRATEGY_NDOC.get(strategy, 5)
+    if strategy == "closedbook" and prompt == "default":
+        prompt = "closedbook"
+    pool = strategy in POOL_STRATEGIES
     ds, info = alce_dataset(
-        dataset, retriever, oracle, ndoc, shot, seed, prompt, use_shorter, dataset_path, prompt_file
+        dataset,
+        retriever,
+        oracle,
+        ndoc,
+        shot,
+        seed,
+        prompt,
+        use_shorter,
+        dataset_path,
+        # Pool strategies build their own prompts; the task's builder still shows vanilla's.
+        prompt_file if not pool and strategy != "closedbook" else None,
+        pool=pool,
     )
-    info["parameters"]["nli"] = nli
-    scorers = [alce_correctness(dataset), citation_nli(nli=nli, dataset=dataset)]
+    info["parameters"].update(
+        nli=nli, strategy=strategy, qa=qa, mauve=mauve, mauve_model=mauve_model
+    )
+    scorers: list[Scorer] = [alce_correctness(dataset), citation_nli(nli=nli, dataset=dataset)]
     if dataset == "eli5":
         scorers.append(claim_coverage(nli=nli))
+    if qa:
+        if dataset != "asqa":
+            raise ValueError("qa=true needs ASQA's qa_pairs (eval.py computes QA only for ASQA)")
+        scorers.append(alce_qa(qa_model=qa_model))
+    if mauve:
+        if dataset == "qampari":
+            raise ValueError("mauve=true: eval.py does not compute MAUVE for QAMPARI lists")
+        scorers.append(mauve_scorer(mauve_model=mauve_model, mauve_seeds=mauve_seeds))
+    solver = strategy_solver(strategy, ndoc, shot, seed, nli, prompt_file, retrieval_model)
     return Task(
         dataset=ds,
-        solver=alce_vanilla(),
+        solver=solver,
         scorer=scorers,
         config=ALCE_GENERATE_CONFIG,
         version=ALCE_TASK_VERSION,

@@ -21,6 +21,8 @@ pytestmark = pytest.mark.slow
 
 PACKAGES = ("alce_tasks", "fullcite_tasks", "solvers", "scorers")
 INSPECT = str(Path(sys.executable).with_name("inspect"))
+# A deterministic NLI function given by file path: the subprocess runs outside the repository.
+NLI = f"python:{ROOT / 'tests' / 'nli_fns.py'}:word_entail"
 
 
 def installed_problem() -> str | None:
@@ -83,7 +85,7 @@ def test_inspect_eval_by_registry_name(task, key, tiny_qwen3, prompt_cache, tmp_
         [
             INSPECT, "eval", f"alce_tasks/{task}",
             "--model", "hf/tiny", "-M", f"model_path={tiny_qwen3}", "-M", "device=cpu",
-            "-T", f"dataset_path={FIXTURES / f'alce_{task}.json'}",
+            "-T", f"dataset_path={FIXTURES / f'alce_{task}.json'}", "-T", f"nli={NLI}",
             "--limit", "3", "--log-dir", str(log_dir), "--display", "plain",
         ],
         cwd=tmp_path,
@@ -102,7 +104,8 @@ def test_solver_and_scorer_by_registry_name(tiny_qwen3, prompt_cache, tmp_path):
         [
             INSPECT, "eval", "alce_tasks/eli5", "--solver", "solvers/alce_vanilla",
             "--model", "hf/tiny", "-M", f"model_path={tiny_qwen3}", "-M", "device=cpu",
-            "-T", f"dataset_path={FIXTURES / 'alce_eli5.json'}", "--max-tokens", "10",
+            "-T", f"dataset_path={FIXTURES / 'alce_eli5.json'}", "-T", f"nli={NLI}",
+            "--max-tokens", "10",
             "--limit", "1", "--log-dir", str(log_dir), "--display", "plain",
         ],
         cwd=tmp_path,

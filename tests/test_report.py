@@ -33,7 +33,10 @@ def log_dir(tmp_path, prompt_cache):
     }
     for model, texts in answers.items():
         for solver in (alce_vanilla(), generate()):
-            task = asqa(dataset_path=str(FIXTURES / "alce_asqa.json"))
+            task = asqa(
+                dataset_path=str(FIXTURES / "alce_asqa.json"),
+                nli="python:tests.nli_fns:word_entail",
+            )
             inspect_eval(
                 task,
                 model=scripted(model, texts),

@@ -9,6 +9,8 @@ from alce_tasks.data import AlceDataError
 from alce_tasks.prompts import ALCE_PROMPT_COMMIT
 from tests.conftest import FIXTURES
 
+NLI = "python:tests.nli_fns:word_entail"
+
 
 @pytest.fixture(scope="module")
 def tiny_model(tiny_qwen3):
@@ -18,13 +20,13 @@ def tiny_model(tiny_qwen3):
 @pytest.mark.parametrize(
     ("task_fn", "name", "keys"),
     [
-        (asqa, "asqa", {"length", "str_em", "str_hit", "rougeLsum"}),
-        (qampari, "qampari", {"length", "num_preds", "qampari_prec", "qampari_rec_top5"}),
-        (eli5, "eli5", {"length", "rougeLsum"}),
+        (asqa, "asqa", {"length", "str_em", "str_hit", "rougeLsum", "citation_rec"}),
+        (qampari, "qampari", {"length", "num_preds", "qampari_rec_top5", "citation_prec"}),
+        (eli5, "eli5", {"length", "rougeLsum", "citation_rec", "claims_nli"}),
     ],
 )
 def test_task_runs_end_to_end(task_fn, name, keys, tiny_model, prompt_cache, tmp_path):
-    task = task_fn(dataset_path=str(FIXTURES / f"alce_{name}.json"))
+    task = task_fn(dataset_path=str(FIXTURES / f"alce_{name}.json"), nli=NLI)
     [log] = inspect_eval(
         task, model=tiny_model, limit=2, max_tokens=20, log_dir=str(tmp_path), display="none"
     )
@@ -67,3 +69,73 @@ def test_closedbook_and_summary_variants(tiny_model, prompt_cache, tmp_path):
 def test_missing_dataset_file_is_a_clear_error(prompt_cache, tmp_path):
     with pytest.raises(AlceDataError, match="does not exist"):
         qampari(dataset_path=str(tmp_path / "nope.json"))
+
+
+def scripted(texts):
+    from inspect_ai.model import ModelOutput, ModelUsage
+
+    outputs = []
+    for text in texts:
+        out = ModelOutput.from_content("mockllm/model", text)
+        out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+        outputs.append(out)
+    return get_model("mockllm/model", custom_outputs=outputs)
+
+
+@pytest.mark.parametrize(
+    ("strategy", "docs_after", "solver_name"),
+    [
+        ("closedbook", 0, "alce_closedbook"),
+        ("summ", 5, "alce_summ"),
+        ("oracle", 5, "alce_vanilla"),
+        ("rerank", 5, "alce_rerank"),
+        ("constrained", 5, "constrained_citations"),
+        ("posthoc", 5, "alce_postcite"),
+    ],
+)
+def test_strategies_wire_their_solver(strategy, docs_after, solver_name, prompt_cache, tmp_path):
+    from tests.tiny_eval_models import minilm_path
+
+    task = asqa(
+        dataset_path=str(FIXTURES / "alce_asqa.json"),
+        nli=NLI,
+        strategy=strategy,
+        retrieval_model=minilm_path(),
+        ndoc=5 if strategy == "summ" else None,
+    )
+    answer = "Christopher Eccleston played the Ninth Doctor [1]. David Tennant followed [2]."
+    [log] = inspect_eval(
+        task, model=scripted([answer] * 8), limit=1, log_dir=str(tmp_path), display="none"
+    )
+    assert log.status == "success", log.error
+    assert solver_name in [step.solver for step in log.plan.steps]
+    sample = log.samples[0]
+    # The documents the answer's [n] refer to (SUMM skips the fixture's irrelevant summaries).
+    if strategy == "summ":
+        assert 0 < len(sample.metadata["docs"]) <= docs_after
+    else:
+        assert len(sample.metadata["docs"]) == docs_after
+    assert log.eval.metadata["parameters"]["strategy"] == strategy
+    assert "citation_rec" in {s.name for s in log.results.scores}
+    if strategy == "oracle":
+        assert log.eval.metadata["parameters"]["oracle"] is True
+
+
+def test_qa_and_mauve_are_dataset_checked(prompt_cache):
+    with pytest.raises(ValueError, match="qa=true needs ASQA"):
+        from alce_tasks.task import alce_task
+
+        alce_task(
+            "eli5",
+            "bm25",
+            False,
+            None,
+            2,
+            42,
+            "default",
+            None,
+            str(FIXTURES / "alce_eli5.json"),
+            None,
+            NLI,
+            qa=True,
+        )
