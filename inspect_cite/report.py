@@ -24,12 +24,13 @@ _ALCE_REF = re.compile(r"\[(\d+)")
 
 
 def _strategy(row: pd.Series) -> str:
-    strategy = row.get("task_arg_strategy")
-    if isinstance(strategy, str) and strategy:
-        return strategy
+    # A solver given with --solver replaces the task's own, so it names the strategy first;
+    # its package prefix adds nothing.
     solver = row.get("solver")
-    # A solver given with --solver names the strategy; its package prefix adds nothing.
-    return solver.split("/")[-1] if isinstance(solver, str) and solver else "default"
+    if isinstance(solver, str) and solver:
+        return solver.split("/")[-1]
+    strategy = row.get("task_arg_strategy")
+    return strategy if isinstance(strategy, str) and strategy else "default"
 
 
 def load_runs(log_dir: str | Path) -> pd.DataFrame:

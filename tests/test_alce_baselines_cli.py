@@ -33,6 +33,8 @@ def test_solver_flag_and_mauve_rescoring(prompt_cache, tiny_qwen3, tmp_path):
         "alce_tasks/eli5.py@eli5",
         "-T",
         f"dataset_path={FIXTURES / 'alce_eli5.json'}",
+        "-T",
+        f"nli=python:{ROOT / 'tests' / 'nli_fns.py'}:word_entail",
         "--solver",
         "solvers/alce_baselines.py@alce_closedbook",
         "-S",
