@@ -7,7 +7,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-SHARED = ROOT.parent / "shared"
+# shared/ lies beside the clone (CI, the main checkout) or, in a worktree, inside it (ignored).
+SHARED = next(
+    (p for p in (ROOT.parent / "shared", ROOT / "shared") if p.exists()), ROOT.parent / "shared"
+)
 REFERENCE = SHARED / "reference"
 PROMPTS_REF = REFERENCE / "alce" / "prompts"
 
@@ -65,6 +68,23 @@ def tiny_qwen3(tmp_path_factory) -> Path:
     from tests.tiny_models import build_tiny_qwen3
 
     return build_tiny_qwen3(tmp_path_factory.mktemp("tiny-qwen3"), fixture_corpus())
+
+
+def fullcite_fixture_corpus() -> list[str]:
+    texts = []
+    for item in load_fixture("fullcite_samples.json"):
+        texts.append(item["question"])
+        texts += [d["text"] for d in item["docs"]]
+    return texts
+
+
+@pytest.fixture(scope="session")
+def tiny_qwen3_30k(tmp_path_factory) -> Path:
+    """A tiny Qwen3 whose tokenizer has 30k entries (realistic mask sizes for llguidance)."""
+    from tests.tiny_models import build_tiny_qwen3
+
+    corpus = fixture_corpus() + fullcite_fixture_corpus()
+    return build_tiny_qwen3(tmp_path_factory.mktemp("tiny-qwen3-30k"), corpus, vocab_size=30000)
 
 
 @pytest.fixture(scope="session")

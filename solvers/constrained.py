@@ -1,0 +1,411 @@
+"""FullCite constrained decoding: the citation grammar is enforced while the model generates.
+
+Backends, chosen from the model's provider (``backend="auto"``):
+
+- ``hf``: Inspect's ``hf/`` provider. The solver generates on the provider's loaded model and
+  tokenizer with a logits processor that masks tokens the grammar forbids
+  (:mod:`solvers.constrained_hf`), applying the chat template as the provider does, and
+  appends a normal ``ModelOutput`` (state.output, an assistant message, a model event).
+- ``extra_body``: ``vllm/`` and ``openai-api/`` (OpenAI-compatible servers). The grammar is sent
+  as ``extra_body={"structured_outputs": {"grammar": <lark>}}`` (vLLM >= 0.12 with the guidance
+  backend). A server that ignores it answers unconstrained; validation catches that.
+- ``unconstrained``: any other provider. The model generates freely; the answer is validated
+  and retried. The sample's metadata says decoding was unconstrained and a warning is logged
+  once per run; ``strict=True`` makes this an error instead.
+
+Every attempt is validated (:func:`validate_fullcite` / :func:`validate_alce`). An invalid
+answer is retried up to ``retries`` times at increasing temperature, each retry replacing the
+previous attempt's assistant message. ``state.metadata["constrained"]`` records the format,
+backend, whether decoding was constrained, and each attempt's temperature and problems.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+from logging import getLogger
+from typing import Any, Literal
+
+import anyio
+from inspect_ai.model import (
+    ChatCompletionChoice,
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    GenerateConfig,
+    Model,
+    ModelName,
+    ModelOutput,
+    ModelUsage,
+    get_model,
+)
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from inspect_cite.citations import parse_citations
+from inspect_cite.documents import Document, get_docs
+from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
+from inspect_cite.text import strip_think
+from solvers.grammar import (
+    DEFAULT_MAX_CITATIONS,
+    DEFAULT_MAX_CLAIM_CHARS,
+    DEFAULT_MAX_CLAIMS,
+    alce_grammar,
+    fullcite_grammar,
+)
+from solvers.prompted import (
+    FULLCITE_DOCUMENT,
+    FULLCITE_PROMPT,
+    check_templates,
+    set_fullcite_prompt,
+)
+
+logger = getLogger(__name__)
+
+AnswerFormat = Literal["auto", "fullcite", "alce"]
+Backend = Literal["auto", "hf", "extra_body", "unconstrained"]
+
+# ALCE samples carry metadata["dataset"] naming one of these.
+ALCE_DATASETS = ("asqa", "qampari", "eli5")
+# Providers that forward extra_body to an OpenAI-compatible server that may enforce a grammar.
+EXTRA_BODY_PROVIDERS = ("vllm", "openai-api")
+# Temperature the first retry starts from when none is configured (the providers' default).
+DEFAULT_BASE_TEMPERATURE = 1.0
+
+_warned_unconstrained: set[str] = set()
+
+
+class ConstrainedDecodingError(RuntimeError):
+    """Constrained decoding was required (``strict=True``) but the provider cannot do it."""
+
+
+def answer_format(metadata: dict[str, Any] | None, format: AnswerFormat = "auto") -> str:
+    """``"alce"`` for ALCE samples (``metadata["dataset"]`` asqa/qampari/eli5) under ``auto``."""
+    if format != "auto":
+        if format not in ("fullcite", "alce"):
+            raise ValueError(f"format must be auto, fullcite or alce, got {format!r}")
+        return format
+    dataset = (metadata or {}).get("dataset")
+    return "alce" if isinstance(dataset, str) and dataset.lower() in ALCE_DATASETS else "fullcite"
+
+
+def detect_backend(model: Model) -> str:
+    """The constrained-decoding backend for a model: ``hf``, ``extra_body`` or ``unconstrained``."""
+    provider = ModelName(str(model)).api
+    if provider == "hf" and hasattr(model.api, "model") and hasattr(model.api, "tokenizer"):
+        return "hf"
+    if provider in EXTRA_BODY_PROVIDERS:
+        return "extra_body"
+    return "unconstrained"
+
+
+def validate_fullcite(text: str, docs: Sequence[Document]) -> list[str]:
+    """Why ``text`` is not a complete, valid FullCite answer ([] when it is).
+
+    Valid: it parses without problems, has at least one citation, every doc id is a context
+    document, and every snippet is a non-empty verbatim substring of the document it cites.
+    """
+    texts: dict[str, str] = {}
+    for doc in docs:
+        texts.setdefault(doc["id"], doc["text"])
+    parsed = parse_citations(text, doc_ids=texts)
+    reasons = [f"{p.kind}: {p.message}" for p in parsed.problems]
+    if not parsed.citations:
+        reasons.append("no citation")
+    for c in parsed.citations:
+        if c.doc_id in texts and c.snippet and c.snippet not in texts[c.doc_id]:
+            reasons.append(f"snippet is not verbatim in document {c.doc_id}: {c.snippet[:60]!r}")
+    return reasons
+
+
+_ALCE_MARKER = re.compile(r"\[([^\[\]]*)\]")
+
+
+def validate_alce(text: str, doc_ids: Collection[str]) -> list[str]:
+    """Why ``text`` is not a valid ALCE-format answer ([] when it is).
+
+    Valid: at least one ``[id]`` marker, every marker names a shown document, no other
+    brackets, and the answer does not start with a marker (every marker follows a statement).
+    """
+    reasons = []
+    markers = _ALCE_MARKER.findall(text)
+    if not markers:
+        reasons.append("no citation")
+    ids = set(doc_ids)
+    reasons += [f"[{m}] is not one of the shown documents" for m in markers if m not in ids]
+    if re.search(r"[\[\]]", _ALCE_MARKER.sub("", text)):
+        reasons.append("unbalanced brackets")
+    if text.lstrip().startswith("["):
+        reasons.append("citation follows no statement")
+    return reasons
+
+
+def trim_to_last_citation(answer: str, fmt: str) -> str:
+    """``answer`` cut just after its last complete citation ("" when it has none)."""
+    if fmt == "alce":
+        end = answer.rfind("]")
+        return answer[: end + 1] if end != -1 else ""
+    parsed = parse_citations(answer)
+    broken = {(p.start, p.end) for p in parsed.problems if p.kind in ("unbalanced", "nested")}
+    complete = [c for c in parsed.citations if (c.start, c.end) not in broken]
+    return answer[: complete[-1].end] if complete else ""
+
+
+def effective_config(model: Model) -> GenerateConfig:
+    """The generate config in force for ``model`` in this sample (model, task and eval level)."""
+    try:
+        # Private: Inspect has no public accessor for the task/eval-level GenerateConfig inside
+        # a solver, and the hf backend must honour it (temperature, top_p, max_tokens).
+        from inspect_ai.model._generate_config import active_generate_config
+
+        return model.config.merge(active_generate_config())
+    except ImportError:
+        return model.config
+
+
+@solver
+def constrained_citations(
+    format: AnswerFormat = "auto",
+    strict: bool = False,
+    retries: int = 3,
+    temperature_step: float = 0.3,
+    backend: Backend = "auto",
+    max_claims: int = DEFAULT_MAX_CLAIMS,
+    max_claim_chars: int = DEFAULT_MAX_CLAIM_CHARS,
+    max_citations: int = DEFAULT_MAX_CITATIONS,
+    trim_truncated: bool = True,
+    template: str = FULLCITE_PROMPT,
+    document_template: str = FULLCITE_DOCUMENT,
+    system_message: str | None = None,
+) -> Solver:
+    """FullCite constrained decoding with validation and retries.
+
+    FullCite format: the prompt is the FullCite prompt (as ``prompted_citations``) and the
+    grammar allows claims each followed by ``{doc_id: <id>, snippet: <verbatim words of that
+    document>}``. ALCE format (ALCE samples under ``format="auto"``): the sample's own ALCE
+    prompt is kept and the grammar allows statements each followed by ``[1]``..``[ndoc]``.
+
+    Args:
+        format: ``auto`` (ALCE for ALCE samples, else FullCite), ``fullcite`` or ``alce``.
+        strict: Fail instead of generating unconstrained when the provider cannot enforce the
+            grammar (``-S strict=true``).
+        retries: Retries after an invalid answer (the paper: 3).
+        temperature_step: Each retry raises the temperature by this much over the configured
+            one (1.0 when none is configured). Retries sample even where the first attempt
+            decoded greedily, since a greedy retry would repeat the failure.
+        backend: ``auto`` (from the provider), or force ``hf``, ``extra_body`` or
+            ``unconstrained``.
+        max_claims: Most claims (statements) the grammar allows.
+        max_claim_chars: Most characters in one claim.
+        max_citations: Most citations after one claim.
+        trim_truncated: When generation stops at ``max_tokens``, cut the answer after its
+            last complete citation (under a grammar, everything up to there is a complete
+            answer) before validating; the attempt records ``trimmed``.
+        template: FullCite prompt, with ``{documents}`` and ``{question}`` fields.
+        document_template: One document, with ``{number}``, ``{id}``, ``{title}``, ``{text}``.
+        system_message: A system message to add when the sample has none (ALCE format:
+            ALCE's system message when this is None).
+
+    """
+    answer_format(None, format)  # reject a bad value now, not per sample
+    if backend not in ("auto", "hf", "extra_body", "unconstrained"):
+        raise ValueError(f"backend must be auto, hf, extra_body or unconstrained, got {backend!r}")
+    if retries < 0:
+        raise ValueError(f"retries must be >= 0, got {retries}")
+    check_templates(template, document_template)
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        docs = get_docs(state.metadata, where=f"sample {state.sample_id}")
+        fmt = answer_format(state.metadata, format)
+        model = get_model()
+        chosen = detect_backend(model) if backend == "auto" else backend
+        if chosen == "unconstrained":
+            _refuse_or_warn(model, strict)
+        if fmt == "fullcite":
+            set_fullcite_prompt(state, template, document_template, system_message)
+            grammar = fullcite_grammar(docs, max_claims, max_claim_chars, max_citations)
+        else:
+            if not any(m.role == "system" for m in state.messages):
+                state.messages.insert(
+                    0, ChatMessageSystem(content=system_message or ALCE_SYSTEM_MESSAGE)
+                )
+            grammar = alce_grammar(
+                [d["id"] for d in docs], max_claims, max_claim_chars, max_citations
+            )
+
+        config = effective_config(model)
+        base = config.temperature if config.temperature is not None else DEFAULT_BASE_TEMPERATURE
+        attempts: list[dict[str, Any]] = []
+        for attempt in range(retries + 1):
+            temperature = None if attempt == 0 else base + temperature_step * attempt
+            if attempt > 0 and state.messages and state.messages[-1].role == "assistant":
+                state.messages.pop()  # the invalid previous attempt
+            if chosen == "hf":
+                output = await _hf_generate(model, state.messages, grammar, config, temperature)
+                state.output = output
+                state.messages.append(output.message)
+            else:
+                kwargs: dict[str, Any] = {}
+                if temperature is not None:
+                    kwargs["temperature"] = temperature
+                if chosen == "extra_body":
+                    kwargs["extra_body"] = _with_grammar(config.extra_body, grammar)
+                state = await generate(state, **kwargs)
+            answer = strip_think(state.output.completion).strip()
+            trimmed = False
+            if (
+                trim_truncated
+                and not state.output.empty
+                and state.output.stop_reason == "max_tokens"
+            ):
+                cut = trim_to_last_citation(answer, fmt)
+                if cut and cut != answer:
+                    answer, trimmed = cut, True
+                    state.output.message.text = answer
+                    state.output.completion = answer
+            reasons = (
+                validate_fullcite(answer, docs)
+                if fmt == "fullcite"
+                else validate_alce(answer, [d["id"] for d in docs])
+            )
+            attempts.append(
+                {
+                    "temperature": temperature if temperature is not None else config.temperature,
+                    "valid": not reasons,
+                    "problems": reasons,
+                    "stop_reason": state.output.stop_reason if not state.output.empty else None,
+                    "trimmed": trimmed,
+                }
+            )
+            if not reasons:
+                break
+        state.metadata["constrained"] = {
+            "format": fmt,
+            "backend": chosen,
+            "decoding": "unconstrained" if chosen == "unconstrained" else "constrained",
+            "valid": attempts[-1]["valid"],
+            "attempts": attempts,
+            "grammar_chars": len(grammar),
+        }
+        return state
+
+    return solve
+
+
+def _refuse_or_warn(model: Model, strict: bool) -> None:
+    name = str(model)
+    if strict:
+        raise ConstrainedDecodingError(
+            f"constrained_citations: provider of {name} cannot enforce a grammar (supported: "
+            "hf/, vllm/, openai-api/); run with strict=false to generate unconstrained with "
+            "validation and retries"
+        )
+    if name not in _warned_unconstrained:
+        _warned_unconstrained.add(name)
+        logger.warning(
+            f"constrained_citations: {name} cannot enforce the citation grammar; generating "
+            "unconstrained, validating and retrying (recorded as decoding=unconstrained in "
+            "sample metadata; -S strict=true makes this an error)"
+        )
+
+
+def _with_grammar(extra_body: dict[str, Any] | None, grammar: str) -> dict[str, Any]:
+    body = dict(extra_body or {})
+    structured = dict(body.get("structured_outputs") or {})
+    structured["grammar"] = grammar
+    body["structured_outputs"] = structured
+    return body
+
+
+def _hf_chat(api: Any, messages: list[ChatMessage]) -> str:
+    hf_chat = getattr(api, "hf_chat", None)
+    if callable(hf_chat):
+        # The provider's own chat formatting (template, thinking flag, message conversion).
+        return str(hf_chat(messages, []))
+    return str(
+        api.tokenizer.apply_chat_template(
+            [{"role": m.role, "content": m.text} for m in messages],
+            add_generation_prompt=True,
+            tokenize=False,
+        )
+    )
+
+
+async def _hf_generate(
+    model: Model,
+    messages: list[ChatMessage],
+    grammar: str,
+    config: GenerateConfig,
+    temperature: float | None,
+) -> ModelOutput:
+    from solvers.constrained_hf import generate_constrained
+
+    api: Any = model.api
+    prompt = _hf_chat(api, messages)
+    max_tokens = config.max_tokens or api.max_tokens() or 1024
+    do_sample = bool(getattr(api, "do_sample", True)) if temperature is None else True
+    used_temperature = temperature if temperature is not None else config.temperature
+    result = await anyio.to_thread.run_sync(
+        lambda: generate_constrained(
+            api.model,
+            api.tokenizer,
+            prompt,
+            grammar,
+            max_new_tokens=max_tokens,
+            do_sample=do_sample,
+            temperature=used_temperature,
+            top_p=config.top_p,
+            top_k=config.top_k,
+            tokenizer_call_args=getattr(api, "tokenizer_call_args", None) or {},
+        )
+    )
+    output = ModelOutput(
+        model=api.model_name,
+        choices=[
+            ChatCompletionChoice(
+                message=ChatMessageAssistant(
+                    content=result.text, model=api.model_name, source="generate"
+                ),
+                stop_reason="stop" if result.stop_reason == "stop" else "max_tokens",
+            )
+        ],
+        usage=ModelUsage(
+            input_tokens=result.input_tokens,
+            output_tokens=result.output_tokens,
+            total_tokens=result.input_tokens + result.output_tokens,
+        ),
+        time=result.time,
+        metadata={"grammar_accepting": result.accepting, "grammar_error": result.error or None},
+    )
+    _record_model_event(
+        model,
+        messages,
+        config.merge(GenerateConfig(temperature=used_temperature, max_tokens=max_tokens)),
+        output,
+    )
+    return output
+
+
+def _record_model_event(
+    model: Model, messages: list[ChatMessage], config: GenerateConfig, output: ModelOutput
+) -> None:
+    """Show the constrained generation in the transcript like any model call."""
+    from inspect_ai.event import ModelEvent
+    from inspect_ai.log import transcript
+
+    event = ModelEvent(
+        model=str(model),
+        input=list(messages),
+        tools=[],
+        tool_choice="none",
+        config=config,
+        output=output,
+    )
+    try:
+        # Private: Transcript has no public method to add a ModelEvent for a generation made
+        # outside Model.generate; fall back to a public info event if that ever changes.
+        transcript()._event(event)
+    except AttributeError:
+        transcript().info(
+            {"constrained_generation": output.completion, "model": str(model)},
+            source="constrained_citations",
+        )

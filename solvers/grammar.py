@@ -1,0 +1,153 @@
+"""Citation grammars for constrained decoding, in llguidance's Lark syntax.
+
+One grammar is built per sample from its documents:
+
+- FullCite: free claim text (no braces or brackets, with at least one letter or digit), then
+  one to ``max_citations`` citations ``{doc_id: <id>, snippet: <text>}`` where ``<id>`` is one
+  of the sample's ids and ``<text>`` is a non-empty run of whole words of *that* document
+  (llguidance's ``substring_words`` lexeme, intersected with a pattern that forbids blank
+  snippets, surrounding whitespace and braces), repeated up to ``max_claims`` times, then
+  optional closing punctuation.
+- ALCE: statements (no brackets or braces, at least one letter or digit), each followed by one
+  to ``max_citations`` markers ``[1]``..``[ndoc]``, repeated, then optional punctuation.
+
+The bounds keep a weak model from running to ``max_tokens`` inside a claim; they are
+parameters of the solver. Document texts enter the grammar as JSON strings inside
+``%regex {...}`` and ids as JSON-escaped Lark literals, so quotes, backslashes, braces,
+newlines and Lark syntax in a document cannot change the grammar.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+
+from inspect_cite.citations import render_citation
+from inspect_cite.documents import Document
+
+DEFAULT_MAX_CLAIMS = 16
+DEFAULT_MAX_CLAIM_CHARS = 600
+DEFAULT_MAX_CITATIONS = 3
+
+# Claim/statement text: no citation delimiters, and some letter or digit somewhere.
+_TEXT_CHARS = r"[^{}\[\]]"
+_HAS_WORD = rf"/{_TEXT_CHARS}*[\p{{L}}\p{{N}}]{_TEXT_CHARS}*/"
+# Trailing punctuation after the last citation (no letters or digits: it is not a claim).
+_TAIL = r"/[^{}\[\]\p{L}\p{N}]{1,8}/"
+# A snippet: non-blank, no surrounding whitespace, no braces (so it cannot end a citation).
+_SNIPPET_SHAPE = r"/[^{}\s]([^{}]*[^{}\s])?/"
+_WORD = re.compile(r"\w")
+
+
+class GrammarError(ValueError):
+    """A sample's documents cannot be turned into a citation grammar."""
+
+
+def lark_literal(value: str) -> str:
+    """A Lark string literal matching ``value`` exactly."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def fullcite_grammar(
+    docs: Sequence[Document],
+    max_claims: int = DEFAULT_MAX_CLAIMS,
+    max_claim_chars: int = DEFAULT_MAX_CLAIM_CHARS,
+    max_citations: int = DEFAULT_MAX_CITATIONS,
+) -> str:
+    """The FullCite answer grammar for one sample's documents.
+
+    Args:
+        docs: The context documents (``metadata["docs"]``).
+        max_claims: Most claims in an answer.
+        max_claim_chars: Most characters in one claim's text.
+        max_citations: Most citations after one claim.
+
+    Raises:
+        GrammarError: No document has citable text, or an id cannot be written in a citation.
+
+    """
+    _check_bounds(max_claims, max_claim_chars, max_citations)
+    alternatives: list[str] = []
+    rules: list[str] = []
+    seen: set[str] = set()
+    for i, doc in enumerate(docs):
+        doc_id = doc["id"]
+        if doc_id in seen or not _WORD.search(doc["text"]):
+            continue  # the first document with an id is the one a citation refers to
+        seen.add(doc_id)
+        try:
+            ok = render_citation(doc_id, "x") == f"{{doc_id: {doc_id}, snippet: x}}"
+        except ValueError:
+            ok = False
+        if not ok:
+            raise GrammarError(
+                f'metadata["docs"][{i}]["id"] = {doc_id!r} cannot be written in a citation '
+                "(it must be non-empty, without surrounding spaces, braces, newlines or "
+                "'snippet:')"
+            )
+        n = len(alternatives)
+        alternatives.append(f'{lark_literal(doc_id)} ", snippet: " SNIP{n}')
+        rules.append(
+            f"SUB{n}: %regex {json.dumps({'substring_words': doc['text']}, ensure_ascii=False)}"
+        )
+        rules.append(f"SNIP{n}: SUB{n} & {_SNIPPET_SHAPE}")
+    if not alternatives:
+        raise GrammarError('no document in metadata["docs"] has text to cite')
+    return "\n".join(
+        [
+            f"start: item{{1,{max_claims}}} TAIL?",
+            f'item: CLAIM cite (" "? cite){{0,{max_citations - 1}}}',
+            'cite: "{doc_id: " (' + " | ".join(alternatives) + ') "}"',
+            f"CLAIM: /{_TEXT_CHARS}{{1,{max_claim_chars}}}/ & {_HAS_WORD}",
+            f"TAIL: {_TAIL}",
+            *rules,
+        ]
+    )
+
+
+def alce_grammar(
+    doc_ids: Sequence[str],
+    max_claims: int = DEFAULT_MAX_CLAIMS,
+    max_claim_chars: int = DEFAULT_MAX_CLAIM_CHARS,
+    max_citations: int = DEFAULT_MAX_CITATIONS,
+) -> str:
+    """The ALCE answer grammar: statements each followed by ``[id]`` markers of shown documents.
+
+    Args:
+        doc_ids: The document ids shown (ALCE: ``"1"``..``"ndoc"``).
+        max_claims: Most statements in an answer.
+        max_claim_chars: Most characters in one statement.
+        max_citations: Most markers after one statement.
+
+    Raises:
+        GrammarError: There are no ids, or an id is not a plain number-like token.
+
+    """
+    _check_bounds(max_claims, max_claim_chars, max_citations)
+    ids = list(dict.fromkeys(doc_ids))
+    if not ids:
+        raise GrammarError('ALCE grammar needs at least one document in metadata["docs"]')
+    for doc_id in ids:
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+", doc_id):
+            raise GrammarError(f"ALCE citation ids must be plain tokens like 1, 2, got {doc_id!r}")
+    refs = " | ".join(lark_literal(f"[{d}]") for d in ids)
+    return "\n".join(
+        [
+            f"start: item{{1,{max_claims}}} TAIL?",
+            f"item: TEXT ref{{1,{max_citations}}}",
+            f"ref: {refs}",
+            f"TEXT: /{_TEXT_CHARS}{{1,{max_claim_chars}}}/ & {_HAS_WORD}",
+            f"TAIL: {_TAIL}",
+        ]
+    )
+
+
+def _check_bounds(max_claims: int, max_claim_chars: int, max_citations: int) -> None:
+    for name, value in (
+        ("max_claims", max_claims),
+        ("max_claim_chars", max_claim_chars),
+        ("max_citations", max_citations),
+    ):
+        if not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")

@@ -1,0 +1,46 @@
+"""Offline scripted models for solver tests (mockllm with outputs that carry usage).
+
+mockllm counts tokens with a tiktoken file when an output has no usage, which needs a
+download; every output made here carries usage so nothing is fetched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from inspect_ai.model import GenerateConfig, Model, ModelOutput, ModelUsage, get_model
+
+
+def scripted_output(text: str, stop_reason: str = "stop") -> ModelOutput:
+    output = ModelOutput.from_content(model="mockllm/model", content=text)
+    output.choices[0].stop_reason = stop_reason  # type: ignore[assignment]
+    output.usage = ModelUsage(input_tokens=10, output_tokens=5, total_tokens=15)
+    return output
+
+
+class Script:
+    """Replays answers in order and records the config and input of every call."""
+
+    def __init__(self, answers: Sequence[str | tuple[str, str]]):
+        self.answers = list(answers)
+        self.configs: list[GenerateConfig] = []
+        self.inputs: list[list[Any]] = []
+
+    def __call__(self, input: list[Any], tools: Any, tool_choice: Any, config: GenerateConfig):
+        self.configs.append(config)
+        self.inputs.append(list(input))
+        if not self.answers:
+            raise AssertionError("scripted model ran out of answers")
+        answer = self.answers.pop(0)
+        if isinstance(answer, tuple):
+            return scripted_output(*answer)
+        return scripted_output(answer)
+
+
+def scripted_model(
+    answers: Sequence[str | tuple[str, str]] | Callable[..., ModelOutput],
+) -> tuple[Model, Script | None]:
+    script = Script(answers) if not callable(answers) else None
+    model = get_model("mockllm/model", custom_outputs=script or answers, memoize=False)
+    return model, script
