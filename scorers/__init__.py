@@ -1,5 +1,19 @@
 """Citation and answer scorers, registered as ``scorers/<name>``."""
 
 from scorers.alce_correctness import alce_correctness
+from scorers.bias import citation_bias
+from scorers.fullcite_answer import fullcite_answer
+from scorers.judge import citation_judge
+from scorers.similarity import citation_similarity
+from scorers.snippet_f1 import doc_snippet_f1
+from scorers.span_agreement import span_agreement
 
-__all__ = ["alce_correctness"]
+__all__ = [
+    "alce_correctness",
+    "citation_bias",
+    "citation_judge",
+    "citation_similarity",
+    "doc_snippet_f1",
+    "fullcite_answer",
+    "span_agreement",
+]
