@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from fullcite_tasks.data.records import FullciteRecord
-from fullcite_tasks.data.spans import SpanTable, gold_spans_for
+from fullcite_tasks.data.spans import SpanTable, gold_spans_for, span_status
 
 # Characters that would break the citation markup or read as quoting.
 _DROP = re.compile(r"[()\[\]{}\"'`“”‘’]")
@@ -48,8 +48,9 @@ def asqa_records(
 ) -> list[FullciteRecord]:
     """Turn validated ALCE ASQA items into records with the top ``ndoc`` passages.
 
-    Gold spans come from ``spans`` (a spans file or the annotation cache); a sample missing
-    from it has no gold spans yet (``extra["gold_spans_status"] = "missing"``).
+    Gold spans come from ``spans`` (a spans file); ``extra["gold_spans_status"]`` says
+    whether they were ``given``, ``not_in_spans_file``, or ``missing`` (no file: the task
+    annotates them first).
     """
     records = []
     for index, item in enumerate(items):
@@ -78,7 +79,7 @@ def asqa_records(
                 reference_answers=references or [item["answer"]],
                 extra={
                     "qa_pairs": item["qa_pairs"],
-                    "gold_spans_status": "missing" if gold is None else "given",
+                    "gold_spans_status": span_status(spans, gold),
                 },
             )
         )

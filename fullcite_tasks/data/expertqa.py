@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from fullcite_tasks.data.records import FullciteRecord
-from fullcite_tasks.data.spans import SpanTable, gold_spans_for
+from fullcite_tasks.data.spans import SpanTable, gold_spans_for, span_status
 from inspect_cite.cache import cache_dir
 from inspect_cite.download import sha256_file
 
@@ -270,7 +270,7 @@ def expertqa_records(
                     "field": meta.get("field"),
                     "specific_field": meta.get("specific_field"),
                     "question_types": types,
-                    "gold_spans_status": "missing" if gold is None else "given",
+                    "gold_spans_status": span_status(spans, gold),
                 },
             )
         )

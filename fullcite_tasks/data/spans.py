@@ -98,6 +98,13 @@ def gold_spans_for(
     ]
 
 
+def span_status(table: SpanTable | None, gold: list[GoldSpan] | None) -> str:
+    """``given`` (from the file), ``not_in_spans_file`` or ``missing`` (no file: annotate)."""
+    if gold is not None:
+        return "given"
+    return "missing" if table is None else "not_in_spans_file"
+
+
 @dataclass(frozen=True)
 class LocatedSpan:
     """Where a gold snippet was found in a document.
