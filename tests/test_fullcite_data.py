@@ -52,7 +52,9 @@ def test_spans_file_round_trip_and_errors(tmp_path):
     assert gold_spans_for(table, "other", ["a"]) is None
     assert gold_spans_for(None, "s1", ["a"]) is None
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"sample_id": "x", "doc_id": "a", "span": "ok"}\n\n{"sample_id": "x", "span": 3}\n')
+    bad.write_text(
+        '{"sample_id": "x", "doc_id": "a", "span": "ok"}\n\n{"sample_id": "x", "span": 3}\n'
+    )
     with pytest.raises(SpansFileError, match=r"bad.jsonl:3: \"doc_id\""):
         load_spans_file(bad)
     bad.write_text("[1]\n")
@@ -114,7 +116,11 @@ def test_bioasq_records_locate_snippets_and_skip_documents_without_abstract():
     yesno = records[0]
     assert [d["id"] for d in yesno.docs] == ["31000001", "31000002", "31000004"]
     assert yesno.docs[0]["title"] == "AXL receptor tyrosine kinase in malignancy"
-    assert [loc["method"] for loc in yesno.extra["snippet_locations"]] == ["offset", "search", "title"]
+    assert [loc["method"] for loc in yesno.extra["snippet_locations"]] == [
+        "offset",
+        "search",
+        "title",
+    ]
     assert yesno.extra["unlocated_snippets"] == [
         {"doc_id": "31000004", "text": "AXL is absent from all tissues."}
     ]
@@ -172,7 +178,12 @@ def test_asqa_doc_ids_match_the_authors_slugs():
         "list-of-footballers-with-500-or-more-goals",
         "list-of-cars-characters",
     ]
-    assert unique_slugs(["Paris", "Paris", "Paris (city)", "{x}"]) == ["paris", "paris-2", "paris-city", "x"]
+    assert unique_slugs(["Paris", "Paris", "Paris (city)", "{x}"]) == [
+        "paris",
+        "paris-2",
+        "paris-city",
+        "x",
+    ]
 
 
 def test_asqa_records_with_spans_file():
@@ -186,12 +197,20 @@ def test_asqa_records_with_spans_file():
         "russell-t-davies",
         "bbc-wales",
     ]
-    assert first.gold_spans[1] == {"doc_id": "tenth-doctor", "span": "The Tenth Doctor is portrayed by David Tennant"}
+    assert first.gold_spans[1] == {
+        "doc_id": "tenth-doctor",
+        "span": "The Tenth Doctor is portrayed by David Tennant",
+    }
     assert first.extra["gold_spans_status"] == "given" and first.extra["qa_pairs"]
     assert len(first.reference_answers) == 2
-    assert second.gold_spans == [{"doc_id": "eiffel-tower", "span": "It was constructed from 1887 to 1889"}]
+    assert second.gold_spans == [
+        {"doc_id": "eiffel-tower", "span": "It was constructed from 1887 to 1889"}
+    ]
     assert third.extra["gold_spans_status"] == "not_in_spans_file" and third.gold_spans == []
-    assert asqa_records(load_fixture("alce_asqa.json"), 2, None)[0].extra["gold_spans_status"] == "missing"
+    assert (
+        asqa_records(load_fixture("alce_asqa.json"), 2, None)[0].extra["gold_spans_status"]
+        == "missing"
+    )
 
 
 def test_expertqa_evidence_of_the_reference_record():
@@ -204,7 +223,9 @@ def test_expertqa_evidence_of_the_reference_record():
     assert passages[1]["text"].startswith("Psycho-Therapeutic Approaches for Addiction")
     records, stats = expertqa_records([row], "any", 3, None)
     [r] = records
-    assert [d["id"] for d in r.docs] == ["1", "2", "4"] and r.docs[0]["title"].startswith("https://")
+    assert [d["id"] for d in r.docs] == ["1", "2", "4"] and r.docs[0]["title"].startswith(
+        "https://"
+    )
     assert r.question_type.startswith("Question that describes a hypothetical scenario")
     assert "[2]" not in r.reference_answers[0] and r.extra["system"] == "rr_sphere_gpt4"
     assert expertqa_records([row], "rr_gs_gpt4", 3, None)[1]["other_system"] == 1
@@ -216,7 +237,10 @@ def test_expertqa_fixture_systems_and_spans():
     records, stats = expertqa_records(rows, "rr_gs_gpt4", 5, spans)
     assert stats == {"rows": 4, "kept": 2, "other_system": 2, "no_passages": 0}
     assert [r.id for r in records] == ["2", "3"]
-    assert records[1].gold_spans[0]["doc_id"] == "1" and records[1].extra["gold_spans_status"] == "given"
+    assert (
+        records[1].gold_spans[0]["doc_id"] == "1"
+        and records[1].extra["gold_spans_status"] == "given"
+    )
     records, stats = expertqa_records(rows, "any", 5, None)
     assert stats["no_passages"] == 1  # the bing_chat answer cites URLs only
 

@@ -9,7 +9,10 @@ import pytest
 from fullcite_tasks.data.pubmed import PubMedClient, PubMedError, parse_efetch_xml
 
 RECORDS = {
-    "101": ("First <i>title</i>", [("BACKGROUND", "Alpha beta."), ("RESULTS", "Gamma <sup>2</sup> delta.")]),
+    "101": (
+        "First <i>title</i>",
+        [("BACKGROUND", "Alpha beta."), ("RESULTS", "Gamma <sup>2</sup> delta.")],
+    ),
     "102": ("Second title", [(None, "Plain abstract text.")]),
     "103": ("Third title", [(None, "Another abstract.")]),
     "104": ("Fourth title", [(None, "Yet another abstract.")]),
@@ -23,7 +26,9 @@ def efetch_xml(ids: list[str]) -> str:
             continue  # efetch silently leaves out unknown ids
         title, sections = RECORDS[pmid]
         texts = "".join(
-            f'<AbstractText Label="{label}">{body}</AbstractText>' if label else f"<AbstractText>{body}</AbstractText>"
+            f'<AbstractText Label="{label}">{body}</AbstractText>'
+            if label
+            else f"<AbstractText>{body}</AbstractText>"
             for label, body in sections
         )
         parts.append(
@@ -119,7 +124,9 @@ def test_api_key_is_sent_and_raises_the_rate(tmp_path, monkeypatch):
         pubmed.fetch(["102"])
         assert server.requests[0]["api_key"] == ["secret-key"]
     monkeypatch.delenv("NCBI_API_KEY")
-    assert PubMedClient(base_url=server.url, cache=tmp_path / "c").limiter.interval == pytest.approx(1 / 3)
+    assert PubMedClient(
+        base_url=server.url, cache=tmp_path / "c"
+    ).limiter.interval == pytest.approx(1 / 3)
 
 
 def test_gives_up_after_retries_with_a_helpful_error(tmp_path):
