@@ -25,7 +25,11 @@ EXPERTQA_ARGS = {
     "dataset_path": str(FIXTURES / "fullcite_expertqa.jsonl"),
     "spans_path": str(FIXTURES / "fullcite_expertqa_spans.jsonl"),
 }
-TASKS = {"bioasq": (bioasq, BIOASQ_ARGS), "asqa": (asqa, ASQA_ARGS), "expertqa": (expertqa, EXPERTQA_ARGS)}
+TASKS = {
+    "bioasq": (bioasq, BIOASQ_ARGS),
+    "asqa": (asqa, ASQA_ARGS),
+    "expertqa": (expertqa, EXPERTQA_ARGS),
+}
 _DOC = re.compile(r"^Document 1 \(doc_id: (.+?)\): .*\n(.+)$", re.MULTILINE)
 
 
@@ -80,12 +84,17 @@ def test_bioasq_sample_contents(tmp_path, cache_root):
     yesno = samples["bq-yesno"].metadata
     assert [d["id"] for d in yesno["docs"]] == ["31000001", "31000002"]
     assert yesno["gold_spans"] == [
-        {"doc_id": "31000001", "span": "AXL overexpression is linked to poor prognosis in breast cancer."},
+        {
+            "doc_id": "31000001",
+            "span": "AXL overexpression is linked to poor prognosis in breast cancer.",
+        },
         {"doc_id": "31000002", "span": "Deregulated Axl expression reduces the sensitivity"},
     ]
     assert yesno["question_type"] == "yesno" and yesno["exact_answer"] == "yes"
     assert yesno["gold_spans_status"] == "bioasq"
-    assert samples["bq-yesno"].target == ["Yes, AXL promotes tumour progression and drug resistance."]
+    assert samples["bq-yesno"].target == [
+        "Yes, AXL promotes tumour progression and drug resistance."
+    ]
     assert task.metadata["counts"]["snippets_outside_context"] == 2  # both on 31000004
     assert task.metadata["data"]["abstracts"]["sha256"]
 
@@ -100,7 +109,10 @@ def test_bioasq_fetches_abstracts_from_eutils(tmp_path, cache_root, monkeypatch)
         calls.append(list(pmids))
         from fullcite_tasks.data.pubmed import Abstract
 
-        return {p: Abstract(p, **abstracts[p]) if p in abstracts else Abstract(p, "", "", True) for p in pmids}
+        return {
+            p: Abstract(p, **abstracts[p]) if p in abstracts else Abstract(p, "", "", True)
+            for p in pmids
+        }
 
     monkeypatch.setattr("fullcite_tasks.data.pubmed.PubMedClient.fetch", fake_fetch)
     with FakeEutils() as server:
@@ -154,7 +166,9 @@ def annotator_script(fail_first: set[str]):
         if document in fail_first:
             fail_first.discard(document)
             return scripted_output("Sure! Here are the spans: none")
-        return scripted_output(json.dumps({"spans": [first, "A sentence that is not there at all."]}))
+        return scripted_output(
+            json.dumps({"spans": [first, "A sentence that is not there at all."]})
+        )
 
     return annotate, calls
 
@@ -166,7 +180,13 @@ def test_asqa_without_spans_annotates_first_and_caches(tmp_path, cache_root, cap
     model, _ = scripted_model(cite_first_document)
     task = asqa(dataset_path=ASQA_ARGS["dataset_path"], ndoc=2, similarity_model=None)
     assert "annotated first by the 'annotator' model role" in caplog.text
-    [log] = eval(task, model=model, model_roles={"annotator": annotator}, display="none", log_dir=str(tmp_path))
+    [log] = eval(
+        task,
+        model=model,
+        model_roles={"annotator": annotator},
+        display="none",
+        log_dir=str(tmp_path),
+    )
     assert log.status == "success", log.error
     assert len(calls) == 3 * 2 + 1  # 3 samples x 2 documents, one retried
     sample = next(s for s in log.samples if s.id == "-1234567890123")
@@ -187,7 +207,13 @@ def test_asqa_without_spans_annotates_first_and_caches(tmp_path, cache_root, cap
 
     annotator2, _ = scripted_model(refuse)
     assert str(annotator2) == str(annotator)  # the cache is keyed by the model's name
-    [log2] = eval(task, model=model, model_roles={"annotator": annotator2}, display="none", log_dir=str(tmp_path))
+    [log2] = eval(
+        task,
+        model=model,
+        model_roles={"annotator": annotator2},
+        display="none",
+        log_dir=str(tmp_path),
+    )
     assert log2.status == "success", log2.error
     assert len(calls) == 7
     assert {s.metadata["span_annotation"]["status"] for s in log2.samples} == {"cached"}
@@ -221,7 +247,11 @@ def test_annotate_spans_on_bioasq_reports_rouge_l(tmp_path, cache_root):
     metrics = {s.name: s.metrics["mean"].value for s in log.results.scores}
     assert 0 < metrics["rougeL_f1"] <= 100
     written = [json.loads(line) for line in out.read_text().splitlines()]
-    assert {"sample_id": "bq-list", "doc_id": "31000006", "span": "The Sox10 transcription factor is required during the differentiation of oligodendrocyte progenitor cells."} in written
+    assert {
+        "sample_id": "bq-list",
+        "doc_id": "31000006",
+        "span": "The Sox10 transcription factor is required during the differentiation of oligodendrocyte progenitor cells.",
+    } in written
     # The dataset's gold spans are kept for comparison, not replaced.
     assert by_id["bq-list"].metadata["gold_spans_status"] == "bioasq"
     assert log.eval.metadata["output_path"] == str(out)
@@ -238,7 +268,9 @@ def tiny_model(tiny_qwen3):
 def test_task_runs_with_the_tiny_local_model(name, strategy, tiny_model, tmp_path, cache_root):
     task_fn, args = TASKS[name]
     task = task_fn(**args, strategy=strategy, similarity_model=None)
-    [log] = eval(task, model=tiny_model, limit=2, max_tokens=40, display="none", log_dir=str(tmp_path))
+    [log] = eval(
+        task, model=tiny_model, limit=2, max_tokens=40, display="none", log_dir=str(tmp_path)
+    )
     assert log.status == "success", log.error
     assert {s.name for s in log.results.scores} >= {"doc_f1", "snippet_f1", "first_two_share"}
     for sample in log.samples:
