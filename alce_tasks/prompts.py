@@ -1,256 +1,45 @@
-r"""ALCE's official prompt files and ALCE's prompt construction (run.py / utils.py).
+"""ALCE prompt files and construction, re-exported from the shared core.
 
-The prompt files are fetched from princeton-nlp/ALCE at a pinned commit and checked against
-SHA-256 sums, never copied into this project. Construction reproduces run.py byte for byte:
-sequential placeholder replacement, the ``"Answer:"`` + answer concatenation without a space,
-``"{D}\\n"`` deletion when no documents are shown, and the summary/extraction filtering.
+The definitions live in ``inspect_cite.alce_prompts`` so that solvers can rebuild ALCE prompts
+without importing tasks; existing imports from this module keep working.
 """
 
-import json
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Literal
+from inspect_cite.alce_prompts import (
+    ALCE_PROMPT_COMMIT,
+    ALCE_PROMPT_URL,
+    ALCE_REPO,
+    PROMPT_SHA256,
+    AlceDatasetName,
+    AlcePromptBuilder,
+    PromptFile,
+    PromptFileError,
+    PromptVariant,
+    UseShorter,
+    demo_ids,
+    make_demo,
+    make_doc_prompt,
+    official_prompt_path,
+    prompt_name,
+    shorter_docs,
+    shown_docs,
+)
 
-import numpy as np
-
-from inspect_cite.cache import cache_dir
-
-ALCE_REPO = "princeton-nlp/ALCE"
-ALCE_PROMPT_COMMIT = "246c476a4edfc564266b7346b6e29ef4861ae937"
-ALCE_PROMPT_URL = "https://raw.githubusercontent.com/{repo}/{commit}/prompts/{name}.json"
-
-
-AlceDatasetName = Literal["asqa", "qampari", "eli5"]
-PromptVariant = Literal[
-    "default", "light_inst", "closedbook", "sum_or_ext", "interact_doc_id", "interact_search"
+__all__ = [
+    "ALCE_PROMPT_COMMIT",
+    "ALCE_PROMPT_URL",
+    "ALCE_REPO",
+    "PROMPT_SHA256",
+    "AlceDatasetName",
+    "AlcePromptBuilder",
+    "PromptFile",
+    "PromptFileError",
+    "PromptVariant",
+    "UseShorter",
+    "demo_ids",
+    "make_demo",
+    "make_doc_prompt",
+    "official_prompt_path",
+    "prompt_name",
+    "shorter_docs",
+    "shown_docs",
 ]
-UseShorter = Literal["summary", "extraction"]
-
-# SHA-256 of prompts/<name>.json at ALCE_PROMPT_COMMIT.
-PROMPT_SHA256: dict[str, str] = {
-    "asqa_closedbook": "c0f7eb01e9dcd698e88cce9740bed278b2386ed39e23398c0359f217c464e852",
-    "asqa_default": "a5d1085a4745897d34138b8b3d9781dafaa9e8b8ff00140c4521d43ba8c7b5c1",
-    "asqa_interact_doc_id": "1d587daac5f9170eec4d4d7802eb071b606b01b9be5e502921d0b39d95c7ad88",
-    "asqa_interact_search": "e8eb0f94bfe4c3ac375e9641186891ed7f824dc2a0bac506ed5f0d36bc57c422",
-    "asqa_light_inst": "2ef85f34e0b88b871644852713750299acd325289fb64856a8f9baf561da8293",
-    "asqa_sum_or_ext": "98cb243542e56409c42ae3f1f4c94bd17ad441425b95355ad662ed6de9a81c75",
-    "eli5_closedbook": "b3d87b7448ef1e65e94078b5449eba514105f75073fde51d5689674b18cc068b",
-    "eli5_default": "0c00ba7f9e790325201465a0783927e9c0a8a57032485ca90f2009f4390fd7cc",
-    "eli5_interact_doc_id": "4afc22681b03ddb773a1e86fdcc3aae754ac065df6021240e9fd8a57460c345b",
-    "eli5_interact_search": "80a9d626b629fed871ec2580e17e0f84ef7c2924d8e7e79a51345b4e40d05528",
-    "eli5_light_inst": "1304750b8c4016eea6fd114091b094db6cd20f1d16ddb46cfe4e19ba6ac1e22e",
-    "eli5_sum_or_ext": "e5266cdf2e63d7ac71289646937105c95165168771b233d1f1f5520f5e813561",
-    "qampari_closedbook": "3d1f4c5a461f347a5ed9a5676926e26682e5e62b79f3128ab9ffc3c5b06213e7",
-    "qampari_default": "5785af9382fe33afcf83855d2ec4caca974effdd8350091a4145035abe98a87c",
-    "qampari_interact_doc_id": "281389e080a591e569899aea18b73ec6f357af132178ad3c4dc1ccd2fdc1cf7f",
-    "qampari_interact_search": "4aeaa03b28460e65dd538ae254a4dff14d816be1f9ad509110bc9e0ca271ea5e",
-    "qampari_light_inst": "6aa820f5a26a0e8c76e7a0eecabe86635091cad3c4140245fcf8175fd66277ad",
-    "qampari_sum_or_ext": "fde9a740a3d9f025202090c63e3f2d8a69e58b002cd7dc80476ded3596ea31b0",
-}
-
-_REQUIRED_FIELDS = ("instruction", "demo_sep", "demo_prompt", "doc_prompt", "demos")
-
-
-class PromptFileError(ValueError):
-    """A prompt file is missing, unreadable or malformed."""
-
-
-@dataclass(frozen=True)
-class PromptFile:
-    """The contents of an ALCE prompt file."""
-
-    instruction: str
-    demo_sep: str
-    demo_prompt: str
-    doc_prompt: str
-    demos: list[dict[str, Any]]
-    source: str
-
-    @classmethod
-    def load(cls, path: str | Path) -> "PromptFile":
-        """Read and validate a prompt file, naming the file and field on error."""
-        path = Path(path)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError as e:
-            raise PromptFileError(f"prompt file {path} does not exist") from e
-        except json.JSONDecodeError as e:
-            raise PromptFileError(f"prompt file {path} is not valid JSON: {e}") from e
-        if not isinstance(data, dict):
-            raise PromptFileError(f"prompt file {path}: expected a JSON object")
-        for key in _REQUIRED_FIELDS:
-            if key not in data:
-                raise PromptFileError(f'prompt file {path}: missing field "{key}"')
-        for key in _REQUIRED_FIELDS[:-1]:
-            if not isinstance(data[key], str):
-                raise PromptFileError(f'prompt file {path}: field "{key}" must be a string')
-        if not isinstance(data["demos"], list):
-            raise PromptFileError(f'prompt file {path}: field "demos" must be a list')
-        for i, demo in enumerate(data["demos"]):
-            for key in ("question", "answer"):
-                if not isinstance(demo, dict) or key not in demo:
-                    raise PromptFileError(f'prompt file {path}: demos[{i}] has no "{key}"')
-        return cls(
-            instruction=data["instruction"],
-            demo_sep=data["demo_sep"],
-            demo_prompt=data["demo_prompt"],
-            doc_prompt=data["doc_prompt"],
-            demos=data["demos"],
-            source=str(path),
-        )
-
-
-def prompt_name(dataset: AlceDatasetName, variant: PromptVariant) -> str:
-    """The official prompt file name for a dataset and variant (without ``.json``)."""
-    return f"{dataset}_{variant}"
-
-
-def official_prompt_path(name: str) -> Path:
-    """Return the cached official prompt file, downloading and verifying it if needed.
-
-    Raises:
-        PromptFileError: When the file is not cached and cannot be downloaded.
-
-    """
-    if name not in PROMPT_SHA256:
-        raise PromptFileError(f"unknown ALCE prompt file {name!r}; known: {sorted(PROMPT_SHA256)}")
-    dest = cache_dir("alce", "prompts", ALCE_PROMPT_COMMIT[:12]) / f"{name}.json"
-    url = ALCE_PROMPT_URL.format(repo=ALCE_REPO, commit=ALCE_PROMPT_COMMIT, name=name)
-    from inspect_ai.util import download
-
-    try:
-        # download() skips the network when dest already matches the checksum.
-        return download(url, PROMPT_SHA256[name], dest, timeout=30.0)
-    except Exception as e:
-        raise PromptFileError(
-            f"ALCE prompt file {name}.json is not cached at {dest} and could not be downloaded "
-            f"from {url} ({type(e).__name__}: {e}). Download it yourself and pass "
-            f"-T prompt_file=PATH, or copy it to {dest}."
-        ) from e
-
-
-def make_doc_prompt(
-    doc: dict[str, Any], doc_id: int, doc_prompt: str, use_shorter: str | None = None
-) -> str:
-    """One document block, as ALCE's ``make_doc_prompt`` (sequential replacement kept)."""
-    text = doc["text"] if use_shorter is None else doc[use_shorter]
-    return (
-        doc_prompt.replace("{T}", doc["title"])
-        .replace("{P}", text)
-        .replace("{ID}", str(doc_id + 1))
-    )
-
-
-def shorter_docs(docs: list[dict[str, Any]], ndoc: int, key: str) -> list[dict[str, Any]]:
-    """ALCE's ``get_shorter_text``: walk docs in order, skip "irrelevant" summaries/extractions.
-
-    A document without ``key`` stops the walk; when nothing was kept yet, it is kept with its full
-    text standing in for ``key`` (ALCE writes ``item[key] = item["text"]``; here on a copy).
-    """
-    kept: list[dict[str, Any]] = []
-    for doc in docs:
-        if key not in doc:
-            if not kept:
-                kept.append({**doc, key: doc["text"]})
-            break
-        if "irrelevant" in doc[key] or "Irrelevant" in doc[key]:
-            continue
-        kept.append(doc)
-        if len(kept) >= ndoc:
-            break
-    return kept
-
-
-def shown_docs(
-    docs: list[dict[str, Any]], ndoc: int, use_shorter: str | None
-) -> list[dict[str, Any]]:
-    """The documents ALCE puts in the prompt (and keeps for scoring) for one item."""
-    return shorter_docs(docs, ndoc, use_shorter) if use_shorter is not None else docs[:ndoc]
-
-
-def make_demo(
-    item: dict[str, Any],
-    prompt: str,
-    ndoc: int,
-    doc_prompt: str,
-    instruction: str,
-    use_shorter: str | None = None,
-    test: bool = False,
-) -> str:
-    """One demonstration or the test block, as ALCE's ``make_demo``."""
-    prompt = prompt.replace("{INST}", instruction).replace("{Q}", item["question"])
-    if "{D}" in prompt:
-        if ndoc == 0:
-            prompt = prompt.replace("{D}\n", "")
-        else:
-            doc_list = shown_docs(item["docs"], ndoc, use_shorter)
-            text = "".join(
-                make_doc_prompt(doc, doc_id, doc_prompt, use_shorter=use_shorter)
-                for doc_id, doc in enumerate(doc_list)
-            )
-            prompt = prompt.replace("{D}", text)
-    if not test:
-        answer = item["answer"]
-        answer = "\n" + "\n".join(answer) if isinstance(answer, list) else answer
-        return prompt.replace("{A}", "").rstrip() + answer
-    return prompt.replace("{A}", "").rstrip()
-
-
-def demo_ids(n_demos: int, shot: int, seed: int) -> list[int]:
-    """Demo choice as run.py: ``np.random.seed(seed)``, then ``np.random.choice`` (no replacement).
-
-    A private ``RandomState`` gives the same draws as the global seed without touching global state.
-    """
-    if shot > n_demos:
-        raise PromptFileError(f"shot={shot} but the prompt file has only {n_demos} demos")
-    rng = np.random.RandomState(seed)
-    return [int(i) for i in rng.choice(n_demos, shot, replace=False)]
-
-
-class AlcePromptBuilder:
-    """Builds ALCE prompts for one run: the demonstrations once, then one test block per item."""
-
-    def __init__(
-        self,
-        prompt_file: PromptFile,
-        shot: int = 2,
-        ndoc: int = 5,
-        seed: int = 42,
-        use_shorter: UseShorter | None = None,
-    ) -> None:
-        if shot < 0:
-            raise ValueError(f"shot must be >= 0, got {shot}")
-        if ndoc < 0:
-            raise ValueError(f"ndoc must be >= 0, got {ndoc}")
-        self.prompt_file = prompt_file
-        self.ndoc = ndoc
-        self.use_shorter = use_shorter
-        self.demo_ids = demo_ids(len(prompt_file.demos), shot, seed)
-        head = ""
-        for i in self.demo_ids:
-            head += make_demo(
-                prompt_file.demos[i],
-                prompt=prompt_file.demo_prompt,
-                ndoc=ndoc,
-                doc_prompt=prompt_file.doc_prompt,
-                instruction=prompt_file.instruction,
-                use_shorter=use_shorter,
-            )
-            head += prompt_file.demo_sep
-        self.head = head
-
-    def build(self, item: dict[str, Any]) -> str:
-        """The full prompt for an item: demonstrations, then the test block (ends "Answer:")."""
-        return self.head + make_demo(
-            item,
-            prompt=self.prompt_file.demo_prompt,
-            ndoc=self.ndoc,
-            doc_prompt=self.prompt_file.doc_prompt,
-            instruction=self.prompt_file.instruction,
-            use_shorter=self.use_shorter,
-            test=True,
-        )
-
-    def docs(self, item: dict[str, Any]) -> list[dict[str, Any]]:
-        """The documents kept with the item for scoring (full passages, in prompt order)."""
-        return shown_docs(item["docs"], self.ndoc, self.use_shorter)

@@ -122,3 +122,12 @@ def alce_scoring_output(text: str) -> str:
     """The output as ALCE's eval.py scores it: cleaned, then cut to its first line."""
     text = alce_postprocess(text)
     return text.strip().split("\n")[0].replace("<|im_end|>", "")
+
+
+def alce_answer_text(text: str) -> str:
+    """The citation-free first-line output that eval.py's non-citation metrics read.
+
+    eval.py's ``normalized_data``: the first line of the cleaned output with ``[n]`` markers
+    removed (MAUVE, QA accuracy and the correctness metrics all read this text).
+    """
+    return remove_citations(alce_scoring_output(text))

@@ -1,8 +1,22 @@
 """Citation generation solvers, registered as ``solvers/<name>``."""
 
 from solvers.alce import alce_vanilla
+from solvers.alce_baselines import alce_closedbook, alce_snippet, alce_summ
+from solvers.alce_interactive import alce_inlinesearch, alce_interact
+from solvers.alce_postcite import alce_postcite
 from solvers.constrained import constrained_citations
 from solvers.posthoc import posthoc_citations
 from solvers.prompted import prompted_citations
 
-__all__ = ["alce_vanilla", "constrained_citations", "posthoc_citations", "prompted_citations"]
+__all__ = [
+    "alce_closedbook",
+    "alce_inlinesearch",
+    "alce_interact",
+    "alce_postcite",
+    "alce_snippet",
+    "alce_summ",
+    "alce_vanilla",
+    "constrained_citations",
+    "posthoc_citations",
+    "prompted_citations",
+]

@@ -1,0 +1,122 @@
+"""ALCE's single-generation baselines besides VANILLA: CLOSEDBOOK, SUMM and SNIPPET."""
+
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from inspect_cite.alce_prompts import UseShorter
+from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
+from solvers.alce_prompting import AlcePrompts, prepare, warn_small_pool
+
+
+@solver
+def alce_closedbook(
+    shot: int = 2,
+    seed: int = 42,
+    prompt_file: str | None = None,
+    system_message: str | None = ALCE_SYSTEM_MESSAGE,
+    dataset: str | None = None,
+) -> Solver:
+    """CLOSEDBOOK: answer from the question alone with ALCE's closed-book prompt (ndoc 0).
+
+    Nothing is shown, so nothing can be cited: ``metadata["docs"]`` is emptied, as ALCE's
+    result files keep no documents (a stray ``[n]`` then counts as unsupported). Wrap it in
+    ``alce_postcite`` to add citations afterwards, as the paper does.
+
+    Args:
+        shot: Demonstrations (paper: 2).
+        seed: Seed of the demonstration draw (run.py: 42).
+        prompt_file: An ALCE-format prompt file instead of the official ``*_closedbook.json``.
+        system_message: System message for chat models (ALCE's); ``None`` sends none.
+        dataset: ``asqa``, ``qampari`` or ``eli5``; default ``metadata["dataset"]``.
+
+    """
+    prompts = AlcePrompts("closedbook", shot=shot, seed=seed, ndoc=0, prompt_file=prompt_file)
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        prepare(state, prompts, dataset, system_message)
+        state.metadata["docs"] = []
+        return await generate(state)
+
+    return solve
+
+
+def _shortened(
+    name: str,
+    use_shorter: UseShorter,
+    ndoc: int,
+    shot: int,
+    seed: int,
+    prompt_file: str | None,
+    system_message: str | None,
+    dataset: str | None,
+) -> Solver:
+    prompts = AlcePrompts(
+        "sum_or_ext",
+        shot=shot,
+        seed=seed,
+        ndoc=ndoc,
+        use_shorter=use_shorter,
+        prompt_file=prompt_file,
+    )
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        prep = prepare(state, prompts, dataset, system_message)
+        warn_small_pool(name, prep.pool, ndoc)
+        state.metadata["docs"] = prep.shown
+        return await generate(state)
+
+    return solve
+
+
+@solver
+def alce_summ(
+    ndoc: int = 10,
+    shot: int = 2,
+    seed: int = 42,
+    prompt_file: str | None = None,
+    system_message: str | None = ALCE_SYSTEM_MESSAGE,
+    dataset: str | None = None,
+) -> Solver:
+    """SUMM: show up to ``ndoc`` documents' ``summary`` (ALCE's ``sum_or_ext`` prompt).
+
+    Documents are walked in retrieval order; those whose summary contains "irrelevant" are
+    skipped and the survivors renumbered [1]..[k] (ALCE's ``get_shorter_text``). The output is
+    checked against their full text: ``metadata["docs"]`` becomes the shown documents.
+    The sample must bring the item's retrieval list in ``metadata["docs"]`` (more than ndoc).
+
+    Args:
+        ndoc: Most documents shown (paper: 10).
+        shot: Demonstrations (paper: 2).
+        seed: Seed of the demonstration draw (run.py: 42).
+        prompt_file: An ALCE-format prompt file instead of the official ``*_sum_or_ext.json``.
+        system_message: System message for chat models (ALCE's); ``None`` sends none.
+        dataset: ``asqa``, ``qampari`` or ``eli5``; default ``metadata["dataset"]``.
+
+    """
+    return _shortened(
+        "alce_summ", "summary", ndoc, shot, seed, prompt_file, system_message, dataset
+    )
+
+
+@solver
+def alce_snippet(
+    ndoc: int = 10,
+    shot: int = 2,
+    seed: int = 42,
+    prompt_file: str | None = None,
+    system_message: str | None = ALCE_SYSTEM_MESSAGE,
+    dataset: str | None = None,
+) -> Solver:
+    """SNIPPET: as SUMM with each document's ``extraction`` (a snippet) instead of a summary.
+
+    Args:
+        ndoc: Most documents shown (paper: 10).
+        shot: Demonstrations (paper: 2).
+        seed: Seed of the demonstration draw (run.py: 42).
+        prompt_file: An ALCE-format prompt file instead of the official ``*_sum_or_ext.json``.
+        system_message: System message for chat models (ALCE's); ``None`` sends none.
+        dataset: ``asqa``, ``qampari`` or ``eli5``; default ``metadata["dataset"]``.
+
+    """
+    return _shortened(
+        "alce_snippet", "extraction", ndoc, shot, seed, prompt_file, system_message, dataset
+    )

@@ -1,0 +1,145 @@
+"""POSTCITE: cite every uncited statement with its most similar document (post_hoc_cite.py)."""
+
+import re
+from collections.abc import Callable
+from typing import Literal
+
+import anyio.to_thread
+from inspect_ai.log import transcript
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from inspect_cite.documents import get_docs
+from inspect_cite.retrieval import GTR_RETRIEVER, get_retriever
+from inspect_cite.text import alce_postprocess, remove_citations, sent_tokenize
+from solvers.alce import alce_vanilla
+from solvers.alce_baselines import alce_closedbook, alce_snippet, alce_summ
+from solvers.alce_prompting import (
+    pool_docs,
+    renumber,
+    sample_dataset,
+    sample_question,
+    set_output,
+    warn_small_pool,
+)
+
+_CITATION = re.compile(r"\[\d+")
+
+PostciteBase = Literal["closedbook", "vanilla", "summ", "snippet", "none"]
+
+_BASES: dict[str, Callable[[], Solver]] = {
+    "closedbook": alce_closedbook,
+    "vanilla": alce_vanilla,
+    "summ": alce_summ,
+    "snippet": alce_snippet,
+}
+
+
+def post_hoc_cite(
+    output: str,
+    question: str,
+    search: Callable[[str], int],
+    qampari: bool,
+    overwrite: bool = False,
+) -> str:
+    """Add a citation to each uncited statement, exactly as ALCE's ``post_hoc_cite.py``.
+
+    Statements are ``nltk.sent_tokenize`` sentences, or for QAMPARI ``question + " " +
+    entity`` for each comma-separated entity (after right-stripping "."). A statement with no
+    ``[n`` marker (every statement with ``overwrite``) loses its markers and gains ``"[k] "``
+    in front, ``k`` being the 1-based index that ``search`` returns for the citation-free
+    statement; QAMPARI entities are then put back without the question, joined by ", ".
+    ALCE's quirks are kept: the whole output is used (not its first line), the citation goes
+    before the sentence, and a QAMPARI entity keeps a double space after its new citation.
+
+    Args:
+        output: The generation after run.py's cleanup.
+        question: The item's question (QAMPARI statements are prefixed with it).
+        search: Maps a statement to the index of its best document.
+        qampari: Whether to treat the output as QAMPARI's comma-separated list.
+        overwrite: Replace existing citations too (post_hoc_cite.py's ``--overwrite``).
+
+    """
+    output = output.replace("<|im_end|>", "")
+    if qampari:
+        sents = [question + " " + x.strip() for x in output.rstrip(".").split(",")]
+    else:
+        sents = sent_tokenize(output)
+    new_output = ""
+    for sent in sents:
+        if not _CITATION.findall(sent) or overwrite:
+            sent = remove_citations(sent)
+            sent = f"[{search(sent) + 1}] " + sent
+        if qampari:
+            new_output += sent.replace(question, "").strip() + ", "
+        else:
+            new_output += sent + " "
+    return new_output.rstrip().rstrip(",")
+
+
+@solver
+def alce_postcite(
+    base: PostciteBase | Solver = "closedbook",
+    retriever: str = GTR_RETRIEVER,
+    overwrite: bool = False,
+    external_docs: bool | None = None,
+    device: str | None = None,
+    dataset: str | None = None,
+) -> Solver:
+    """POSTCITE: run a base solver, then cite each uncited statement by dense retrieval.
+
+    Every sentence (QAMPARI: every comma-separated entity) without a citation gets ``[k]``
+    for the document most similar to it under a sentence-transformers retriever (ALCE: GTR-large
+    on ``title. text``). Which documents: those the base left in ``metadata["docs"]`` (the ones
+    its citations refer to), or, when it left none (CLOSEDBOOK), the documents the sample came
+    with, which ALCE passes as ``--external_docs`` (the item's whole retrieval list: have the
+    task provide it). ``metadata["docs"]`` then holds the documents searched, renumbered.
+
+    Args:
+        base: The generating solver: ``closedbook`` (the paper's CLOSEDBOOK+POSTCITE),
+            ``vanilla``, ``summ``, ``snippet`` (each with its defaults), ``none`` to cite the
+            output already in the state, or a Solver.
+        retriever: sentence-transformers model id or local directory.
+        overwrite: Re-cite statements that already have citations (``--overwrite``).
+        external_docs: Search the sample's original documents (True) or the base's shown
+            documents (False); default: the original ones only when the base shows none.
+        device: Torch device for the retriever; default CUDA when available.
+        dataset: ``asqa``, ``qampari`` or ``eli5``; default ``metadata["dataset"]``.
+
+    """
+    if isinstance(base, str):
+        if base != "none" and base not in _BASES:
+            raise ValueError(f"alce_postcite: base must be one of {[*_BASES, 'none']}, got {base}")
+        base_solver = None if base == "none" else _BASES[base]()
+    else:
+        base_solver = base
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        ds = sample_dataset(state, dataset)
+        question = sample_question(state)
+        pool = pool_docs(state)
+        if base_solver is not None:
+            state = await base_solver(state, generate)
+        shown = [dict(d) for d in get_docs(state.metadata, where=f"sample {state.sample_id}")]
+        use_pool = external_docs if external_docs is not None else not shown
+        docs = pool if use_pool else shown
+        if use_pool:
+            warn_small_pool("alce_postcite", pool, 5)
+        output = alce_postprocess(state.output.completion if state.output else "")
+        if not docs:
+            transcript().info("POSTCITE: no documents to cite from; output left as it is.")
+            return state
+
+        def cite() -> str:
+            searcher = get_retriever(retriever, device).searcher(docs)
+            return post_hoc_cite(output, question, searcher.search, ds == "qampari", overwrite)
+
+        cited = await anyio.to_thread.run_sync(cite)
+        state.metadata["docs"] = renumber(docs)
+        set_output(state, cited)
+        transcript().info(
+            f"**POSTCITE** ({retriever}, {len(docs)} documents)\n\n"
+            f"Before: {output or '*(empty)*'}\n\nAfter: {cited or '*(empty)*'}"
+        )
+        return state
+
+    return solve

@@ -1,0 +1,215 @@
+"""What ALCE's baseline solvers share: rebuilding the prompt, choosing documents, sampling.
+
+The ALCE tasks put VANILLA's prompt in the sample input and the item's question, documents
+and dataset in its metadata. A baseline needs another prompt (closed-book, summaries,
+interactive) and sometimes other documents, so it rebuilds the prompt from the metadata with
+its own settings (ALCE's defaults). ``metadata["docs"]`` is read as the pool of retrieved
+documents the sample comes with, and each solver leaves there the documents its output's
+``[n]`` refer to, renumbered ``"1".."k"`` in prompt order, so citation scorers check the
+right passages (always the full text, even when the prompt showed summaries).
+"""
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, cast, get_args
+
+from inspect_ai.model import ChatMessageSystem, ChatMessageUser, ModelOutput
+from inspect_ai.solver import Generate, TaskState
+
+from inspect_cite.alce_prompts import (
+    AlceDatasetName,
+    AlcePromptBuilder,
+    PromptFile,
+    PromptVariant,
+    UseShorter,
+    official_prompt_path,
+    prompt_name,
+)
+from inspect_cite.documents import get_docs
+
+logger = logging.getLogger(__name__)
+
+
+def sample_dataset(state: TaskState, dataset: str | None = None) -> AlceDatasetName:
+    """The ALCE dataset of a sample: ``dataset`` if given, else ``metadata["dataset"]``.
+
+    Raises:
+        ValueError: When neither names asqa, qampari or eli5.
+
+    """
+    name = dataset or (state.metadata or {}).get("dataset")
+    if name not in get_args(AlceDatasetName):
+        raise ValueError(
+            f"sample {state.sample_id}: ALCE solvers need dataset= or metadata['dataset'] in "
+            f"{list(get_args(AlceDatasetName))}, got {name!r}"
+        )
+    return cast(AlceDatasetName, name)
+
+
+def sample_question(state: TaskState) -> str:
+    """``metadata["question"]``, the question ALCE prompts are built around."""
+    question = (state.metadata or {}).get("question")
+    if not isinstance(question, str):
+        raise ValueError(f'sample {state.sample_id}: ALCE solvers need metadata["question"]')
+    return question
+
+
+def pool_docs(state: TaskState) -> list[dict[str, Any]]:
+    """The documents the sample came with (validated copies), in retrieval order."""
+    docs = get_docs(state.metadata, where=f"sample {state.sample_id}")
+    return [dict(doc) for doc in docs]
+
+
+def renumber(docs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Documents with ids ``"1".."k"`` in the given order (other fields kept)."""
+    return [{**doc, "id": str(i + 1)} for i, doc in enumerate(docs)]
+
+
+class AlcePrompts:
+    """ALCE prompt construction for one solver, with one builder per dataset.
+
+    Args:
+        variant: Prompt file variant (``closedbook``, ``sum_or_ext``, ``interact_doc_id``...).
+        shot: Demonstrations drawn from the prompt file (run.py: ``np.random.seed(seed)``).
+        seed: Seed of the demonstration draw.
+        ndoc: Documents shown per question and per demonstration.
+        use_shorter: Show documents' ``summary`` or ``extraction`` instead of their text.
+        prompt_file: An ALCE-format prompt file to use instead of the official one.
+
+    """
+
+    def __init__(
+        self,
+        variant: PromptVariant,
+        shot: int,
+        seed: int,
+        ndoc: int,
+        use_shorter: UseShorter | None = None,
+        prompt_file: str | None = None,
+    ) -> None:
+        self.variant = variant
+        self.shot, self.seed, self.ndoc = shot, seed, ndoc
+        self.use_shorter = use_shorter
+        self.prompt_file = prompt_file
+        self._builders: dict[tuple[str, str | None], AlcePromptBuilder] = {}
+
+    def builder(
+        self, dataset: AlceDatasetName, use_shorter: UseShorter | None
+    ) -> AlcePromptBuilder:
+        """The prompt builder for a dataset (prompt file loaded once)."""
+        key = (dataset, use_shorter)
+        if key not in self._builders:
+            path = self.prompt_file or official_prompt_path(prompt_name(dataset, self.variant))
+            self._builders[key] = AlcePromptBuilder(
+                PromptFile.load(path),
+                shot=self.shot,
+                ndoc=self.ndoc,
+                seed=self.seed,
+                use_shorter=use_shorter,
+            )
+        return self._builders[key]
+
+    def build(
+        self,
+        dataset: AlceDatasetName,
+        question: str,
+        pool: list[dict[str, Any]],
+        use_shorter: UseShorter | None = None,
+    ) -> tuple[str, list[dict[str, Any]]]:
+        """The prompt for a question and the documents it shows (renumbered, full text)."""
+        builder = self.builder(dataset, use_shorter or self.use_shorter)
+        item = {"question": question, "docs": pool}
+        return builder.build(item), renumber(builder.docs(item))
+
+
+_warned: set[str] = set()
+
+
+def warn_small_pool(solver_name: str, pool: Sequence[Any], ndoc: int) -> None:
+    """Warn once when a sample brings no more documents than a solver selects from.
+
+    SUMM/SNIPPET/INTERACT skip documents judged irrelevant and INLINESEARCH/POSTCITE search
+    all retrieved documents, so they need the item's whole retrieval list, not the top ndoc.
+    """
+    if len(pool) <= ndoc and solver_name not in _warned:
+        _warned.add(solver_name)
+        logger.warning(
+            f"{solver_name}: a sample has only {len(pool)} documents in metadata['docs'] "
+            f"(ndoc={ndoc}); ALCE selects from the item's full retrieval list. Run the task "
+            "with its strategy parameter (or enough documents) to reproduce ALCE."
+        )
+
+
+@dataclass
+class Prepared:
+    """A sample's ALCE setting after ``prepare``: what the baseline generates from."""
+
+    dataset: AlceDatasetName
+    question: str
+    pool: list[dict[str, Any]]
+    prompt: str
+    shown: list[dict[str, Any]]
+    doc_prompt: str
+
+
+def prepare(
+    state: TaskState,
+    prompts: AlcePrompts,
+    dataset: str | None,
+    system_message: str | None,
+    use_shorter: UseShorter | Mapping[str, UseShorter] | None = None,
+) -> Prepared:
+    """Rebuild a sample's prompt with ``prompts`` and make it the conversation.
+
+    Args:
+        state: The sample.
+        prompts: The solver's prompt construction.
+        dataset: The solver's ``dataset`` argument (default ``metadata["dataset"]``).
+        system_message: System message to send before the prompt (``None``: none).
+        use_shorter: Overrides the prompts' ``use_shorter``, per dataset when a mapping.
+
+    """
+    ds = sample_dataset(state, dataset)
+    question = sample_question(state)
+    pool = pool_docs(state)
+    shorter = use_shorter.get(ds) if isinstance(use_shorter, Mapping) else use_shorter
+    prompt, shown = prompts.build(ds, question, pool, use_shorter=shorter)
+    doc_prompt = prompts.builder(ds, shorter or prompts.use_shorter).prompt_file.doc_prompt
+    set_prompt(state, prompt, system_message)
+    return Prepared(ds, question, pool, prompt, shown, doc_prompt)
+
+
+def set_prompt(state: TaskState, prompt: str, system_message: str | None) -> None:
+    """Replace the conversation with ``prompt`` as the user message, after a system message.
+
+    An existing system message is kept; otherwise ``system_message`` (ALCE's for chat models)
+    is added when given.
+    """
+    system = [m for m in state.messages if m.role == "system"]
+    if not system and system_message:
+        system = [ChatMessageSystem(content=system_message)]
+    state.messages = [*system, ChatMessageUser(content=prompt)]
+
+
+def set_output(state: TaskState, text: str) -> TaskState:
+    """Make ``text`` the sample's final output (token usage of the last generation kept)."""
+    usage = state.output.usage if state.output else None
+    state.output = ModelOutput.from_content(model=str(state.model), content=text)
+    state.output.usage = usage
+    return state
+
+
+async def sample_outputs(state: TaskState, generate: Generate, n: int) -> list[ModelOutput]:
+    """``n`` independent generations from the current conversation (RERANK's candidates).
+
+    Each generation's assistant message is removed again, so the conversation ends as it
+    began; the caller picks one and records it (``state.output`` and a final message).
+    """
+    start = len(state.messages)
+    outputs = []
+    for _ in range(n):
+        state = await generate(state, tool_calls="none")
+        outputs.append(state.output)
+        del state.messages[start:]
+    return outputs
