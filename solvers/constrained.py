@@ -150,6 +150,27 @@ def trim_to_last_citation(answer: str, fmt: str) -> str:
     return answer[: complete[-1].end] if complete else ""
 
 
+def claim_chars_for_budget(max_claim_chars: int, max_tokens: int | None) -> int:
+    """The claim length bound in the grammar.
+
+    ``max_claim_chars``, capped at one character per token of the ``max_tokens`` budget (at
+    least 16): a token carries a few characters, so a claim then takes a fraction of the
+    budget and its citation (markup, id, snippet) still fits.
+    """
+    if max_tokens is None or max_tokens <= 0:
+        return max_claim_chars
+    return min(max_claim_chars, max(16, max_tokens))
+
+
+def _max_tokens(model: Model, config: GenerateConfig) -> int | None:
+    if config.max_tokens is not None:
+        return config.max_tokens
+    try:
+        return model.api.max_tokens()
+    except Exception:  # a provider without a default: no cap
+        return None
+
+
 def effective_config(model: Model) -> GenerateConfig:
     """The generate config in force for ``model`` in this sample (model, task and eval level)."""
     try:
@@ -195,7 +216,8 @@ def constrained_citations(
         backend: ``auto`` (from the provider), or force ``hf``, ``extra_body`` or
             ``unconstrained``.
         max_claims: Most claims (statements) the grammar allows.
-        max_claim_chars: Most characters in one claim.
+        max_claim_chars: Most characters in one claim (capped at one per token of
+            ``max_tokens`` so that a claim and its citation fit in the budget).
         max_citations: Most citations after one claim.
         trim_truncated: When generation stops at ``max_tokens``, cut the answer after its
             last complete citation (under a grammar, everything up to there is a complete
@@ -220,19 +242,19 @@ def constrained_citations(
         chosen = detect_backend(model) if backend == "auto" else backend
         if chosen == "unconstrained":
             _refuse_or_warn(model, strict)
+        config = effective_config(model)
+        claim_chars = claim_chars_for_budget(max_claim_chars, _max_tokens(model, config))
         if fmt == "fullcite":
             set_fullcite_prompt(state, template, document_template, system_message)
-            grammar = fullcite_grammar(docs, max_claims, max_claim_chars, max_citations)
+            grammar = fullcite_grammar(docs, max_claims, claim_chars, max_citations)
         else:
             if not any(m.role == "system" for m in state.messages):
                 state.messages.insert(
                     0, ChatMessageSystem(content=system_message or ALCE_SYSTEM_MESSAGE)
                 )
-            grammar = alce_grammar(
-                [d["id"] for d in docs], max_claims, max_claim_chars, max_citations
-            )
+            ids = [d["id"] for d in docs]
+            grammar = alce_grammar(ids, max_claims, claim_chars, max_citations)
 
-        config = effective_config(model)
         base = config.temperature if config.temperature is not None else DEFAULT_BASE_TEMPERATURE
         attempts: list[dict[str, Any]] = []
         for attempt in range(retries + 1):
@@ -285,6 +307,7 @@ def constrained_citations(
             "valid": attempts[-1]["valid"],
             "attempts": attempts,
             "grammar_chars": len(grammar),
+            "max_claim_chars": claim_chars,
         }
         return state
 

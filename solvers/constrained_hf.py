@@ -18,8 +18,11 @@ from typing import Any
 import llguidance
 import llguidance.hf
 import llguidance.torch
+import numpy as np
 import torch
 from transformers import LogitsProcessor, LogitsProcessorList
+
+from solvers.grammar import TEXT_SLICES
 
 # LLTokenizer construction takes ~1 s for a large vocabulary: one per HF tokenizer object.
 _LLG_TOKENIZERS: dict[int, tuple[Any, llguidance.LLTokenizer]] = {}
@@ -33,7 +36,7 @@ def llg_tokenizer(tokenizer: Any) -> llguidance.LLTokenizer:
     with _REGISTRY_LOCK:
         cached = _LLG_TOKENIZERS.get(id(tokenizer))
         if cached is None or cached[0] is not tokenizer:
-            cached = (tokenizer, llguidance.hf.from_tokenizer(tokenizer))
+            cached = (tokenizer, llguidance.hf.from_tokenizer(tokenizer, slices=TEXT_SLICES))
             _LLG_TOKENIZERS[id(tokenizer)] = cached
         return cached[1]
 
@@ -79,7 +82,9 @@ class GrammarLogitsProcessor(LogitsProcessor):
         self.eos_token_id = eos_token_id
         self.vocab_size = vocab_size
         self.bitmask = llguidance.torch.allocate_token_bitmask(1, self.vocab_size)
-        self._shifts = torch.arange(32, dtype=torch.int32)
+        # A numpy view of the same memory: unpacking bits in numpy avoids torch's intra-op
+        # thread pool, which costs more than the work for one row of logits.
+        self._bitmask_bytes = self.bitmask.numpy().view(np.uint8)
         self.failed = False
 
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> Any:
@@ -90,20 +95,28 @@ class GrammarLogitsProcessor(LogitsProcessor):
             self.failed = not self.matcher.consume_token(int(input_ids[0, -1]))
         if self.failed or self.matcher.is_error():
             self.failed = True
-            forced = torch.full_like(scores, float("-inf"))
-            forced[:, self.eos_token_id] = 0.0
-            return forced
+            scores.fill_(float("-inf"))
+            scores[:, self.eos_token_id] = 0.0
+            return scores
         llguidance.torch.fill_next_token_bitmask(self.matcher, self.bitmask, 0)
-        bits = (self.bitmask[0].unsqueeze(1) >> self._shifts) & 1
-        allowed = bits.reshape(-1)[: self.vocab_size].bool().to(scores.device)
-        masked = torch.full_like(scores, float("-inf"))
+        allowed = np.unpackbits(self._bitmask_bytes, bitorder="little")[: self.vocab_size]
         width = min(self.vocab_size, scores.shape[1])
-        masked[:, :width] = torch.where(allowed[:width], scores[:, :width], masked[:, :width])
-        if not torch.isfinite(masked).any():
-            # Earlier processors (e.g. a repetition penalty) ruled out every allowed token;
-            # keep the grammar's choice rather than sampling from an all -inf row.
-            masked[:, :width] = torch.where(allowed[:width], 0.0, float("-inf"))
-        return masked
+        allowed = allowed[:width].view(np.bool_)
+        if scores.device.type == "cpu" and scores.dtype == torch.float32:
+            row = scores.numpy()[0]
+            np.copyto(row[:width], -np.inf, where=~allowed)
+            row[width:] = -np.inf
+            if row.max() == -np.inf:
+                # Earlier processors (e.g. a repetition penalty) ruled out every allowed
+                # token; keep the grammar's choice rather than sample from an all -inf row.
+                np.copyto(row[:width], 0.0, where=allowed)
+            return scores
+        mask = torch.from_numpy(~allowed).to(scores.device)
+        scores[:, :width].masked_fill_(mask, float("-inf"))
+        scores[:, width:] = float("-inf")
+        if scores.max() == float("-inf"):
+            scores[:, :width].masked_fill_(~mask, 0.0)
+        return scores
 
 
 @dataclass

@@ -10,6 +10,7 @@ from inspect_cite.citations import parse_citations
 from solvers import constrained as constrained_module
 from solvers.constrained import (
     answer_format,
+    claim_chars_for_budget,
     constrained_citations,
     trim_to_last_citation,
     validate_alce,
@@ -149,6 +150,10 @@ def test_validators_and_trimming():
     ) == ("A {doc_id: a1, snippet: x}")
     assert trim_to_last_citation("no citation yet", "fullcite") == ""
     assert trim_to_last_citation("A [1]. B [2", "alce") == "A [1]"
+    assert claim_chars_for_budget(600, None) == 600
+    assert claim_chars_for_budget(600, 64) == 64
+    assert claim_chars_for_budget(600, 4) == 16
+    assert claim_chars_for_budget(600, 2048) == 600
     assert answer_format({"dataset": "asqa"}) == "alce"
     assert answer_format({"dataset": "bioasq"}) == "fullcite"
     assert answer_format({"dataset": "asqa"}, "fullcite") == "fullcite"
@@ -161,19 +166,15 @@ def test_hf_constrained_20_fixture_samples_all_valid(tiny_qwen3_30k, tmp_path):
     samples = fullcite_samples(20)
     assert len(samples) == 20 and all(3 <= len(s.metadata["docs"]) <= 5 for s in samples)
     model = get_model("hf/tiny", model_path=str(tiny_qwen3_30k), device="cpu", memoize=False)
-    log = run(
-        samples,
-        constrained_citations(max_claims=3, max_claim_chars=80),
-        model,
-        max_tokens=64,
-        log_dir=tmp_path,
-    )
+    # Default solver settings; the claim bound follows the token budget (1 char per token).
+    log = run(samples, constrained_citations(), model, max_tokens=64, log_dir=tmp_path)
     assert log.status == "success", log.error
     assert len(log.samples) == 20
     for sample in log.samples:
         meta = sample.metadata["constrained"]
         assert meta["backend"] == "hf" and meta["decoding"] == "constrained"
         assert meta["valid"], meta["attempts"]
+        assert meta["max_claim_chars"] == 64
         assert_valid_fullcite(sample.output.completion, sample.metadata["docs"])
         # A normal ModelOutput: the assistant message is the output, and a model event exists.
         assert sample.messages[-1].role == "assistant"
