@@ -6,12 +6,12 @@ Documents are PubMed URLs; their titles and abstracts come from NCBI (see ``pubm
 from a local JSON file ``{PMID: {"title", "abstract"}}``.
 """
 
-import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
+from fullcite_tasks.data.files import read_json
 from fullcite_tasks.data.pubmed import Abstract
 from fullcite_tasks.data.records import FullciteRecord, GoldSpan
 from fullcite_tasks.data.spans import locate_snippet
@@ -50,12 +50,7 @@ def load_bioasq(path: str | Path | None) -> list[dict[str, Any]]:
             f"fullcite_tasks/bioasq needs -T dataset_path. {_registration_hint()}"
         )
     path = Path(path)
-    if not path.exists():
-        raise BioasqDataError(f"BioASQ file {path} does not exist. {_registration_hint()}")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise BioasqDataError(f"BioASQ file {path} is not valid JSON: {e}") from e
+    data = read_json(path, "BioASQ file", BioasqDataError, f". {_registration_hint()}")
     questions = data.get("questions") if isinstance(data, dict) else None
     if not isinstance(questions, list):
         raise BioasqDataError(f'BioASQ file {path}: expected an object with a "questions" list')
@@ -125,12 +120,7 @@ def load_abstracts_file(path: str | Path) -> dict[str, Abstract]:
 
     """
     path = Path(path)
-    if not path.exists():
-        raise BioasqDataError(f"abstracts file {path} does not exist (-T abstracts_path)")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise BioasqDataError(f"abstracts file {path} is not valid JSON: {e}") from e
+    data = read_json(path, "abstracts file", BioasqDataError, " (-T abstracts_path)")
     if not isinstance(data, dict):
         raise BioasqDataError(
             f"abstracts file {path}: expected an object PMID -> {{title, abstract}}"

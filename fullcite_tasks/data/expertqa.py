@@ -22,6 +22,7 @@ from logging import getLogger
 from pathlib import Path
 from typing import Any, Literal
 
+from fullcite_tasks.data.files import read_jsonl
 from fullcite_tasks.data.records import FullciteRecord
 from fullcite_tasks.data.spans import SpanTable, gold_spans_for, span_status
 from inspect_cite.cache import cache_dir
@@ -153,35 +154,20 @@ def load_expertqa(path: str | Path) -> list[dict[str, Any]]:
         ExpertqaDataError: Naming the file, line and field at fault.
 
     """
-    path = Path(path)
-    if not path.exists():
-        raise ExpertqaDataError(f"ExpertQA file {path} does not exist (-T dataset_path)")
     rows = []
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{lineno}"
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ExpertqaDataError(f"{where}: not valid JSON ({e})") from e
-            if not isinstance(row, dict) or not isinstance(row.get("question"), str):
-                raise ExpertqaDataError(f'{where}: expected an object with a string "question"')
-            answers = row.get("answers")
-            if not isinstance(answers, dict) or not all(
-                isinstance(a, dict) for a in answers.values()
-            ):
-                raise ExpertqaDataError(f'{where}: "answers" must map system names to objects')
-            for system, answer in answers.items():
-                claims = answer.get("claims") or []
-                if not isinstance(claims, list) or not all(isinstance(c, dict) for c in claims):
-                    raise ExpertqaDataError(
-                        f'{where}: answers["{system}"]["claims"] must be a list'
-                    )
-            if not isinstance(row.get("metadata", {}), dict):
-                raise ExpertqaDataError(f'{where}: "metadata" must be an object')
-            rows.append(row)
+    for where, row in read_jsonl(Path(path), "ExpertQA file", ExpertqaDataError, "-T dataset_path"):
+        if not isinstance(row, dict) or not isinstance(row.get("question"), str):
+            raise ExpertqaDataError(f'{where}: expected an object with a string "question"')
+        answers = row.get("answers")
+        if not isinstance(answers, dict) or not all(isinstance(a, dict) for a in answers.values()):
+            raise ExpertqaDataError(f'{where}: "answers" must map system names to objects')
+        for system, answer in answers.items():
+            claims = answer.get("claims") or []
+            if not isinstance(claims, list) or not all(isinstance(c, dict) for c in claims):
+                raise ExpertqaDataError(f'{where}: answers["{system}"]["claims"] must be a list')
+        if not isinstance(row.get("metadata", {}), dict):
+            raise ExpertqaDataError(f'{where}: "metadata" must be an object')
+        rows.append(row)
     return rows
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from fullcite_tasks.data.files import read_jsonl
 from fullcite_tasks.data.records import GoldSpan
 from inspect_cite.alignment import DEFAULT_THRESHOLD, align
 
@@ -40,30 +41,19 @@ def load_spans_file(path: str | Path) -> SpanTable:
         SpansFileError: Naming the file, line and field at fault.
 
     """
-    path = Path(path)
-    if not path.exists():
-        raise SpansFileError(f"spans file {path} does not exist (-T spans_path)")
     table: SpanTable = {}
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{lineno}"
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise SpansFileError(f"{where}: not valid JSON ({e})") from e
-            if not isinstance(row, dict):
-                raise SpansFileError(f"{where}: expected an object with sample_id, doc_id, span")
-            for key in ("sample_id", "doc_id"):
-                if not isinstance(row.get(key), (str, int)) or isinstance(row.get(key), bool):
-                    raise SpansFileError(f'{where}: "{key}" must be a string or integer')
-            span = row.get("span")
-            if span is not None and not isinstance(span, str):
-                raise SpansFileError(f'{where}: "span" must be a string or null')
-            spans = table.setdefault(str(row["sample_id"]), {}).setdefault(str(row["doc_id"]), [])
-            if span is not None and span.strip() and span not in spans:
-                spans.append(span)
+    for where, row in read_jsonl(Path(path), "spans file", SpansFileError, "-T spans_path"):
+        if not isinstance(row, dict):
+            raise SpansFileError(f"{where}: expected an object with sample_id, doc_id, span")
+        for key in ("sample_id", "doc_id"):
+            if not isinstance(row.get(key), (str, int)) or isinstance(row.get(key), bool):
+                raise SpansFileError(f'{where}: "{key}" must be a string or integer')
+        span = row.get("span")
+        if span is not None and not isinstance(span, str):
+            raise SpansFileError(f'{where}: "span" must be a string or null')
+        spans = table.setdefault(str(row["sample_id"]), {}).setdefault(str(row["doc_id"]), [])
+        if span is not None and span.strip() and span not in spans:
+            spans.append(span)
     return table
 
 
