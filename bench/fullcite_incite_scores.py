@@ -27,7 +27,7 @@ KEYS = (
     "snippet_f1",
     "verbatim_rate",
     "first_two_share",
-    "omitted",
+    "omission_rate",
     "similarity",
     "support",
     "relevance",

@@ -8,13 +8,14 @@ Per sample (x100):
   citations still count at their document's position: they show where the model pointed.
 - ``first_two_share``: ``pos_1 + pos_2``.
 - All shares are nan for a sample without citations.
-- ``omitted``: 100 when the answer has no citation at all, else 0.
+- ``omission_rate``: 100 when the answer has no citation at all, else 0 (its mean is the
+  citation omission rate).
 - ``n_citations``: the number of citations.
 
 Metrics: ``mean`` and ``stderr`` of the per-sample values; for the shares also
 ``weighted_mean`` (weighted by citations: the share over all citations of the run, the
-paper's "81.8% of citations go to the first two documents") and, for ``first_two_share``
-and ``omitted``, the same per group (``weighted_mean_by_group`` / ``mean_by_group``), the
+paper's "81.8% of citations go to the first two documents") and, for the shares and
+``omission_rate``, the same per group (``weighted_mean_by_group`` / ``mean_by_group``), the
 group being ``metadata[group_key]`` (BioASQ question type by default).
 """
 
@@ -47,7 +48,7 @@ def position_shares(citations: list[CheckedCitation], max_positions: int) -> dic
     return shares
 
 
-_SHARE_METRICS = [mean(), stderr(), weighted_mean()]
+_SHARE_METRICS = [mean(), stderr(), weighted_mean(), weighted_mean_by_group()]
 
 
 @scorer(
@@ -55,8 +56,8 @@ _SHARE_METRICS = [mean(), stderr(), weighted_mean()]
         "*": [mean(), stderr()],
         "pos_*": _SHARE_METRICS,
         "invalid_share": _SHARE_METRICS,
-        "first_two_share": [*_SHARE_METRICS, weighted_mean_by_group()],
-        "omitted": [mean(), stderr(), mean_by_group()],
+        "first_two_share": _SHARE_METRICS,
+        "omission_rate": [mean(), stderr(), mean_by_group()],
     }
 )
 def citation_bias(max_positions: int = 5, group_key: str = "question_type") -> Scorer:
@@ -75,7 +76,7 @@ def citation_bias(max_positions: int = 5, group_key: str = "question_type") -> S
     async def score(state: TaskState, target: Target) -> Score:
         answer = read_cited_answer(state)
         n = len(answer.citations)
-        values = {"n_citations": float(n), "omitted": 100.0 if n == 0 else 0.0}
+        values = {"n_citations": float(n), "omission_rate": 100.0 if n == 0 else 0.0}
         values |= position_shares(answer.citations, max_positions)
         group = (state.metadata or {}).get(group_key)
         group = str(group) if group not in (None, "") else "unknown"

@@ -147,17 +147,17 @@ def test_citation_bias_positions_omission_and_groups(tmp_path):
     log = run(samples, outputs, [citation_bias(max_positions=5)], log_dir=str(tmp_path))
     a = values(log, "citation_bias", "a")
     assert (a["pos_1"], a["pos_2"], a["pos_3"], a["invalid_share"]) == (50, 0, 25, 25)
-    assert (a["first_two_share"], a["omitted"], a["n_citations"]) == (50, 0, 4)
+    assert (a["first_two_share"], a["omission_rate"], a["n_citations"]) == (50, 0, 4)
     c = values(log, "citation_bias", "c")
-    assert c["omitted"] == 100 and math.isnan(c["first_two_share"]) and math.isnan(c["pos_1"])
+    assert c["omission_rate"] == 100 and math.isnan(c["first_two_share"]) and math.isnan(c["pos_1"])
     metrics = {s.name: {k: m.value for k, m in s.metrics.items()} for s in log.results.scores}
     first_two = metrics["first_two_share"]
     assert first_two["mean"] == pytest.approx(75)  # (50 + 100) / 2 samples
     assert first_two["weighted_mean"] == pytest.approx(60)  # 3 of 5 citations
     assert first_two["weighted_mean_by_group_yesno"] == pytest.approx(50)
     assert first_two["weighted_mean_by_group_list"] == pytest.approx(100)
-    assert metrics["omitted"]["mean_by_group_yesno"] == pytest.approx(50)
-    assert metrics["omitted"]["mean_by_group_list"] == 0
+    assert metrics["omission_rate"]["mean_by_group_yesno"] == pytest.approx(50)
+    assert metrics["omission_rate"]["mean_by_group_list"] == 0
     assert metrics["pos_1"]["weighted_mean"] == pytest.approx(40)
     with pytest.raises(ValueError):
         citation_bias(max_positions=0)
@@ -366,4 +366,4 @@ def test_scores_survive_outputs_without_text(tmp_path):
     )
     [log] = eval(task, model=model, display="none", log_dir=str(tmp_path))
     assert log.status == "success", log.error
-    assert log.samples[0].scores["citation_bias"].value["omitted"] == 100
+    assert log.samples[0].scores["citation_bias"].value["omission_rate"] == 100

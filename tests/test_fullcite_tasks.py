@@ -62,7 +62,7 @@ def test_task_runs_with_each_strategy(name, strategy, tmp_path, cache_root):
     # document holds gold, and every citation goes to position 1.
     assert metrics["verbatim_rate"]["mean"].value == 100
     assert metrics["pos_1"]["weighted_mean"].value == 100
-    assert metrics["omitted"]["mean"].value == 0
+    assert metrics["omission_rate"]["mean"].value == 0
     for sample in log.samples:
         md = sample.metadata
         assert md["source"] == name and md["question"] == sample.input
