@@ -7,6 +7,10 @@ Per sample (x100):
   citations of ids that are not context documents. They sum to 100. Unaligned posthoc
   citations still count at their document's position: they show where the model pointed.
 - ``first_two_share``: ``pos_1 + pos_2``.
+- ``first_two_rank_share``: share of citations to the two best-*retrieved* documents
+  (``retrieval_rank`` 1-2 in ``metadata["docs"]``; nan when the docs carry no rank). Under
+  ``doc_order=shuffled`` the two shares tell position from relevance: primacy bias shows as
+  ``first_two_share`` well above ``first_two_rank_share``.
 - All shares are nan for a sample without citations.
 - ``omission_rate``: 100 when the answer has no citation at all, else 0 (its mean is the
   citation omission rate).
@@ -20,6 +24,7 @@ group being ``metadata[group_key]`` (BioASQ question type by default).
 """
 
 import math
+from typing import Any
 
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
@@ -28,12 +33,21 @@ from scorers.cited_answer import CheckedCitation, citations_markdown, read_cited
 from scorers.fullcite_metrics import mean_by_group, weighted_mean, weighted_mean_by_group
 
 
-def position_shares(citations: list[CheckedCitation], max_positions: int) -> dict[str, float]:
-    """Per-position shares (x100) of a sample's citations; nan when there are none."""
+def position_shares(
+    citations: list[CheckedCitation], max_positions: int, ranks: dict[str, int] | None = None
+) -> dict[str, float]:
+    """Per-position shares (x100) of a sample's citations; nan when there are none.
+
+    Args:
+        citations: The sample's checked citations.
+        max_positions: Positions reported one by one.
+        ranks: Retrieval rank by doc id, for ``first_two_rank_share`` (None: nan).
+
+    """
     keys = [f"pos_{k}" for k in range(1, max_positions + 1)] + ["pos_rest", "invalid_share"]
     n = len(citations)
     if n == 0:
-        return dict.fromkeys([*keys, "first_two_share"], math.nan)
+        return dict.fromkeys([*keys, "first_two_share", "first_two_rank_share"], math.nan)
     counts = dict.fromkeys(keys, 0)
     for c in citations:
         if c.position is None:
@@ -45,7 +59,21 @@ def position_shares(citations: list[CheckedCitation], max_positions: int) -> dic
     shares = {k: 100 * v / n for k, v in counts.items()}
     first_two = sum(1 for c in citations if c.position is not None and c.position <= 2)
     shares["first_two_share"] = 100 * first_two / n
+    shares["first_two_rank_share"] = math.nan
+    if ranks is not None:
+        top = sum(1 for c in citations if c.position is not None and ranks.get(c.doc_id, 99) <= 2)
+        shares["first_two_rank_share"] = 100 * top / n
     return shares
+
+
+def _retrieval_ranks(docs: list[Any]) -> dict[str, int] | None:
+    ranks: dict[str, int] = {}
+    for doc in docs:
+        rank = doc.get("retrieval_rank")
+        if not isinstance(rank, int):
+            return None
+        ranks.setdefault(doc["id"], rank)
+    return ranks
 
 
 _SHARE_METRICS = [mean(), stderr(), weighted_mean(), weighted_mean_by_group()]
@@ -56,7 +84,7 @@ _SHARE_METRICS = [mean(), stderr(), weighted_mean(), weighted_mean_by_group()]
         "*": [mean(), stderr()],
         "pos_*": _SHARE_METRICS,
         "invalid_share": _SHARE_METRICS,
-        "first_two_share": _SHARE_METRICS,
+        "first_two*": _SHARE_METRICS,
         "omission_rate": [mean(), stderr(), mean_by_group()],
     }
 )
@@ -77,7 +105,8 @@ def citation_bias(max_positions: int = 5, group_key: str = "question_type") -> S
         answer = read_cited_answer(state)
         n = len(answer.citations)
         values = {"n_citations": float(n), "omission_rate": 100.0 if n == 0 else 0.0}
-        values |= position_shares(answer.citations, max_positions)
+        ranks = _retrieval_ranks(list(answer.docs))
+        values |= position_shares(answer.citations, max_positions, ranks)
         group = (state.metadata or {}).get(group_key)
         group = str(group) if group not in (None, "") else "unknown"
         positions = [c.position for c in answer.citations]

@@ -132,7 +132,11 @@ def test_doc_snippet_f1_hand_computed(tmp_path):
 
 
 def test_citation_bias_positions_omission_and_groups(tmp_path):
-    docs = [{"id": str(i), "title": f"T{i}", "text": f"text {i}"} for i in range(1, 6)]
+    # Shown in order 1..5; their retrieval ranks are 5, 1, 2, 3, 4.
+    docs = [
+        {"id": str(i), "title": f"T{i}", "text": f"text {i}", "retrieval_rank": (i + 3) % 5 + 1}
+        for i in range(1, 6)
+    ]
     samples = [
         Sample(id="a", input="a", metadata={"docs": docs, "question_type": "yesno"}),
         Sample(id="b", input="b", metadata={"docs": docs, "question_type": "list"}),
@@ -148,6 +152,7 @@ def test_citation_bias_positions_omission_and_groups(tmp_path):
     a = values(log, "citation_bias", "a")
     assert (a["pos_1"], a["pos_2"], a["pos_3"], a["invalid_share"]) == (50, 0, 25, 25)
     assert (a["first_two_share"], a["omission_rate"], a["n_citations"]) == (50, 0, 4)
+    assert a["first_two_rank_share"] == 25  # only doc 3 (rank 2) of the four citations
     c = values(log, "citation_bias", "c")
     assert c["omission_rate"] == 100 and math.isnan(c["first_two_share"]) and math.isnan(c["pos_1"])
     metrics = {s.name: {k: m.value for k, m in s.metrics.items()} for s in log.results.scores}
