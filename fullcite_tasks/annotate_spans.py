@@ -8,6 +8,7 @@ from typing import Literal
 from inspect_ai import Task, task
 
 from fullcite_tasks.annotation import span_annotator
+from fullcite_tasks.data.expertqa import DEFAULT_SYSTEM, ExpertqaSystem
 from fullcite_tasks.task import fullcite_records, records_dataset
 from scorers.span_agreement import span_agreement
 
@@ -18,7 +19,7 @@ def annotate_spans(
     dataset_path: str | None = None,
     abstracts_path: str | None = None,
     spans_path: str | None = None,
-    system: str = "rr_gs_gpt4",
+    system: ExpertqaSystem = DEFAULT_SYSTEM,
     ndoc: int = 5,
     output_path: str | None = None,
     attempts: int = 3,
