@@ -19,6 +19,7 @@ def qampari(
     use_shorter: UseShorter | None = None,
     dataset_path: str | None = None,
     prompt_file: str | None = None,
+    nli: str = "true",
 ) -> Task:
     """ALCE QAMPARI with ALCE's prompts, data and scoring.
 
@@ -37,6 +38,11 @@ def qampari(
         use_shorter: With `prompt=sum_or_ext`: `summary` (default) or `extraction`.
         dataset_path: An ALCE-format JSON list to use instead of the pinned download.
         prompt_file: An ALCE-format prompt file to use instead of the official one.
+        nli: NLI model judging citations: `true` (ALCE's T5-11B TRUE model, needs a
+            GPU with ~23 GB), `classifier:<hub id or dir>` (e.g. a DeBERTa-v3 MNLI model),
+            `seq2seq:<hub id or dir>` (TRUE-format), `model:<model or role>` (an LLM asked
+            yes/no) or `python:<module>:<fn>`. Decisions are cached on disk when
+            `INSPECT_CITE_NLI_CACHE` names a SQLite file.
 
     """
     return alce_task(
@@ -50,4 +56,5 @@ def qampari(
         use_shorter,
         dataset_path,
         prompt_file,
+        nli,
     )

@@ -31,6 +31,8 @@ from alce_tasks.prompts import (
 from inspect_cite import __version__
 from inspect_cite.download import sha256_file
 from scorers.alce_correctness import alce_correctness
+from scorers.citation_nli import citation_nli
+from scorers.claim_coverage import claim_coverage
 from solvers.alce import alce_vanilla
 
 # Bump when a change to data handling, prompts or scoring can move the numbers.
@@ -127,15 +129,23 @@ def alce_task(
     use_shorter: UseShorter | None,
     dataset_path: str | None,
     prompt_file: str | None,
+    nli: str = "true",
 ) -> Task:
-    """Build an ALCE task; the @task functions only fix the dataset and document parameters."""
+    """Build an ALCE task; the @task functions only fix the dataset and document parameters.
+
+    Scorers: correctness and NLI citation recall/precision; ELI5 adds claim coverage.
+    """
     ds, info = alce_dataset(
         dataset, retriever, oracle, ndoc, shot, seed, prompt, use_shorter, dataset_path, prompt_file
     )
+    info["parameters"]["nli"] = nli
+    scorers = [alce_correctness(dataset), citation_nli(nli=nli, dataset=dataset)]
+    if dataset == "eli5":
+        scorers.append(claim_coverage(nli=nli))
     return Task(
         dataset=ds,
         solver=alce_vanilla(),
-        scorer=[alce_correctness(dataset)],
+        scorer=scorers,
         config=ALCE_GENERATE_CONFIG,
         version=ALCE_TASK_VERSION,
         metadata=info,

@@ -10,9 +10,7 @@ files) through ``inspect_ai.analysis``, and writes:
 - ``citation_positions.png``: how often each context position is cited (primacy bias).
 """
 
-import argparse
 import re
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -224,27 +222,3 @@ def write_report(log_dir: str | Path, out_dir: str | Path) -> tuple[pd.DataFrame
     if _positions_chart(position_counts(runs), out / "citation_positions.png"):
         written.append(out / "citation_positions.png")
     return runs, written
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``inspect-cite`` console command."""
-    parser = argparse.ArgumentParser(prog="inspect-cite", description=__doc__.split("\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    rep = sub.add_parser("report", help="tables and charts comparing the runs in a log directory")
-    rep.add_argument("log_dir", help="a directory of Inspect logs (e.g. an eval-set directory)")
-    rep.add_argument("--out", default=None, help="output directory (default: LOG_DIR/report)")
-    args = parser.parse_args(argv)
-    out = Path(args.out) if args.out else Path(args.log_dir) / "report"
-    try:
-        runs, written = write_report(args.log_dir, out)
-    except ValueError as e:
-        print(f"inspect-cite report: {e}", file=sys.stderr)
-        return 2
-    print(markdown_table(runs))
-    for path in written:
-        print(f"wrote {path}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

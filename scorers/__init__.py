@@ -3,6 +3,8 @@
 from scorers.alce_correctness import alce_correctness
 from scorers.alce_qa import alce_qa
 from scorers.bias import citation_bias
+from scorers.citation_nli import citation_nli
+from scorers.claim_coverage import claim_coverage
 from scorers.fullcite_answer import fullcite_answer
 from scorers.judge import citation_judge
 from scorers.mauve import mauve, mauve_corpus
@@ -15,7 +17,9 @@ __all__ = [
     "alce_qa",
     "citation_bias",
     "citation_judge",
+    "citation_nli",
     "citation_similarity",
+    "claim_coverage",
     "doc_snippet_f1",
     "fullcite_answer",
     "mauve",

@@ -4,6 +4,7 @@ from solvers.alce import alce_vanilla
 from solvers.alce_baselines import alce_closedbook, alce_snippet, alce_summ
 from solvers.alce_interactive import alce_inlinesearch, alce_interact
 from solvers.alce_postcite import alce_postcite
+from solvers.alce_rerank import alce_rerank
 from solvers.constrained import constrained_citations
 from solvers.posthoc import posthoc_citations
 from solvers.prompted import prompted_citations
@@ -13,6 +14,7 @@ __all__ = [
     "alce_inlinesearch",
     "alce_interact",
     "alce_postcite",
+    "alce_rerank",
     "alce_snippet",
     "alce_summ",
     "alce_vanilla",

@@ -7,7 +7,8 @@ from inspect_ai.model import ModelOutput, ModelUsage, get_model
 from inspect_ai.solver import generate
 
 from alce_tasks import asqa
-from inspect_cite.report import cited_positions, load_runs, main
+from inspect_cite.cli import main
+from inspect_cite.report import cited_positions, load_runs
 from solvers.alce import alce_vanilla
 from tests.conftest import FIXTURES
 

@@ -1,0 +1,110 @@
+"""Dataset loading and scoring hooks for the lm-eval ALCE tasks (referenced by the YAML files).
+
+Options come from ``lm_eval run --metadata '{...}'``: ``dataset_path``, ``retriever``, ``oracle``,
+``ndoc``, ``shot``, ``seed``, ``prompt``, ``prompt_file``, ``nli`` and ``at_most_citations``; the
+defaults are the Inspect tasks' defaults.
+"""
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from alce_tasks.data import AlceDatasetName, alce_data_path, eval_file_name, load_items
+from alce_tasks.prompts import AlcePromptBuilder, PromptFile, official_prompt_path, prompt_name
+from inspect_cite.alce_citations import citation_scores, claims_score
+from inspect_cite.alce_metrics import correctness
+from inspect_cite.nli import get_nli
+from inspect_cite.text import alce_scoring_output
+
+_DEFAULT_RETRIEVER = {"asqa": "gtr", "qampari": "gtr", "eli5": "bm25"}
+
+
+def _load(dataset: AlceDatasetName, options: dict[str, Any]) -> Any:
+    import datasets
+
+    if options.get("dataset_path"):
+        path = Path(options["dataset_path"])
+    else:
+        retriever = options.get("retriever", _DEFAULT_RETRIEVER[dataset])
+        path = alce_data_path(
+            eval_file_name(dataset, retriever, bool(options.get("oracle", False)))
+        )
+    prompt_file = options.get("prompt_file") or official_prompt_path(
+        prompt_name(dataset, options.get("prompt", "default"))  # type: ignore[arg-type]
+    )
+    builder = AlcePromptBuilder(
+        PromptFile.load(prompt_file),
+        shot=int(options.get("shot", 2)),
+        ndoc=int(options.get("ndoc", 5)),
+        seed=int(options.get("seed", 42)),
+    )
+    records = []
+    for item in load_items(path, dataset):
+        shown = [
+            {"title": d["title"], "text": d["text"], **({"sent": d["sent"]} if "sent" in d else {})}
+            for d in builder.docs(item)
+        ]
+        records.append(
+            {
+                "prompt": builder.build(item),
+                "question": item["question"],
+                # Nested ALCE fields travel as JSON so every item has the same (string) schema.
+                "item": json.dumps(
+                    {k: v for k, v in item.items() if k != "docs"} | {"docs": shown}
+                ),
+                "nli": options.get("nli", "true"),
+                "at_most_citations": int(options.get("at_most_citations", 3)),
+            }
+        )
+    return {"test": datasets.Dataset.from_list(records)}
+
+
+def load_asqa(**options: Any) -> Any:
+    """``custom_dataset`` hook for alce_asqa."""
+    return _load("asqa", options)
+
+
+def load_qampari(**options: Any) -> Any:
+    """``custom_dataset`` hook for alce_qampari."""
+    return _load("qampari", options)
+
+
+def load_eli5(**options: Any) -> Any:
+    """``custom_dataset`` hook for alce_eli5."""
+    return _load("eli5", options)
+
+
+def _process(dataset: AlceDatasetName, doc: dict[str, Any], results: list[str]) -> dict[str, float]:
+    item = json.loads(doc["item"])
+    output = alce_scoring_output(results[0])
+    values = dict(correctness(output, item, dataset))
+    nli = get_nli(doc["nli"])
+    cites = asyncio.run(
+        citation_scores(
+            output, item["docs"], item["question"], nli, qampari=dataset == "qampari",
+            at_most_citations=doc["at_most_citations"],
+        )
+    )  # fmt: skip
+    # eval.py skips items without statements; lm-eval averages every doc, so they count as nan.
+    values["citation_rec"] = 100 * cites.recall if cites.recall is not None else float("nan")
+    values["citation_prec"] = 100 * cites.precision if cites.precision is not None else float("nan")
+    if dataset == "eli5":
+        claims = asyncio.run(claims_score(output, item["claims"], nli))
+        values["claims_nli"] = 100 * claims.score if claims.score is not None else float("nan")
+    return values
+
+
+def process_asqa(doc: dict[str, Any], results: list[str]) -> dict[str, float]:
+    """``process_results`` hook for alce_asqa."""
+    return _process("asqa", doc, results)
+
+
+def process_qampari(doc: dict[str, Any], results: list[str]) -> dict[str, float]:
+    """``process_results`` hook for alce_qampari."""
+    return _process("qampari", doc, results)
+
+
+def process_eli5(doc: dict[str, Any], results: list[str]) -> dict[str, float]:
+    """``process_results`` hook for alce_eli5."""
+    return _process("eli5", doc, results)

@@ -1,0 +1,301 @@
+r"""ALCE citation recall/precision and ELI5 claim coverage over any NLI backend.
+
+``citation_scores`` reproduces the per-item loop of ALCE's eval.py (``compute_autoais``) by
+default, quirks included:
+
+- statements are ``nltk.sent_tokenize(output)``; for QAMPARI they are
+  ``question + " " + entity`` for each comma-separated entity of
+  ``output.rstrip().rstrip(".").rstrip(",")`` (commas inside ``[1, 2]`` split too);
+- an item without statements is skipped (a QAMPARI output always has one: ``"".split(",")``);
+- a statement's hypothesis is ``remove_citations(statement).strip()``; its citations are
+  ``int(m[1:]) - 1`` for every ``re.findall(r"\[\d+", statement)``, so ``[0]`` cites the
+  *last* document, ``[1, 2]`` cites only document 1, and ``[1][1]`` cites document 1 twice;
+- recall is 0 without citations, 0 when any citation is out of range (checked *before*
+  keeping the first ``at_most_citations``), else NLI(joined cited documents, hypothesis);
+- precision: when recall is 1 with more than one citation, each cited document earns 1 if it
+  entails the hypothesis alone, else 0 if the other citations (the list with one copy of it
+  removed) still entail it, else 1; any other statement adds its recall. Item precision is the
+  credit over the number of kept citations of in-range statements (0 when there are none).
+
+``alce_compat=False`` fixes what are defects rather than conventions:
+
+1. ``[1, 2]`` / ``[1,2]`` / ``[1; 2]`` cite every listed document, and the whole group is
+   removed from the hypothesis (eval.py leaves ", 2" in it).
+2. ``[0]`` is an invalid citation, not the last document.
+3. A repeated citation (``[1][1]``) counts once.
+4. Only the kept citations (the first ``at_most_citations`` distinct ones) are checked for
+   being in range, and invalid citations count in the precision denominator with no credit
+   (eval.py drops them from it, so a bogus citation never lowers precision).
+5. QAMPARI entities are split on commas outside citation brackets, citations are read from the
+   entity only (not the question), and empty entities are dropped: an empty output has no
+   statements and is skipped like an empty ASQA/ELI5 output (eval.py scores it as one uncited
+   statement, recall 0 and precision 0).
+6. Citations placed after a sentence's period (``"... France. [1] Berlin ..."``, which the
+   sentence splitter attaches to the *next* sentence or leaves as a statement of its own) are
+   given to the statement before them; a statement of citations alone is not judged.
+"""
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from inspect_cite.nli.base import NLIBackend, Pair
+from inspect_cite.text import remove_citations, sent_tokenize
+
+DOC_TEMPLATE = "Title: {title}\n{text}"
+"""How eval.py shows a document to the NLI model (``sent`` replaces ``text`` when present)."""
+
+_ALCE_REF = re.compile(r"\[\d+")
+_GROUP = re.compile(r"\[\s*(\d+(?:\s*[,;]\s*\d+)*)\s*\]")
+_GROUP_WITH_SPACE = re.compile(r"\s*\[\s*\d+(?:\s*[,;]\s*\d+)*\s*\]")
+_LEADING_GROUPS = re.compile(r"^(?:\s*\[\s*\d+(?:\s*[,;]\s*\d+)*\s*\])+")
+_COMMA_OUTSIDE_BRACKETS = re.compile(r",(?![^\[\]]*\])")
+
+StatementStatus = Literal["uncited", "invalid", "checked"]
+
+
+@dataclass
+class CitationVerdict:
+    """The precision check of one citation of a supported multi-citation statement.
+
+    Attributes:
+        ref: 0-based document index (``-1`` is eval.py's reading of ``[0]``: the last doc).
+        alone: Whether the document alone entails the statement.
+        others: Whether the other citations entail it (checked only when ``alone`` is False).
+        credit: Precision credit (1 needed or not redundant, 0 irrelevant).
+
+    """
+
+    ref: int
+    alone: bool
+    others: bool | None
+    credit: int
+
+
+@dataclass
+class StatementVerdict:
+    """How one statement was judged.
+
+    Attributes:
+        text: The statement as split from the output (citations included).
+        hypothesis: The citation-free text given to NLI.
+        refs: Every citation parsed (0-based).
+        used: The citations kept (after ``at_most_citations``), which count in the precision
+            denominator; eval.py keeps none for ``uncited`` and ``invalid`` statements.
+        status: ``uncited``, ``invalid`` (a citation out of range) or ``checked``.
+        recall: 1 if the cited documents together entail the statement.
+        credit: Precision credit added for this statement.
+        citations: Per-citation precision checks (multi-citation supported statements only).
+
+    """
+
+    text: str
+    hypothesis: str
+    refs: list[int]
+    used: list[int]
+    status: StatementStatus
+    recall: int = 0
+    credit: int = 0
+    citations: list[CitationVerdict] = field(default_factory=list)
+
+
+@dataclass
+class CitationResult:
+    """Citation recall and precision of one output (fractions in [0, 1]).
+
+    Attributes:
+        recall: Share of statements supported by their citations; None when skipped.
+        precision: Precision credit over counted citations; None when skipped.
+        statements: Per-statement verdicts.
+        total_citations: The precision denominator.
+        skipped: Why the item has no scores (no statements), else None.
+
+    """
+
+    recall: float | None
+    precision: float | None
+    statements: list[StatementVerdict]
+    total_citations: int
+    skipped: str | None = None
+
+
+@dataclass
+class ClaimsResult:
+    """ELI5 claim coverage of one output.
+
+    Attributes:
+        score: Share of reference claims entailed by the citation-free output; None if no claims.
+        verdicts: (claim, entailed) for each claim.
+
+    """
+
+    score: float | None
+    verdicts: list[tuple[str, bool]]
+
+
+def format_doc(doc: Mapping[str, Any]) -> str:
+    """A document as eval.py shows it to NLI."""
+    text = doc["sent"] if "sent" in doc else doc["text"]
+    return DOC_TEMPLATE.format(title=doc["title"], text=text)
+
+
+def _passage(docs: Sequence[Mapping[str, Any]], refs: Sequence[int]) -> str:
+    return "\n".join(format_doc(docs[r]) for r in refs)
+
+
+def _alce_statements(output: str, question: str, qampari: bool) -> list[tuple[str, str, list[int]]]:
+    if qampari:
+        parts = output.rstrip().rstrip(".").rstrip(",").split(",")
+        sents = [question + " " + x.strip() for x in parts]
+    else:
+        sents = sent_tokenize(output)
+    return [
+        (s, remove_citations(s).strip(), [int(r[1:]) - 1 for r in _ALCE_REF.findall(s)])
+        for s in sents
+    ]
+
+
+def _parse_refs(text: str) -> list[int]:
+    refs = [int(n) - 1 for g in _GROUP.findall(text) for n in re.split(r"\s*[,;]\s*", g)]
+    return list(dict.fromkeys(refs))
+
+
+def _fixed_statements(
+    output: str, question: str, qampari: bool
+) -> list[tuple[str, str, list[int]]]:
+    if qampari:
+        parts = _COMMA_OUTSIDE_BRACKETS.split(output.rstrip().rstrip(".").rstrip(","))
+    else:
+        parts = sent_tokenize(output)
+    statements: list[tuple[str, str, list[int]]] = []
+    for part in parts:
+        part = part.strip()
+        lead = _LEADING_GROUPS.match(part)
+        if lead and statements:
+            # "... France. [1] Berlin ..." splits after the period: [1] is France's citation.
+            text, hyp, prev = statements[-1]
+            moved = lead.group(0).strip()
+            statements[-1] = (
+                f"{text} {moved}",
+                hyp,
+                list(dict.fromkeys(prev + _parse_refs(moved))),
+            )
+            part = part[lead.end() :].strip()
+        claim = _GROUP_WITH_SPACE.sub("", part).strip()
+        if not claim:
+            continue
+        hypothesis = f"{question} {claim}" if qampari else claim
+        statements.append(
+            (f"{question} {part}" if qampari else part, hypothesis, _parse_refs(part))
+        )
+    return statements
+
+
+async def citation_scores(
+    output: str,
+    docs: Sequence[Mapping[str, Any]],
+    question: str,
+    nli: NLIBackend,
+    qampari: bool = False,
+    at_most_citations: int | None = 3,
+    alce_compat: bool = True,
+) -> CitationResult:
+    """Citation recall and precision of one output, as ALCE's eval.py computes them.
+
+    NLI calls are batched per round (all recall checks, then every "alone" check, then the
+    "others" checks), which decides the same pairs eval.py decides one at a time.
+
+    Args:
+        output: The scored output WITH citations (eval.py: first line, ``<|im_end|>`` removed).
+        docs: The documents the citations number from 1 (``title`` and ``text``/``sent``).
+        question: The question (QAMPARI statements start with it).
+        nli: The entailment backend.
+        qampari: Judge each comma-separated entity as a statement (QAMPARI).
+        at_most_citations: Judge at most this many citations per statement (None: all).
+        alce_compat: Reproduce eval.py exactly (True) or fix its defects (see module doc).
+
+    Returns:
+        Recall, precision and the verdict on every statement.
+
+    Raises:
+        NLIError: When the backend could not decide a pair.
+
+    """
+    split = _alce_statements if alce_compat else _fixed_statements
+    statements: list[StatementVerdict] = []
+    for text, hypothesis, refs in split(output, question, qampari):
+        if alce_compat:
+            # eval.py: any(ref >= len(docs)) before truncation; "[0]" -> -1 is the last doc
+            # (with no docs at all eval.py would crash; it is invalid here).
+            invalid = any(r >= len(docs) or r < -len(docs) for r in refs)
+            used = refs if at_most_citations is None else refs[:at_most_citations]
+        else:
+            used = refs if at_most_citations is None else refs[:at_most_citations]
+            invalid = any(r < 0 or r >= len(docs) for r in used)
+        if not refs:
+            status: StatementStatus = "uncited"
+        else:
+            status = "invalid" if invalid else "checked"
+        # eval.py forgets the citations of an invalid statement; the fixed rules count them.
+        kept = used if status == "checked" or (status == "invalid" and not alce_compat) else []
+        statements.append(StatementVerdict(text, hypothesis, refs, kept, status))
+
+    if not statements:
+        return CitationResult(None, None, [], 0, "no statements: the output is empty")
+
+    checked = [s for s in statements if s.status == "checked"]
+    joint = await nli.entail([(_passage(docs, s.used), s.hypothesis) for s in checked])
+    for s, result in zip(checked, joint, strict=True):
+        s.recall = int(result.entailed)
+
+    multi = [s for s in checked if s.recall and len(s.used) > 1]
+    alone_pairs: list[Pair] = [(format_doc(docs[r]), s.hypothesis) for s in multi for r in s.used]
+    alone = iter(await nli.entail(alone_pairs))
+    for s in multi:
+        s.citations = [CitationVerdict(r, next(alone).entailed, None, 1) for r in s.used]
+
+    others_pairs: list[Pair] = []
+    for s in multi:
+        for c in s.citations:
+            if not c.alone:
+                rest = list(s.used)
+                rest.remove(c.ref)  # one copy only, as eval.py's list.remove
+                others_pairs.append((_passage(docs, rest), s.hypothesis))
+    others = iter(await nli.entail(others_pairs))
+    for s in multi:
+        for c in s.citations:
+            if not c.alone:
+                c.others = next(others).entailed
+                c.credit = 0 if c.others else 1
+
+    multi_ids = {id(s) for s in multi}
+    for s in statements:
+        s.credit = sum(c.credit for c in s.citations) if id(s) in multi_ids else s.recall
+    total = sum(len(s.used) for s in statements)
+    credit = sum(s.credit for s in statements)
+    return CitationResult(
+        recall=sum(s.recall for s in statements) / len(statements),
+        precision=credit / total if total > 0 else 0.0,
+        statements=statements,
+        total_citations=total,
+    )
+
+
+async def claims_score(output: str, claims: Sequence[str], nli: NLIBackend) -> ClaimsResult:
+    """ELI5 claim coverage as eval.py's ``compute_claims``: entailed claims / all claims.
+
+    Args:
+        output: The output; citations are removed to form the premise.
+        claims: The reference claims (hypotheses).
+        nli: The entailment backend.
+
+    Raises:
+        NLIError: When the backend could not decide a pair.
+
+    """
+    premise = remove_citations(output)
+    results = await nli.entail([(premise, c) for c in claims])
+    verdicts = [(c, r.entailed) for c, r in zip(claims, results, strict=True)]
+    score = sum(e for _, e in verdicts) / len(verdicts) if verdicts else None
+    return ClaimsResult(score, verdicts)

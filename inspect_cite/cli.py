@@ -1,0 +1,38 @@
+"""The ``inspect-cite`` console command."""
+
+import argparse
+import sys
+
+from inspect_cite.report import markdown_table, write_report
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``inspect-cite``: ``report`` and ``lm-eval-path``."""
+    parser = argparse.ArgumentParser(prog="inspect-cite", description="inspect-cite utilities")
+    sub = parser.add_subparsers(dest="command", required=True)
+    rep = sub.add_parser("report", help="tables and charts comparing the runs in a log directory")
+    rep.add_argument("log_dir", help="a directory of Inspect logs (e.g. an eval-set directory)")
+    rep.add_argument("--out", default=None, help="output directory (default: LOG_DIR/report)")
+    sub.add_parser("lm-eval-path", help="print the directory to pass to lm_eval run --include_path")
+    args = parser.parse_args(argv)
+    if args.command == "lm-eval-path":
+        from alce_tasks.lm_eval import CONFIG_DIR
+
+        print(CONFIG_DIR)
+        return 0
+    from pathlib import Path
+
+    out = Path(args.out) if args.out else Path(args.log_dir) / "report"
+    try:
+        runs, written = write_report(args.log_dir, out)
+    except ValueError as e:
+        print(f"inspect-cite report: {e}", file=sys.stderr)
+        return 2
+    print(markdown_table(runs))
+    for path in written:
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,43 @@
+"""Natural-language inference (entailment) backends behind one interface.
+
+``get_nli(spec)`` returns a shared ``NLIBackend`` whose ``entail`` decides a batch of
+(premise, hypothesis) pairs. Specs:
+
+- ``true``: ALCE's ``google/t5_xxl_true_nli_mixture`` (T5-11B, bf16 on GPU);
+- ``seq2seq:<hub id or dir>``: any TRUE-format seq2seq model;
+- ``classifier:<hub id or dir>``: a sequence-classification NLI model;
+- ``model:<inspect model name or role>``: an LLM asked a yes/no question;
+- ``python:<module>:<callable>``: a function ``(premise, hypothesis) -> bool | float``.
+
+Decisions are cached in memory, and on disk when ``INSPECT_CITE_NLI_CACHE`` (or the
+``cache_path`` argument) names a SQLite file.
+"""
+
+from inspect_cite.nli.base import (
+    NLIBackend,
+    NLIConfigError,
+    NLIError,
+    NLIResourceError,
+    NLIResult,
+    Pair,
+)
+from inspect_cite.nli.cache import NLI_CACHE_ENV
+from inspect_cite.nli.registry import NLI_SPECS, get_nli, parse_nli_spec, reset_nli
+from inspect_cite.nli.seq2seq import LIGHTER_CHOICES, TRUE_MODEL, true_resource_problem
+
+__all__ = [
+    "LIGHTER_CHOICES",
+    "NLIBackend",
+    "NLIConfigError",
+    "NLIError",
+    "NLIResourceError",
+    "NLIResult",
+    "NLI_CACHE_ENV",
+    "NLI_SPECS",
+    "Pair",
+    "TRUE_MODEL",
+    "get_nli",
+    "parse_nli_spec",
+    "reset_nli",
+    "true_resource_problem",
+]

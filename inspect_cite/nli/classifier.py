@@ -1,0 +1,93 @@
+"""Sequence-classification NLI models (MNLI/ANLI-style: entailment / neutral / contradiction)."""
+
+from typing import Any
+
+from inspect_cite.nli.base import NLIConfigError, NLIResult, Pair
+from inspect_cite.nli.hf import (
+    LazyModel,
+    chunks_by_length,
+    cuda_available,
+    default_batch_size,
+    load_pretrained,
+)
+
+
+def entailment_label(config: Any, where: str) -> int:
+    """The index of the entailment label, read from ``id2label`` (or ``label2id``).
+
+    Raises:
+        NLIConfigError: When no label name starts with "entail".
+
+    """
+    labels: dict[int, str] = {int(i): str(n) for i, n in (config.id2label or {}).items()}
+    labels.update({int(i): str(n) for n, i in (getattr(config, "label2id", None) or {}).items()})
+    found = sorted(i for i, name in labels.items() if name.lower().startswith("entail"))
+    if len(found) != 1:
+        raise NLIConfigError(
+            f"classifier NLI model {where}: cannot tell which label is entailment "
+            f"(id2label={config.id2label}); it needs exactly one label named 'entailment'"
+        )
+    return found[0]
+
+
+class ClassifierNLI(LazyModel):
+    """``AutoModelForSequenceClassification`` over (premise, hypothesis) pairs.
+
+    Decision: the entailment label has the highest logit; ``prob`` is its softmax probability.
+    Inputs longer than the model's maximum are truncated (premise first).
+
+    Args:
+        model: Hub id or local directory.
+        batch_size: Most pairs per forward pass.
+        max_batch_tokens: Most padded tokens per forward pass.
+
+    """
+
+    def __init__(
+        self, model: str, *, batch_size: int | None = None, max_batch_tokens: int = 65536
+    ) -> None:
+        super().__init__(model)
+        self.identity = f"classifier:{self.model_name}"
+        self.batch_size = batch_size or default_batch_size(32)
+        self.max_batch_tokens = max_batch_tokens
+        self._label = -1
+
+    def _load(self) -> tuple[Any, Any]:
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        tokenizer = load_pretrained(AutoTokenizer, self.model_name)
+        kwargs: dict[str, Any] = {"device_map": "auto"} if cuda_available() else {}
+        model = load_pretrained(AutoModelForSequenceClassification, self.model_name, **kwargs)
+        self._label = entailment_label(model.config, self.model_name)
+        return tokenizer, model
+
+    def __call__(self, pairs: list[Pair]) -> list[NLIResult | Exception]:
+        """Decide a batch of pairs (blocking; runs in the batching thread)."""
+        import torch
+
+        tok, model = self.load()
+        premises = [p for p, _ in pairs]
+        hypotheses = [h for _, h in pairs]
+        max_len = getattr(tok, "model_max_length", None)
+        truncation = "only_first" if max_len and max_len < 1_000_000 else False
+        ids = tok(premises, hypotheses, truncation=truncation)["input_ids"]
+        results: list[NLIResult | Exception] = [NLIResult(False)] * len(pairs)
+        for batch in chunks_by_length(
+            [len(x) for x in ids], self.batch_size, self.max_batch_tokens
+        ):
+            enc = tok(
+                [premises[i] for i in batch],
+                [hypotheses[i] for i in batch],
+                truncation=truncation,
+                padding=True,
+                return_tensors="pt",
+            ).to(model.device)
+            with torch.inference_mode():
+                logits = model(**enc).logits.float()
+            probs = torch.softmax(logits, dim=-1)
+            best = logits.argmax(dim=-1)
+            for row, i in enumerate(batch):
+                results[i] = NLIResult(
+                    bool(best[row].item() == self._label), float(probs[row, self._label].item())
+                )
+        return results

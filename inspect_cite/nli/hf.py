@@ -1,0 +1,100 @@
+"""Helpers shared by the transformers backends: device choice and loading errors."""
+
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from inspect_cite.nli.base import NLIConfigError
+
+BATCH_SIZE_ENV = "INSPECT_CITE_NLI_BATCH_SIZE"
+
+
+def default_batch_size(fallback: int) -> int:
+    """``$INSPECT_CITE_NLI_BATCH_SIZE`` if set (1 reproduces eval.py's unbatched calls)."""
+    value = os.environ.get(BATCH_SIZE_ENV)
+    if not value:
+        return fallback
+    try:
+        size = int(value)
+    except ValueError:
+        size = 0
+    if size < 1:
+        raise NLIConfigError(f"{BATCH_SIZE_ENV}={value!r}: must be a positive integer")
+    return size
+
+
+def model_ref(name_or_path: str) -> str:
+    """A hub id as given, or a local directory made absolute (a stable cache identity)."""
+    path = Path(name_or_path).expanduser()
+    return str(path.resolve()) if path.exists() else name_or_path
+
+
+def cuda_available() -> bool:
+    """Whether torch sees a CUDA GPU."""
+    import torch
+
+    return bool(torch.cuda.is_available())
+
+
+def load_pretrained(loader: Any, name: str, **kwargs: Any) -> Any:
+    """``loader.from_pretrained(name)`` with an error that names the spec at fault."""
+    try:
+        return loader.from_pretrained(name, **kwargs)
+    except (OSError, ValueError) as e:
+        raise NLIConfigError(
+            f"cannot load NLI model {name!r} ({type(e).__name__}: {e}). Give a local directory "
+            "or a Hugging Face hub id that is downloaded or reachable."
+        ) from e
+
+
+class LazyModel:
+    """A transformers model and tokenizer, loaded once on first use.
+
+    A loading failure is remembered and raised again at once, not retried for every batch.
+    """
+
+    def __init__(self, model: str) -> None:
+        self.model_name = model_ref(model)
+        self._model: Any = None
+        self._tokenizer: Any = None
+        self._load_error: Exception | None = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> tuple[Any, Any]:
+        """Return (tokenizer, model); subclasses load here."""
+        raise NotImplementedError
+
+    def load(self) -> tuple[Any, Any]:
+        """The (tokenizer, model), loading them on the first call."""
+        with self._lock:
+            if self._model is None:
+                if self._load_error is not None:
+                    raise self._load_error
+                try:
+                    self._tokenizer, self._model = self._load()
+                except Exception as e:
+                    self._load_error = e
+                    raise
+                self._model.eval()
+            return self._tokenizer, self._model
+
+
+def chunks_by_length(lengths: list[int], max_batch: int, max_tokens: int) -> list[list[int]]:
+    """Indices grouped into batches of similar length (less padding), longest first.
+
+    A batch holds at most ``max_batch`` rows and, padded, at most ``max_tokens`` tokens
+    (a single longer row still gets its own batch).
+    """
+    order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
+    batches: list[list[int]] = []
+    current: list[int] = []
+    for i in order:
+        width = lengths[current[0]] if current else lengths[i]
+        if current and (len(current) >= max_batch or width * (len(current) + 1) > max_tokens):
+            batches.append(current)
+            current = []
+        current.append(i)
+    if current:
+        batches.append(current)
+    return batches

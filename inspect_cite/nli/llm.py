@@ -1,0 +1,118 @@
+"""An LLM as the NLI judge, through Inspect's model API (any provider)."""
+
+import hashlib
+import re
+from typing import Any
+
+import anyio
+
+from inspect_cite.nli.base import NLIError, NLIResult, Pair
+from inspect_cite.text import strip_think
+
+NLI_PROMPT = """\
+Premise:
+{premise}
+
+Hypothesis:
+{hypothesis}
+
+Does the premise entail the hypothesis, that is, is everything the hypothesis states supported \
+by the premise alone? Answer with one word: yes or no."""
+
+NLI_RETRY_PROMPT = "Answer with exactly one word: yes or no."
+
+_LEADING = re.compile(r"^\W*(yes|no)\b")
+_ANY = re.compile(r"\b(yes|no)\b")
+
+
+def parse_yes_no(reply: str) -> bool | None:
+    """``True`` for yes, ``False`` for no, ``None`` when the reply says neither or both.
+
+    Reasoning blocks and markdown emphasis are ignored; a leading yes/no wins, otherwise the
+    reply must contain only one of the two words.
+    """
+    text = strip_think(reply).lower()
+    text = re.sub(r"[*_`#>]", "", text).strip()
+    m = _LEADING.match(text)
+    if m:
+        return m.group(1) == "yes"
+    found = set(_ANY.findall(text))
+    if len(found) == 1:
+        return found.pop() == "yes"
+    return None
+
+
+class ModelNLI:
+    """Asks an Inspect model whether the premise entails the hypothesis.
+
+    Args:
+        target: A model name (``provider/model``, contains "/") or a model role (e.g.
+            ``grader``, bound with ``--model-role grader=...``), resolved at each call.
+        max_retries: Follow-up questions after a reply that is neither yes nor no; a pair
+            still unanswered then fails with ``NLIError`` (never counted as "no").
+        model: A ready ``Model`` to use instead of resolving ``target`` (tests, notebooks).
+
+    """
+
+    def __init__(self, target: str, max_retries: int = 2, model: Any = None) -> None:
+        self.target = target
+        self.max_retries = max_retries
+        self._model = model
+        self._prompt_hash = hashlib.sha256(
+            (NLI_PROMPT + NLI_RETRY_PROMPT).encode("utf-8")
+        ).hexdigest()[:8]
+
+    def model(self) -> Any:
+        """The Inspect model (a role is looked up in the running eval's roles)."""
+        if self._model is not None:
+            return self._model
+        from inspect_ai.model import get_model
+
+        if "/" in self.target:
+            return get_model(self.target)
+        return get_model(role=self.target, required=True)
+
+    @property
+    def identity(self) -> str:
+        """``model:<resolved model>`` plus the prompt's hash (roles resolve to models)."""
+        return f"model:{self.model()}#{self._prompt_hash}"
+
+    async def __call__(self, pairs: list[Pair]) -> list[NLIResult | Exception]:
+        """Decide the pairs concurrently (Inspect limits connections per provider)."""
+        results: list[NLIResult | Exception] = [NLIError("not run")] * len(pairs)
+        model = self.model()
+
+        async def one(i: int, pair: Pair) -> None:
+            try:
+                results[i] = await self._ask(model, pair)
+            except NLIError as e:
+                results[i] = e
+
+        async with anyio.create_task_group() as tg:
+            for i, pair in enumerate(pairs):
+                tg.start_soon(one, i, pair)
+        return results
+
+    async def _ask(self, model: Any, pair: Pair) -> NLIResult:
+        from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, GenerateConfig
+
+        messages: list[Any] = [
+            ChatMessageUser(content=NLI_PROMPT.format(premise=pair[0], hypothesis=pair[1]))
+        ]
+        replies: list[str] = []
+        for attempt in range(self.max_retries + 1):
+            output = await model.generate(messages, config=GenerateConfig(temperature=0.0))
+            reply = output.completion
+            replies.append(reply)
+            verdict = parse_yes_no(reply)
+            if verdict is not None:
+                return NLIResult(verdict)
+            if attempt < self.max_retries:
+                messages += [
+                    ChatMessageAssistant(content=reply),
+                    ChatMessageUser(content=NLI_RETRY_PROMPT),
+                ]
+        shown = "; ".join(repr(r[:200]) for r in replies)
+        raise NLIError(
+            f"model:{self.target} gave no yes/no answer after {len(replies)} tries: {shown}"
+        )

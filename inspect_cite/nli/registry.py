@@ -1,0 +1,99 @@
+"""From an NLI spec string to a shared backend instance."""
+
+import os
+import threading
+from pathlib import Path
+
+from inspect_cite.nli.base import NLIConfigError
+from inspect_cite.nli.batching import BatchQueue
+from inspect_cite.nli.cache import NLI_CACHE_ENV, DiskCache
+from inspect_cite.nli.cached import CachedNLI
+from inspect_cite.nli.classifier import ClassifierNLI
+from inspect_cite.nli.llm import ModelNLI
+from inspect_cite.nli.python_fn import PythonNLI
+from inspect_cite.nli.seq2seq import TRUE_MODEL, Seq2SeqNLI
+
+NLI_SPECS = """\
+  true                          google/t5_xxl_true_nli_mixture (ALCE's T5-11B; GPU with ~23 GB)
+  seq2seq:<hub id or dir>       any TRUE-format seq2seq model ("premise: P hypothesis: H" -> "1")
+  classifier:<hub id or dir>    a sequence-classification NLI model (label "entailment")
+  model:<model name or role>    an LLM through Inspect, asked yes/no (e.g. model:grader)
+  python:<module>:<callable>    a function (premise, hypothesis) -> bool | float (>= 0.5 entails)"""
+
+_KINDS = ("seq2seq", "classifier", "model", "python")
+
+_lock = threading.Lock()
+_backends: dict[tuple[str, str | None], CachedNLI] = {}
+_disks: dict[str, DiskCache] = {}
+
+
+def parse_nli_spec(spec: str) -> tuple[str, str]:
+    """Split a spec into (kind, argument); ``true`` becomes ``("true", TRUE_MODEL)``.
+
+    Raises:
+        NLIConfigError: For an unknown or incomplete spec, listing the valid forms.
+
+    """
+    spec = spec.strip()
+    if spec == "true":
+        return "true", TRUE_MODEL
+    kind, sep, arg = spec.partition(":")
+    if not sep or kind not in _KINDS or not arg.strip():
+        raise NLIConfigError(f"unknown NLI spec {spec!r}; use one of:\n{NLI_SPECS}")
+    return kind, arg.strip()
+
+
+def _make(spec: str, disk: DiskCache | None) -> CachedNLI:
+    kind, arg = parse_nli_spec(spec)
+    if kind == "model":
+        llm = ModelNLI(arg)
+        return CachedNLI(lambda: llm.identity, llm, disk)
+    engine: Seq2SeqNLI | ClassifierNLI | PythonNLI
+    if kind in ("true", "seq2seq"):
+        engine = Seq2SeqNLI(arg, true_checks=kind == "true")
+    elif kind == "classifier":
+        engine = ClassifierNLI(arg)
+    else:
+        engine = PythonNLI(arg)
+    # A user function is cheap per pair: batch whatever is queued, without waiting for more.
+    queue = BatchQueue(engine, max_batch=64, max_wait=0.0 if kind == "python" else 0.02)
+    return CachedNLI(engine.identity, queue.submit, disk, queue)
+
+
+def get_nli(spec: str = "true", cache_path: str | None = None) -> CachedNLI:
+    """The process-wide NLI backend for ``spec`` (models load once, on first use).
+
+    Args:
+        spec: Which NLI to use: ``true``, ``seq2seq:<model>``, ``classifier:<model>``,
+            ``model:<model name or role>`` or ``python:<module>:<callable>``.
+        cache_path: A SQLite file caching decisions across runs; defaults to
+            ``$INSPECT_CITE_NLI_CACHE`` (unset: decisions are cached in memory only).
+
+    Raises:
+        NLIConfigError: For an invalid spec or a ``python:`` function that cannot be imported.
+
+    """
+    spec = spec.strip()
+    path = cache_path or os.environ.get(NLI_CACHE_ENV) or None
+    if path is not None:
+        path = str(Path(path).expanduser().resolve())
+    key = (spec, path)
+    with _lock:
+        backend = _backends.get(key)
+        if backend is None:
+            disk = None
+            if path is not None:
+                disk = _disks.get(path)
+                if disk is None:
+                    disk = _disks[path] = DiskCache(path)
+            backend = _backends[key] = _make(spec, disk)
+        return backend
+
+
+def reset_nli() -> None:
+    """Forget every shared backend and close disk caches (tests, benchmarks)."""
+    with _lock:
+        _backends.clear()
+        for disk in _disks.values():
+            disk.close()
+        _disks.clear()

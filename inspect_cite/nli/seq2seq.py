@@ -1,0 +1,146 @@
+"""TRUE-format seq2seq NLI ("premise: P hypothesis: H" -> "1" when entailed), as ALCE uses."""
+
+import logging
+import os
+from typing import Any
+
+from inspect_cite.nli.base import NLIResourceError, NLIResult, Pair
+from inspect_cite.nli.hf import (
+    LazyModel,
+    chunks_by_length,
+    cuda_available,
+    default_batch_size,
+    load_pretrained,
+)
+
+logger = logging.getLogger(__name__)
+
+TRUE_MODEL = "google/t5_xxl_true_nli_mixture"
+"""ALCE's AutoAIS model: T5-11B fine-tuned on the TRUE NLI mixture."""
+
+TRUE_TEMPLATE = "premise: {premise} hypothesis: {hypothesis}"
+
+TRUE_MIN_FREE_GPU_GB = 23.0
+"""11B parameters in bf16 (22 GB) plus activations."""
+
+ALLOW_CPU_ENV = "INSPECT_CITE_NLI_ALLOW_CPU"
+
+LIGHTER_CHOICES = """\
+Lighter NLI choices (pass as -T nli=..., -S nli=... or alce-eval --nli ...):
+  classifier:MoritzLaurer/DeBERTa-v3-large-mnli-fever-anli-ling-wanli
+      a DeBERTa-v3 MNLI/ANLI classifier (0.4B parameters; runs on CPU or a small GPU)
+  seq2seq:<hub id or local dir>
+      a smaller seq2seq NLI model in the same TRUE format ("premise: P hypothesis: H" -> "1")
+  model:<inspect model name or role>
+      an LLM asked a yes/no entailment question, e.g. model:openai/gpt-4o-mini or model:grader
+  python:<module>:<function>
+      your own (premise, hypothesis) -> bool | float function
+Numbers from another NLI model are not comparable with published ALCE numbers."""
+
+
+def true_resource_problem() -> str | None:
+    """Why the TRUE model (11B, bf16) cannot run well here, or None. Loads nothing."""
+    if not cuda_available():
+        return "no CUDA GPU is available"
+    import torch
+
+    free = sum(torch.cuda.mem_get_info(i)[0] for i in range(torch.cuda.device_count())) / 1e9
+    if free < TRUE_MIN_FREE_GPU_GB:
+        return (
+            f"only {free:.1f} GB of GPU memory is free (it needs about "
+            f"{TRUE_MIN_FREE_GPU_GB:.0f} GB; the rest would be offloaded to CPU, very slowly)"
+        )
+    return None
+
+
+def true_resource_message(problem: str) -> str:
+    """The message shown before loading the TRUE model on a machine that cannot hold it."""
+    return (
+        f"NLI 'true' ({TRUE_MODEL}, T5-11B in bf16) needs a GPU with about "
+        f"{TRUE_MIN_FREE_GPU_GB:.0f} GB free, but {problem}.\n{LIGHTER_CHOICES}\n"
+        f"(Set {ALLOW_CPU_ENV}=1 to load it anyway.)"
+    )
+
+
+class Seq2SeqNLI(LazyModel):
+    """A seq2seq model asked in TRUE format; entailed iff the greedy output is exactly "1".
+
+    Loads on first use (in the batching thread). Inputs are sorted by length and padded into
+    batches; each decision is the one eval.py's unbatched ``generate`` makes (up to float
+    rounding of padded batches in bf16; ``INSPECT_CITE_NLI_BATCH_SIZE=1`` removes even that).
+
+    Args:
+        model: Hub id or local directory.
+        true_checks: Check GPU resources first and use bf16 (the ``true`` spec).
+        batch_size: Most pairs per forward pass.
+        max_batch_tokens: Most padded input tokens per forward pass.
+        max_new_tokens: Greedy decoding length (eval.py: 10).
+
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        true_checks: bool = False,
+        batch_size: int | None = None,
+        max_batch_tokens: int = 65536,
+        max_new_tokens: int = 10,
+    ) -> None:
+        super().__init__(model)
+        # `true` loads in bf16 on GPU, `seq2seq:` in the checkpoint's dtype: cached apart.
+        self.identity = f"{'true' if true_checks else 'seq2seq'}:{self.model_name}"
+        self.true_checks = true_checks
+        self.batch_size = batch_size or default_batch_size(32)
+        self.max_batch_tokens = max_batch_tokens
+        self.max_new_tokens = max_new_tokens
+        if true_checks:
+            problem = true_resource_problem()
+            if problem is not None:
+                logger.warning(true_resource_message(problem))
+
+    def _load(self) -> tuple[Any, Any]:
+        """With ``true_checks``, refuse before loading when no GPU can hold T5-11B."""
+        import torch
+        from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
+
+        if self.true_checks and not os.environ.get(ALLOW_CPU_ENV):
+            problem = true_resource_problem()
+            if problem is not None and not cuda_available():
+                raise NLIResourceError(true_resource_message(problem))
+        tokenizer = load_pretrained(AutoTokenizer, self.model_name)
+        if cuda_available():
+            dtype = torch.bfloat16 if self.true_checks else "auto"
+            model = load_pretrained(
+                AutoModelForSeq2SeqLM, self.model_name, dtype=dtype, device_map="auto"
+            )
+        else:
+            model = load_pretrained(AutoModelForSeq2SeqLM, self.model_name, dtype=torch.float32)
+        return tokenizer, model
+
+    def __call__(self, pairs: list[Pair]) -> list[NLIResult | Exception]:
+        """Decide a batch of pairs (blocking; runs in the batching thread)."""
+        return [NLIResult(text == "1") for text in self.generate(pairs)]
+
+    def generate(self, pairs: list[Pair]) -> list[str]:
+        """The model's greedy output for each pair, decoded without special tokens."""
+        import torch
+
+        tok, model = self.load()
+        texts = [TRUE_TEMPLATE.format(premise=p, hypothesis=h) for p, h in pairs]
+        # eval.py neither truncates nor batches; lengths only shape the batches here.
+        ids = tok(texts, add_special_tokens=True)["input_ids"]
+        decoded = [""] * len(pairs)
+        for batch in chunks_by_length(
+            [len(x) for x in ids], self.batch_size, self.max_batch_tokens
+        ):
+            enc = tok.pad(
+                {"input_ids": [ids[i] for i in batch]}, padding=True, return_tensors="pt"
+            ).to(model.device)
+            with torch.inference_mode():
+                out = model.generate(
+                    **enc, max_new_tokens=self.max_new_tokens, do_sample=False, num_beams=1
+                )
+            for i, text in zip(batch, tok.batch_decode(out, skip_special_tokens=True), strict=True):
+                decoded[i] = text
+        return decoded

@@ -1,0 +1,144 @@
+"""ALCE citation recall and precision judged by NLI (definitions in inspect_cite.alce_citations)."""
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
+from inspect_ai.solver import TaskState
+
+from inspect_cite.alce_citations import CitationResult, StatementVerdict, citation_scores
+from inspect_cite.alce_metrics import AlceDataset
+from inspect_cite.documents import get_docs
+from inspect_cite.nli import NLIError, get_nli
+from inspect_cite.text import alce_scoring_output
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.split()) or "*(empty)*"
+
+
+def _doc_label(ref: int, docs: Sequence[Mapping[str, Any]]) -> str:
+    if ref < 0 and docs:
+        # eval.py reads "[0]" as index -1: the last document.
+        return f"[0] → last document, *{_cell(str(docs[ref]['title']))}*"
+    if 0 <= ref < len(docs):
+        return f"[{ref + 1}] *{_cell(str(docs[ref]['title']))}*"
+    return f"[{ref + 1}] (no such document)"
+
+
+def _statement_lines(i: int, s: StatementVerdict, docs: Sequence[Mapping[str, Any]]) -> list[str]:
+    cites = ", ".join(_doc_label(r, docs) for r in s.refs) or "no citation"
+    if s.status == "uncited":
+        verdict = "not supported (no citation)"
+    elif s.status == "invalid":
+        verdict = "not supported (a citation is out of range)"
+    else:
+        judged = ", ".join(f"[{r + 1}]" if r >= 0 else "[0]" for r in s.used)
+        verdict = f"{'supported' if s.recall else 'not supported'} by {judged} together (NLI)"
+    lines = [
+        f"{i}. {_cell(s.hypothesis)}",
+        f"   - citations: {cites}",
+        f"   - recall: **{s.recall}**, {verdict}; precision credit {s.credit}",
+    ]
+    for c in s.citations:
+        if c.alone:
+            why = "entails alone → needed (+1)"
+        elif c.others:
+            why = "not alone; the other citations entail without it → irrelevant (+0)"
+        else:
+            why = "not alone; the others do not entail without it → needed (+1)"
+        lines.append(f"     - {_doc_label(c.ref, docs)}: {why}")
+    return lines
+
+
+def citation_explanation(
+    result: CitationResult, docs: Sequence[Mapping[str, Any]], nli: str, at_most: int | None
+) -> str:
+    """Markdown listing every statement, its citations and each NLI verdict."""
+    if result.skipped:
+        return f"**Not scored:** {result.skipped}."
+    assert result.recall is not None and result.precision is not None
+    head = (
+        f"**Citation recall {100 * result.recall:.1f}, precision {100 * result.precision:.1f}** "
+        f"({sum(s.recall for s in result.statements)}/{len(result.statements)} statements "
+        f"supported; precision credit {sum(s.credit for s in result.statements)}/"
+        f"{result.total_citations} citations; NLI `{nli}`, at most {at_most} citations "
+        "per statement)"
+    )
+    lines = [head, ""]
+    for i, s in enumerate(result.statements, 1):
+        lines += _statement_lines(i, s, docs)
+    return "\n".join(lines)
+
+
+def _unscored(reason: str, output: str) -> Score:
+    return Score(
+        value={"citation_rec": math.nan, "citation_prec": math.nan},
+        answer=output,
+        explanation=f"**Not scored:** {reason}",
+        metadata={"reason": reason},
+    )
+
+
+@scorer(metrics={"citation_rec": [mean(), stderr()], "citation_prec": [mean(), stderr()]})
+def citation_nli(
+    nli: str = "true",
+    at_most_citations: int = 3,
+    alce_compat: bool = True,
+    dataset: AlceDataset | None = None,
+    nli_cache: str | None = None,
+) -> Scorer:
+    """ALCE citation recall and precision (x100), judged by an NLI model as eval.py does.
+
+    The output is cleaned as ALCE does and cut to its first line; citations ``[n]`` refer to
+    ``metadata["docs"]`` in order. An output with no statements (empty) is not scored (nan,
+    as eval.py skips it); a sample whose NLI call fails is not scored either, with the reason.
+
+    Args:
+        nli: NLI backend spec: ``true`` (ALCE's T5-11B), ``seq2seq:<model>``,
+            ``classifier:<model>``, ``model:<model or role>`` or ``python:<module>:<fn>``.
+        at_most_citations: Judge at most this many citations per statement (eval.py: 3).
+        alce_compat: Reproduce eval.py's quirks (True) or fix its defects (False); see
+            ``inspect_cite.alce_citations``.
+        dataset: ``qampari`` judges each listed entity as a statement; ``None`` reads
+            ``metadata["dataset"]``.
+        nli_cache: SQLite file caching NLI decisions (default ``$INSPECT_CITE_NLI_CACHE``).
+
+    """
+    backend = get_nli(nli, nli_cache)
+
+    async def score(state: TaskState, target: Target) -> Score:
+        metadata = state.metadata or {}
+        where = f"sample {state.sample_id}"
+        output = alce_scoring_output(state.output.completion if state.output else "")
+        docs = get_docs(metadata, where)
+        qampari = (dataset or metadata.get("dataset")) == "qampari"
+        question = metadata.get("question")
+        if qampari and not isinstance(question, str):
+            raise ValueError(f'{where}: QAMPARI citation scoring needs metadata["question"]')
+        try:
+            result = await citation_scores(
+                output,
+                docs,
+                question or "",
+                backend,
+                qampari=qampari,
+                at_most_citations=at_most_citations,
+                alce_compat=alce_compat,
+            )
+        except NLIError as e:
+            return _unscored(f"NLI failed: {e}", output)
+        if result.skipped:
+            return _unscored(result.skipped, output)
+        assert result.recall is not None and result.precision is not None
+        return Score(
+            value={
+                "citation_rec": 100 * result.recall,
+                "citation_prec": 100 * result.precision,
+            },
+            answer=output,
+            explanation=citation_explanation(result, docs, nli, at_most_citations),
+        )
+
+    return score

@@ -1,0 +1,65 @@
+"""ELI5 claim coverage (claims_nli): how many reference claims the answer entails."""
+
+import math
+
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
+from inspect_ai.solver import TaskState
+
+from inspect_cite.alce_citations import claims_score
+from inspect_cite.nli import NLIError, get_nli
+from inspect_cite.text import alce_scoring_output
+
+
+def _unscored(reason: str, output: str) -> Score:
+    return Score(
+        value={"claims_nli": math.nan},
+        answer=output,
+        explanation=f"**Not scored:** {reason}",
+        metadata={"reason": reason},
+    )
+
+
+@scorer(metrics={"claims_nli": [mean(), stderr()]})
+def claim_coverage(nli: str = "true", nli_cache: str | None = None) -> Scorer:
+    """ALCE ELI5 claims_nli (x100): share of ``metadata["claims"]`` entailed by the output.
+
+    As eval.py: the premise is the first-line output with citations removed, each claim is a
+    hypothesis. A sample whose NLI call fails, or that has no claims, is not scored (nan).
+
+    Args:
+        nli: NLI backend spec (see ``citation_nli``).
+        nli_cache: SQLite file caching NLI decisions (default ``$INSPECT_CITE_NLI_CACHE``).
+
+    """
+    backend = get_nli(nli, nli_cache)
+
+    async def score(state: TaskState, target: Target) -> Score:
+        metadata = state.metadata or {}
+        claims = metadata.get("claims")
+        if not isinstance(claims, list) or not all(isinstance(c, str) for c in claims):
+            raise ValueError(
+                f'sample {state.sample_id}: claim_coverage needs metadata["claims"], a list of '
+                "strings (ELI5)"
+            )
+        output = alce_scoring_output(state.output.completion if state.output else "")
+        try:
+            result = await claims_score(output, claims, backend)
+        except NLIError as e:
+            return _unscored(f"NLI failed: {e}", output)
+        if result.score is None:
+            return _unscored("the sample has no claims", output)
+        rows = "\n".join(
+            f"{i}. {'✅ entailed' if ok else '❌ not entailed'}: {' '.join(claim.split())}"
+            for i, (claim, ok) in enumerate(result.verdicts, 1)
+        )
+        return Score(
+            value={"claims_nli": 100 * result.score},
+            answer=output,
+            explanation=(
+                f"**Claims entailed: {sum(ok for _, ok in result.verdicts)}/"
+                f"{len(result.verdicts)}** (NLI `{nli}`; premise = the output without "
+                f"citations)\n\n{rows}"
+            ),
+        )
+
+    return score

@@ -1,0 +1,70 @@
+"""ALCE's RERANK baseline: sample several answers, keep the one with the best citation recall."""
+
+from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from inspect_cite.alce_citations import citation_scores
+from inspect_cite.documents import get_docs
+from inspect_cite.nli import get_nli
+from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
+from inspect_cite.text import alce_scoring_output
+from solvers.alce_prompting import sample_dataset, sample_outputs, sample_question
+
+
+@solver
+def alce_rerank(
+    n: int = 4,
+    nli: str = "true",
+    at_most_citations: int = 3,
+    system_message: str | None = ALCE_SYSTEM_MESSAGE,
+    dataset: str | None = None,
+) -> Solver:
+    """RERANK: draw ``n`` answers to the task's prompt and keep the best-supported one.
+
+    Each candidate is judged as the citation scorer will judge it (first line, eval.py's
+    statement and citation rules, ``nli`` backend) and the highest citation recall wins; ties
+    go to the earliest sample. Unlike ALCE's ``tools/rerank_outputs.py`` (which judges each
+    cited statement against all shown documents, and keeps an empty answer when every
+    candidate scores 0), the premise is the cited documents, and a candidate is always kept.
+
+    Args:
+        n: Candidates to sample (paper: 4). Sampling needs a temperature > 0.
+        nli: NLI backend spec used to judge candidates (see ``scorers/citation_nli``).
+        at_most_citations: Citations judged per statement (eval.py: 3).
+        system_message: System message for chat models (ALCE's); ``None`` sends none.
+        dataset: ``asqa``, ``qampari`` or ``eli5``; default ``metadata["dataset"]``.
+
+    """
+    if n < 1:
+        raise ValueError(f"alce_rerank: n must be >= 1, got {n}")
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        name = sample_dataset(state, dataset)
+        docs = get_docs(state.metadata, where=f"sample {state.sample_id}")
+        question = sample_question(state)
+        if system_message and not any(m.role == "system" for m in state.messages):
+            state.messages.insert(0, ChatMessageSystem(content=system_message))
+        candidates = await sample_outputs(state, generate, n)
+        backend = get_nli(nli)
+        recalls = []
+        for candidate in candidates:
+            result = await citation_scores(
+                alce_scoring_output(candidate.completion),
+                docs,
+                question,
+                backend,
+                qampari=name == "qampari",
+                at_most_citations=at_most_citations,
+            )
+            recalls.append(result.recall if result.recall is not None else -1.0)
+        best = max(range(len(candidates)), key=lambda i: (recalls[i], -i))
+        state.output = candidates[best]
+        state.messages.append(ChatMessageAssistant(content=candidates[best].completion))
+        state.metadata["rerank"] = {
+            "candidates": [c.completion for c in candidates],
+            "citation_recall": recalls,
+            "chosen": best,
+        }
+        return state
+
+    return solve

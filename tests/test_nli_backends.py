@@ -1,0 +1,373 @@
+"""NLI backends, the batching queue and the decision cache."""
+
+import asyncio
+import logging
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+
+from inspect_cite.nli import (
+    NLIConfigError,
+    NLIError,
+    NLIResourceError,
+    NLIResult,
+    get_nli,
+    parse_nli_spec,
+    reset_nli,
+    true_resource_problem,
+)
+from inspect_cite.nli.batching import BatchQueue
+from inspect_cite.nli.cached import CachedNLI
+from inspect_cite.nli.classifier import ClassifierNLI, entailment_label
+from inspect_cite.nli.llm import ModelNLI, parse_yes_no
+from inspect_cite.nli.seq2seq import TRUE_TEMPLATE, Seq2SeqNLI
+from tests import nli_fns
+from tests.alce_synthetic import synthetic_items
+from tests.nli_judge import judge_model
+from tests.nli_models import vary_t5_outputs
+
+
+@pytest.fixture(autouse=True)
+def _fresh_backends():
+    reset_nli()
+    yield
+    reset_nli()
+
+
+def doc_pairs(n_items: int = 12) -> list[tuple[str, str]]:
+    pairs = []
+    for item in synthetic_items("asqa", n_items, seed=5) + synthetic_items("eli5", n_items):
+        for doc in item["docs"][:2]:
+            pairs.append((f"Title: {doc['title']}\n{doc['text']}", item["output"][:120]))
+    return pairs + [("a", "b"), ("", "")]
+
+
+# --- seq2seq (TRUE format) -------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def varied_t5(tiny_t5, tmp_path_factory) -> Path:
+    texts = [TRUE_TEMPLATE.format(premise=p, hypothesis=h) for p, h in doc_pairs(8)]
+    return vary_t5_outputs(tiny_t5, tmp_path_factory.mktemp("varied-t5"), texts)
+
+
+def per_pair_generate(model_dir: Path, pairs: list[tuple[str, str]]) -> list[str]:
+    """eval.py's ``_run_nli_autoais``: one unpadded greedy generate per pair."""
+    import torch
+    from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(model_dir)
+    model = AutoModelForSeq2SeqLM.from_pretrained(model_dir)
+    texts = []
+    for premise, hypothesis in pairs:
+        ids = tok(f"premise: {premise} hypothesis: {hypothesis}", return_tensors="pt").input_ids
+        with torch.inference_mode():
+            out = model.generate(ids, max_new_tokens=10)
+        texts.append(tok.decode(out[0], skip_special_tokens=True))
+    return texts
+
+
+def test_seq2seq_batched_equals_per_pair(varied_t5):
+    pairs = doc_pairs(5)
+    expected = per_pair_generate(varied_t5, pairs)
+    assert "1" in expected and len(set(expected)) > 2, "the test model must give varied outputs"
+    engine = Seq2SeqNLI(str(varied_t5), batch_size=8)
+    assert engine.generate(pairs) == expected
+    backend = get_nli(f"seq2seq:{varied_t5}")
+    results = asyncio.run(backend.entail(pairs))
+    assert [r.entailed for r in results] == [t == "1" for t in expected]
+    assert TRUE_TEMPLATE == "premise: {premise} hypothesis: {hypothesis}"
+
+
+def test_seq2seq_entailed_only_for_exactly_one(tiny_t5, monkeypatch):
+    engine = Seq2SeqNLI(str(tiny_t5))
+    monkeypatch.setattr(engine, "generate", lambda pairs: ["1", "11", " 1", "", "0"])
+    assert [r.entailed for r in engine([("p", "h")] * 5)] == [True, False, False, False, False]  # type: ignore[union-attr]
+
+
+def test_seq2seq_bad_model_names_the_spec(tmp_path):
+    backend = get_nli(f"seq2seq:{tmp_path / 'nothing-here'}")
+    with pytest.raises(NLIConfigError, match="cannot load NLI model"):
+        asyncio.run(backend.entail([("p", "h")]))
+
+
+# --- the default TRUE model ---------------------------------------------------------------
+
+
+@pytest.mark.skipif(true_resource_problem() is None, reason="this machine can hold T5-11B")
+def test_true_refuses_before_loading_on_a_small_machine(monkeypatch, caplog):
+    import transformers
+
+    def no_load(*a, **k):
+        raise AssertionError("must not load T5-11B here")
+
+    monkeypatch.delenv("INSPECT_CITE_NLI_ALLOW_CPU", raising=False)
+    monkeypatch.setattr(transformers.AutoModelForSeq2SeqLM, "from_pretrained", no_load)
+    monkeypatch.setattr(transformers.AutoTokenizer, "from_pretrained", no_load)
+    with caplog.at_level(logging.WARNING):
+        backend = get_nli("true")
+    assert "classifier:" in caplog.text
+    assert backend.identity == "true:google/t5_xxl_true_nli_mixture"
+    with pytest.raises(NLIResourceError) as e:
+        asyncio.run(backend.entail([("p", "h")]))
+    message = str(e.value)
+    for choice in ("classifier:", "DeBERTa-v3", "seq2seq:", "model:", "no CUDA GPU"):
+        assert choice in message
+
+
+# --- classifier ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def tiny_classifier(tmp_path_factory) -> Path:
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification
+
+    from tests.conftest import fixture_corpus
+    from tests.tiny_models import build_tokenizer
+
+    out = tmp_path_factory.mktemp("tiny-nli-classifier")
+    tok = build_tokenizer(out, fixture_corpus(), vocab_size=500)
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=len(tok),  # type: ignore[arg-type]
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=64,
+        num_labels=3,
+        id2label={0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"},
+        label2id={"CONTRADICTION": 0, "NEUTRAL": 1, "ENTAILMENT": 2},
+        pad_token_id=tok.pad_token_id,  # type: ignore[attr-defined]
+    )
+    model = BertForSequenceClassification(config)
+    # Random weights favour one label everywhere: shift the entailment bias to the median
+    # margin so that about half of the test pairs are entailed.
+    pairs = doc_pairs(6)[:-1]
+    with torch.inference_mode():
+        logits = torch.cat([model(**tok(p, h, return_tensors="pt")).logits for p, h in pairs])
+        margin = logits[:, :2].max(dim=1).values - logits[:, 2]
+        model.classifier.bias[2] += margin.median() + 1e-3
+    model.save_pretrained(out)
+    return out
+
+
+def test_classifier_reads_entailment_label_and_batches(tiny_classifier):
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    pairs = doc_pairs(6)[:-1]  # without ("", ""): this tokenizer adds no special tokens
+    results = asyncio.run(get_nli(f"classifier:{tiny_classifier}").entail(pairs))
+    tok = AutoTokenizer.from_pretrained(tiny_classifier)
+    model = AutoModelForSequenceClassification.from_pretrained(tiny_classifier)
+    for (premise, hypothesis), result in zip(pairs, results, strict=True):
+        with torch.inference_mode():
+            logits = model(**tok(premise, hypothesis, return_tensors="pt")).logits[0]
+        assert result.entailed == (int(logits.argmax()) == 2)
+        assert result.prob == pytest.approx(float(torch.softmax(logits, -1)[2]), abs=1e-4)
+    assert len({r.entailed for r in results}) == 2, "the test model must give both decisions"
+    assert ClassifierNLI(str(tiny_classifier)).identity.startswith("classifier:/")
+
+
+def test_classifier_without_entailment_label_is_refused():
+    class Config:
+        id2label = {0: "LABEL_0", 1: "LABEL_1"}
+        label2id = {"LABEL_0": 0, "LABEL_1": 1}
+
+    with pytest.raises(NLIConfigError, match="entailment"):
+        entailment_label(Config(), "some/model")
+
+    class Mnli:
+        id2label = {0: "entailment", 1: "neutral", 2: "contradiction"}
+        label2id: dict = {}
+
+    assert entailment_label(Mnli(), "m") == 0
+
+
+# --- model: (an LLM through Inspect) ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "reply, verdict",
+    [
+        ("Yes", True),
+        ("no.", False),
+        ("**Yes**, the premise says so.", True),
+        ("<think>maybe yes, maybe no</think>No", False),
+        ("The answer is yes.", True),
+        ("Yes and no.", True),
+        ("I cannot tell.", None),
+        ("It could be yes or no.", None),
+        ("", None),
+        ("Nope", None),
+    ],
+)
+def test_parse_yes_no(reply, verdict):
+    assert parse_yes_no(reply) is verdict
+
+
+async def test_model_backend_asks_retries_and_reports():
+    llm = ModelNLI("mockllm/model", model=judge_model())
+    backend = CachedNLI(lambda: llm.identity, llm)
+    assert backend.identity.startswith("model:mockllm/model#")
+    pairs = [
+        ("paris is the capital", "paris capital"),
+        ("paris is the capital", "berlin"),
+        ("paris is the capital", "garble paris"),  # unclear first, clear when asked again
+    ]
+    results = await backend.entail(pairs)
+    assert [r.entailed for r in results] == [True, False, True]
+    with pytest.raises(NLIError, match="no yes/no answer after 3 tries"):
+        await backend.entail([("paris", "gibberish"), ("paris", "paris")])
+    # The decided pair was cached despite the failure of the other.
+    assert (backend.identity, ("paris", "paris")) in backend._memory
+
+
+def test_model_backend_role_needs_binding():
+    backend = get_nli("model:grader")
+    with pytest.raises(Exception, match="grader"):
+        asyncio.run(backend.entail([("p", "h")]))
+
+
+# --- python: ------------------------------------------------------------------------------
+
+
+async def test_python_backend_bool_float_and_errors(tmp_path):
+    results = await get_nli("python:tests.nli_fns:word_overlap").entail(
+        [("a b c", "a b"), ("a b c", "a x"), ("a", "x y z")]
+    )
+    assert results == [NLIResult(True, 1.0), NLIResult(True, 0.5), NLIResult(False, 0.0)]
+    with pytest.raises(NLIError, match="returned str"):
+        await get_nli("python:tests.nli_fns:returns_text").entail([("a", "b")])
+    backend = get_nli("python:tests.nli_fns:failing_on_fail")
+    with pytest.raises(NLIError, match="cannot judge this"):
+        await backend.entail([("x", "it will fail"), ("x", "x")])
+    assert await backend.entail([("x", "x")]) == [NLIResult(True)]
+    script = tmp_path / "my_nli.py"
+    script.write_text("def judge(p, h):\n    return h in p\n")
+    assert (await get_nli(f"python:{script}:judge").entail([("abc", "b")]))[0].entailed
+
+
+@pytest.mark.parametrize(
+    "spec, match",
+    [
+        ("t5", "unknown NLI spec"),
+        ("seq2seq:", "unknown NLI spec"),
+        ("python:tests.nli_fns", "expected python:<module>:<callable>"),
+        ("python:no_such_module_xyz:fn", "cannot import"),
+        ("python:tests.nli_fns:nope", "has no attribute"),
+    ],
+)
+def test_bad_specs(spec, match):
+    with pytest.raises(NLIConfigError, match=match):
+        get_nli(spec)
+
+
+def test_spec_parsing_and_sharing():
+    assert parse_nli_spec("true") == ("true", "google/t5_xxl_true_nli_mixture")
+    assert parse_nli_spec(" classifier:org/m ") == ("classifier", "org/m")
+    assert parse_nli_spec("model:openai/gpt-4o") == ("model", "openai/gpt-4o")
+    one = get_nli("python:tests.nli_fns:word_entail")
+    assert get_nli("python:tests.nli_fns:word_entail") is one
+
+
+# --- batching queue -----------------------------------------------------------------------
+
+
+def slow_word_entail(batches: list[list]) -> object:
+    def fn(pairs):
+        batches.append(list(pairs))
+        time.sleep(0.02)  # a model call: long enough for other callers to queue up
+        return [NLIResult(nli_fns.word_entail(p, h)) for p, h in pairs]
+
+    return fn
+
+
+async def test_queue_batches_concurrent_callers():
+    batches: list[list] = []
+    queue = BatchQueue(slow_word_entail(batches), max_batch=16, max_wait=0.01)  # type: ignore[arg-type]
+    requests = [[(f"w{i} x", f"w{i}"), (f"w{i}", f"w{i} y")] for i in range(40)]
+    results = await asyncio.gather(*(queue.submit(r) for r in requests))
+    for r in results:
+        assert [x.entailed for x in r] == [True, False]  # type: ignore[union-attr]
+    assert sum(len(b) for b in batches) == 80
+    assert len(batches) < 40 and max(len(b) for b in batches) == 16
+    assert queue.batch_sizes == [len(b) for b in batches]
+
+
+async def test_queue_deduplicates_and_reports_batch_failure():
+    batches: list[list] = []
+    queue = BatchQueue(slow_word_entail(batches), max_batch=64, max_wait=0.01)  # type: ignore[arg-type]
+    await asyncio.gather(queue.submit([("a", "a")]), queue.submit([("a", "a"), ("b", "a")]))
+    assert batches == [[("a", "a"), ("b", "a")]]
+
+    def broken(pairs):
+        raise RuntimeError("model crashed")
+
+    queue = BatchQueue(broken, max_wait=0.0)
+    with pytest.raises(RuntimeError, match="model crashed"):
+        await queue.submit([("a", "b")])
+
+
+def test_queue_survives_a_cancelled_leader():
+    batches: list[list] = []
+    queue = BatchQueue(slow_word_entail(batches), max_batch=64, max_wait=0.05)  # type: ignore[arg-type]
+    got: list = []
+
+    async def main() -> None:
+        async def leader() -> None:
+            with anyio.move_on_after(0.01):
+                await queue.submit([("a", "a")])
+
+        async def follower() -> None:
+            await anyio.sleep(0.001)
+            got.extend(await queue.submit([("b", "a")]))
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(leader)
+            tg.start_soon(follower)
+
+    anyio.run(main)
+    assert got == [NLIResult(False)]
+    assert batches == [[("b", "a")]]
+
+
+def test_shared_backend_across_event_loops():
+    # Inspect runs each eval in a fresh event loop; the process-wide backend must serve both.
+    backend = get_nli("python:tests.nli_fns:word_entail")
+    assert asyncio.run(backend.entail([("a", "a")])) == [NLIResult(True)]
+    assert anyio.run(backend.entail, [("a", "b")]) == [NLIResult(False)]
+
+
+# --- cache --------------------------------------------------------------------------------
+
+
+def test_disk_cache_makes_rescoring_free(tmp_path, monkeypatch):
+    pairs = doc_pairs(4) + [("x y", "x")]
+    db = tmp_path / "nli.sqlite"
+    nli_fns.CALLS["count"] = 0
+    first = asyncio.run(get_nli("python:tests.nli_fns:counting_entail", str(db)).entail(pairs))
+    calls = nli_fns.CALLS["count"]
+    assert calls == len(set(pairs))
+
+    reset_nli()  # a new process: nothing in memory
+    monkeypatch.setenv("INSPECT_CITE_NLI_CACHE", str(db))
+    backend = get_nli("python:tests.nli_fns:counting_entail")
+    assert backend.disk is not None
+    assert asyncio.run(backend.entail(pairs)) == first
+    assert nli_fns.CALLS["count"] == calls and backend.model_pairs == 0
+
+    # Another backend identity shares the file but not the decisions.
+    other = get_nli("python:tests.nli_fns:word_entail")
+    asyncio.run(other.entail(pairs[:2]))
+    assert other.model_pairs == 2
+
+
+async def test_memory_cache():
+    nli_fns.CALLS["count"] = 0
+    backend = get_nli("python:tests.nli_fns:counting_entail")
+    await backend.entail([("a", "a"), ("a", "a"), ("b", "a")])
+    await backend.entail([("b", "a")])
+    assert nli_fns.CALLS["count"] == 2 and backend.disk is None
