@@ -4,23 +4,14 @@ Like ``test_cli_e2e.py``: skipped unless the installed inspect-cite matches this
 installs it and sets INSPECT_CITE_REQUIRE_INSTALLED=1).
 """
 
-import os
-
 import pytest
 
 from tests.conftest import FIXTURES
-from tests.test_cli_e2e import INSPECT, installed_problem, read_log, run
+
+# require_installed is an autouse fixture: importing it applies it here too.
+from tests.test_cli_e2e import INSPECT, read_log, require_installed, run  # noqa: F401
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module", autouse=True)
-def require_installed():
-    problem = installed_problem()
-    if problem:
-        if os.environ.get("INSPECT_CITE_REQUIRE_INSTALLED") == "1":
-            pytest.fail(problem)
-        pytest.skip(problem)
 
 
 def test_bioasq_by_registry_name_then_rescore(tiny_qwen3, tmp_path):
