@@ -1,0 +1,264 @@
+r"""ExpertQA (Malaviya et al., 2024): expert questions with system answers and evidence passages.
+
+The data is ``r2_compiled_anon.jsonl`` (config ``main``) of the Hugging Face dataset
+``cmalaviya/expertqa`` at a pinned commit. It is fetched once with ``huggingface_hub``, checked
+against the object id the hub records for it at that commit (SHA-256 for a Git LFS file, the
+git blob SHA-1 otherwise), and cached with a manifest; later runs re-check the cached file's
+SHA-256 against the manifest and need no network.
+
+Each line is one question answered by one system (``answers`` has one key). The context of a
+sample is that answer's evidence passages: claim evidences look like
+``"[2] https://...\\n\\n<passage>"``; the bracket number is the doc id, the URL the title.
+Evidence that is only a URL (``bing_chat``, ``gpt4``) has no passage and is not shown.
+"""
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
+from logging import getLogger
+from pathlib import Path
+from typing import Any, Literal
+
+from fullcite_tasks.data.files import read_jsonl
+from fullcite_tasks.data.records import FullciteRecord
+from fullcite_tasks.data.spans import SpanTable, gold_spans_for, span_status
+from inspect_cite.cache import cache_dir
+from inspect_cite.download import sha256_file
+
+logger = getLogger(__name__)
+
+EXPERTQA_REPO = "cmalaviya/expertqa"
+# The commit whose dataset card maps config "main" to r2_compiled_anon.jsonl.
+EXPERTQA_REVISION = "c95ee97730022cac802346e614bc918ffd441258"
+EXPERTQA_FILE = "r2_compiled_anon.jsonl"
+EXPERTQA_URL = (
+    f"https://huggingface.co/datasets/{EXPERTQA_REPO}/blob/{EXPERTQA_REVISION}/{EXPERTQA_FILE}"
+)
+EXPERTQA_EXAMPLES = 2177  # the dataset card's count for config main
+
+SYSTEMS = (
+    "gpt4",
+    "bing_chat",
+    "rr_sphere_gpt4",
+    "rr_gs_gpt4",
+    "post_hoc_sphere_gpt4",
+    "post_hoc_gs_gpt4",
+)
+# Retrieve-and-read over Google search results: GPT-4 answered from retrieved passages, the
+# setting closest to FullCite's (answer from given documents).
+ExpertqaSystem = Literal[
+    "rr_gs_gpt4", "rr_sphere_gpt4", "post_hoc_gs_gpt4", "post_hoc_sphere_gpt4", "any"
+]
+DEFAULT_SYSTEM: ExpertqaSystem = "rr_gs_gpt4"
+ANY_SYSTEM = "any"
+
+_MANIFEST = "manifest.json"
+_EVIDENCE = re.compile(r"^\s*\[(\d+)\]\s*(\S*)\s*?\n\s*\n(.*)$", re.DOTALL)
+_MARKER = re.compile(r"\s*\[\d+\]")
+
+
+class ExpertqaDataError(ValueError):
+    """ExpertQA data is missing, corrupt or malformed."""
+
+
+def _git_blob_sha1(path: Path) -> str:
+    h = hashlib.sha1(f"blob {path.stat().st_size}\0".encode())
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def verify_hub_blob(path: Path, object_id: str) -> None:
+    """Check a file against the hub's object id (SHA-256 for LFS, git blob SHA-1 otherwise).
+
+    Raises:
+        ExpertqaDataError: The content does not match.
+
+    """
+    if len(object_id) == 64:
+        actual = sha256_file(path)
+    elif len(object_id) == 40:
+        actual = _git_blob_sha1(path)
+    else:
+        raise ExpertqaDataError(f"{EXPERTQA_URL}: unexpected hub object id {object_id!r}")
+    if actual != object_id:
+        raise ExpertqaDataError(
+            f"{EXPERTQA_URL}: checksum mismatch (hub says {object_id}, got {actual}); "
+            "the download is corrupt, nothing was cached"
+        )
+
+
+def expertqa_data_path() -> Path:
+    """A verified local copy of the pinned ExpertQA file, downloading it if needed.
+
+    Raises:
+        ExpertqaDataError: Not cached and the download failed or did not verify.
+
+    """
+    directory = cache_dir("expertqa", EXPERTQA_REVISION[:12])
+    target = directory / EXPERTQA_FILE
+    manifest = directory / _MANIFEST
+    if target.exists() and manifest.exists():
+        expected = json.loads(manifest.read_text()).get("sha256")
+        if expected and sha256_file(target) == expected:
+            return target
+    try:
+        from huggingface_hub import hf_hub_download
+
+        with tempfile.TemporaryDirectory(dir=directory, prefix=".download-") as tmp:
+            path = Path(
+                hf_hub_download(
+                    repo_id=EXPERTQA_REPO,
+                    filename=EXPERTQA_FILE,
+                    repo_type="dataset",
+                    revision=EXPERTQA_REVISION,
+                    cache_dir=tmp,
+                )
+            )
+            # The hub cache names a blob after its object id at the pinned commit.
+            verify_hub_blob(path, path.resolve().name)
+            staged = Path(tmp, "staged")
+            shutil.copyfile(path, staged)
+            os.replace(staged, target)
+    except ExpertqaDataError:
+        raise
+    except Exception as e:
+        raise ExpertqaDataError(
+            f"ExpertQA ({EXPERTQA_URL}) is not cached in {directory} and could not be "
+            f"downloaded ({type(e).__name__}: {e}). Download {EXPERTQA_FILE} yourself and pass "
+            "-T dataset_path=<path>."
+        ) from e
+    digest = sha256_file(target)
+    manifest.write_text(
+        json.dumps(
+            {
+                "repo": EXPERTQA_REPO,
+                "revision": EXPERTQA_REVISION,
+                "file": EXPERTQA_FILE,
+                "sha256": digest,
+            },
+            indent=2,
+        )
+    )
+    return target
+
+
+def load_expertqa(path: str | Path) -> list[dict[str, Any]]:
+    """Read and validate ExpertQA JSON Lines.
+
+    Raises:
+        ExpertqaDataError: Naming the file, line and field at fault.
+
+    """
+    rows = []
+    for where, row in read_jsonl(Path(path), "ExpertQA file", ExpertqaDataError, "-T dataset_path"):
+        if not isinstance(row, dict) or not isinstance(row.get("question"), str):
+            raise ExpertqaDataError(f'{where}: expected an object with a string "question"')
+        answers = row.get("answers")
+        if not isinstance(answers, dict) or not all(isinstance(a, dict) for a in answers.values()):
+            raise ExpertqaDataError(f'{where}: "answers" must map system names to objects')
+        for system, answer in answers.items():
+            claims = answer.get("claims") or []
+            if not isinstance(claims, list) or not all(isinstance(c, dict) for c in claims):
+                raise ExpertqaDataError(f'{where}: answers["{system}"]["claims"] must be a list')
+        if not isinstance(row.get("metadata", {}), dict):
+            raise ExpertqaDataError(f'{where}: "metadata" must be an object')
+        rows.append(row)
+    return rows
+
+
+def evidence_passages(answer: dict[str, Any]) -> list[dict[str, Any]]:
+    """The answer's evidence passages, by bracket number, each once.
+
+    Returns:
+        ``[{"number", "url", "text"}]`` sorted by number; evidence without a passage (URL only)
+        is skipped, and a passage identical to a lower-numbered one is dropped (one document
+        shown twice would make doc-level scores arbitrary).
+
+    """
+    by_number: dict[int, dict[str, Any]] = {}
+    for claim in answer.get("claims") or []:
+        for evidence in claim.get("evidence") or []:
+            if not isinstance(evidence, str):
+                continue
+            m = _EVIDENCE.match(evidence)
+            if m is None or not m.group(3).strip():
+                continue
+            number = int(m.group(1))
+            by_number.setdefault(
+                number, {"number": number, "url": m.group(2), "text": m.group(3).strip()}
+            )
+    out: list[dict[str, Any]] = []
+    for number in sorted(by_number):
+        passage = by_number[number]
+        if all(p["text"] != passage["text"] for p in out):
+            out.append(passage)
+    return out
+
+
+def _reference(answer: dict[str, Any]) -> str:
+    text = answer.get("revised_answer_string") or answer.get("answer_string") or ""
+    return " ".join(_MARKER.sub("", text).split()) if isinstance(text, str) else ""
+
+
+def expertqa_records(
+    rows: list[dict[str, Any]], system: str, ndoc: int, spans: SpanTable | None
+) -> tuple[list[FullciteRecord], dict[str, int]]:
+    """Turn ExpertQA rows into records for one system (``any``: whichever answered).
+
+    Sample ids are line positions in the file (``"0"``, ``"1"``, ...), stable for the pinned
+    file and across ``system`` choices.
+
+    Returns:
+        The records and counts (``rows``, ``kept``, ``other_system``, ``no_passages``).
+
+    """
+    stats = {"rows": 0, "kept": 0, "other_system": 0, "no_passages": 0}
+    records = []
+    for index, row in enumerate(rows):
+        stats["rows"] += 1
+        answers = row["answers"]
+        if system == ANY_SYSTEM:
+            chosen = next((s for s, a in answers.items() if evidence_passages(a)), None)
+            if chosen is None:
+                stats["no_passages"] += 1
+                continue
+        elif system in answers:
+            chosen = system
+        else:
+            stats["other_system"] += 1
+            continue
+        passages = evidence_passages(answers[chosen])[:ndoc]
+        if not passages:
+            stats["no_passages"] += 1
+            continue
+        docs = [{"id": str(p["number"]), "title": p["url"], "text": p["text"]} for p in passages]
+        sample_id = str(index)
+        gold = gold_spans_for(spans, sample_id, [d["id"] for d in docs])
+        meta = row.get("metadata") or {}
+        types = [t.strip() for t in str(meta.get("question_type") or "").split("|") if t.strip()]
+        reference = _reference(answers[chosen])
+        records.append(
+            FullciteRecord(
+                id=sample_id,
+                source="expertqa",
+                question=row["question"],
+                question_type=types[0] if types else "unknown",
+                docs=docs,
+                gold_spans=gold or [],
+                reference_answers=[reference] if reference else [],
+                extra={
+                    "system": chosen,
+                    "field": meta.get("field"),
+                    "specific_field": meta.get("specific_field"),
+                    "question_types": types,
+                    "gold_spans_status": span_status(spans, gold),
+                },
+            )
+        )
+        stats["kept"] += 1
+    return records, stats

@@ -1,0 +1,172 @@
+"""Gold evidence spans: the spans JSONL file, and locating a snippet in a document.
+
+Spans file (``-T spans_path=``): JSON Lines, one span per line::
+
+    {"sample_id": "-1020319779014404165", "doc_id": "ninth-doctor", "span": "verbatim text"}
+
+``span`` may be ``null``: the document was annotated and holds no evidence (so an annotation
+cache knows not to ask again). Sample ids are the task's sample ids; doc ids are the context
+document ids. Lines for documents that are not in a sample's context are ignored.
+"""
+
+import json
+import os
+import re
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from fullcite_tasks.data.files import read_jsonl
+from fullcite_tasks.data.records import GoldSpan
+from inspect_cite.alignment import DEFAULT_THRESHOLD, align
+
+LocateMethod = Literal["offset", "search", "title", "aligned"]
+
+# sample_id -> doc_id -> spans ([] when the document was annotated and holds no span)
+SpanTable = dict[str, dict[str, list[str]]]
+
+_append_lock = threading.Lock()
+
+
+class SpansFileError(ValueError):
+    """A spans file is missing or malformed."""
+
+
+def load_spans_file(path: str | Path) -> SpanTable:
+    """Read a spans JSONL file.
+
+    Raises:
+        SpansFileError: Naming the file, line and field at fault.
+
+    """
+    table: SpanTable = {}
+    for where, row in read_jsonl(Path(path), "spans file", SpansFileError, "-T spans_path"):
+        if not isinstance(row, dict):
+            raise SpansFileError(f"{where}: expected an object with sample_id, doc_id, span")
+        for key in ("sample_id", "doc_id"):
+            if not isinstance(row.get(key), (str, int)) or isinstance(row.get(key), bool):
+                raise SpansFileError(f'{where}: "{key}" must be a string or integer')
+        span = row.get("span")
+        if span is not None and not isinstance(span, str):
+            raise SpansFileError(f'{where}: "span" must be a string or null')
+        spans = table.setdefault(str(row["sample_id"]), {}).setdefault(str(row["doc_id"]), [])
+        if span is not None and span.strip() and span not in spans:
+            spans.append(span)
+    return table
+
+
+def append_spans(path: str | Path, sample_id: str, doc_spans: Mapping[str, list[str]]) -> None:
+    """Append one sample's spans (``null`` for an annotated document without any).
+
+    Lines are written in one call under a lock, so concurrent samples never interleave.
+    """
+    lines = []
+    for doc_id, spans in doc_spans.items():
+        rows: list[dict[str, str | None]] = [
+            {"sample_id": sample_id, "doc_id": doc_id, "span": s} for s in spans
+        ] or [{"sample_id": sample_id, "doc_id": doc_id, "span": None}]
+        lines += [json.dumps(row, ensure_ascii=False) + "\n" for row in rows]
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _append_lock, open(path, "a", encoding="utf-8") as f:
+        f.write("".join(lines))
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def gold_spans_for(
+    table: SpanTable | None, sample_id: str, doc_ids: Iterable[str]
+) -> list[GoldSpan] | None:
+    """The gold spans of a sample's context documents; None when the sample is not in the table."""
+    if table is None or sample_id not in table:
+        return None
+    by_doc = table[sample_id]
+    return [
+        GoldSpan(doc_id=doc_id, span=span) for doc_id in doc_ids for span in by_doc.get(doc_id, [])
+    ]
+
+
+def span_status(table: SpanTable | None, gold: list[GoldSpan] | None) -> str:
+    """``given`` (from the file), ``not_in_spans_file`` or ``missing`` (no file: annotate)."""
+    if gold is not None:
+        return "given"
+    return "missing" if table is None else "not_in_spans_file"
+
+
+@dataclass(frozen=True)
+class LocatedSpan:
+    """Where a gold snippet was found in a document.
+
+    Attributes:
+        span: The verbatim document text (title text for ``method="title"``).
+        start: Offset in the document text (or title).
+        end: Offset just past the span.
+        method: ``offset`` (the dataset's offsets matched), ``search`` (found by text search,
+            exact or ignoring case and whitespace), ``title`` (found in the title), ``aligned``
+            (word-set Jaccard alignment >= 0.7, for text that changed since annotation).
+
+    """
+
+    span: str
+    start: int
+    end: int
+    method: LocateMethod
+
+
+def _search(snippet: str, text: str) -> tuple[int, int] | None:
+    idx = text.find(snippet)
+    if idx != -1:
+        return idx, idx + len(snippet)
+    words = snippet.split()
+    if not words:
+        return None
+    pattern = r"\s+".join(re.escape(w) for w in words)
+    m = re.search(pattern, text, flags=re.IGNORECASE)
+    return (m.start(), m.end()) if m else None
+
+
+def locate_snippet(
+    snippet: str,
+    text: str,
+    title: str = "",
+    begin: int | None = None,
+    end: int | None = None,
+    section: str | None = None,
+    threshold: float = DEFAULT_THRESHOLD,
+) -> LocatedSpan | None:
+    """Find a gold snippet in a document: by its offsets, by search, in the title, by alignment.
+
+    Args:
+        snippet: The snippet text as the dataset gives it.
+        text: The document text (abstract).
+        title: The document title.
+        begin: The dataset's start offset in ``section`` (BioASQ ``offsetInBeginSection``).
+        end: The dataset's end offset (BioASQ ``offsetInEndSection``; exclusive, or inclusive in
+            older releases: both are tried).
+        section: ``title`` when the offsets refer to the title, else the text.
+        threshold: Least word-set Jaccard for the alignment fallback.
+
+    Returns:
+        The located span, or None when the snippet is not in the document.
+
+    """
+    snippet = snippet.strip()
+    if not snippet:
+        return None
+    in_title = section is not None and section.strip().lower() == "title"
+    if begin is not None and end is not None and not in_title:
+        for stop in (end, end + 1):
+            if 0 <= begin < stop <= len(text) and text[begin:stop].strip() == snippet:
+                return LocatedSpan(text[begin:stop], begin, stop, "offset")
+    found = _search(snippet, text)
+    if found is not None:
+        return LocatedSpan(text[found[0] : found[1]], found[0], found[1], "search")
+    found = _search(snippet, title) if title else None
+    if found is not None:
+        return LocatedSpan(title[found[0] : found[1]], found[0], found[1], "title")
+    aligned = align(snippet, text, threshold)
+    if aligned is not None:
+        return LocatedSpan(aligned.text, aligned.start, aligned.end, "aligned")
+    return None

@@ -1,0 +1,309 @@
+"""The shared body of the FullCite tasks: records -> samples, strategy solver, scorers, metadata.
+
+Sample contract (every FullCite sample):
+
+- ``input``: the question; ``target``: the reference answer(s).
+- ``metadata["docs"]``: ``[{"id", "title", "text", "retrieval_rank"}]`` in the order shown to
+  the model (``retrieval_rank`` is the 1-based rank before ``doc_order`` was applied).
+- ``metadata["gold_spans"]``: ``[{"doc_id", "span"}]``; ``metadata["gold_spans_status"]``:
+  ``bioasq`` (located snippets), ``given`` (spans file), ``missing`` (to be annotated by the
+  span annotator, which then sets ``annotated``).
+- ``metadata["source"]`` (``bioasq``/``asqa``/``expertqa``), ``question``, ``question_type``,
+  ``reference_answers``, plus the dataset's own fields (``exact_answer``, ``qa_pairs``, ...).
+
+``metadata["dataset"]`` is deliberately not set: it marks ALCE samples (ids ``1..n``, ALCE
+answer format) for solvers that support both.
+"""
+
+import random
+from logging import getLogger
+from pathlib import Path
+from typing import Any, Literal
+
+from inspect_ai import Task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import GenerateConfig
+from inspect_ai.scorer import Scorer
+from inspect_ai.solver import Solver
+
+from fullcite_tasks.annotation import annotation_cache_path, span_annotator
+from fullcite_tasks.data.records import FullciteRecord
+from inspect_cite import __version__
+from inspect_cite.download import sha256_file
+from scorers.bias import citation_bias
+from scorers.fullcite_answer import fullcite_answer
+from scorers.judge import citation_judge
+from scorers.similarity import citation_similarity
+from scorers.snippet_f1 import doc_snippet_f1
+from solvers.constrained import constrained_citations
+from solvers.posthoc import posthoc_citations
+from solvers.prompted import prompted_citations
+
+logger = getLogger(__name__)
+
+# Bump when a change to data handling, prompts or scoring can move the numbers.
+FULLCITE_TASK_VERSION = 1
+
+Source = Literal["bioasq", "asqa", "expertqa"]
+Strategy = Literal["prompt", "constrained", "posthoc"]
+DocOrder = Literal["retrieval", "shuffled", "reversed"]
+STRATEGIES = ("prompt", "constrained", "posthoc")
+DOC_ORDERS = ("retrieval", "shuffled", "reversed")
+
+# Snippets are verbatim copies, so FullCite answers run longer than plain ones.
+FULLCITE_GENERATE_CONFIG = GenerateConfig(max_tokens=2048)
+
+_warned: set[str] = set()
+
+
+class FullciteTaskError(ValueError):
+    """A FullCite task was given parameters it cannot run with."""
+
+
+def check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
+    """Fail with the flag's name when a ``-T`` value is not one of the choices."""
+    if value not in allowed:
+        raise FullciteTaskError(f"-T {name} must be one of {', '.join(allowed)}; got {value!r}")
+
+
+def order_docs(
+    docs: list[dict[str, Any]], doc_order: str, seed: int, sample_id: str
+) -> list[dict[str, Any]]:
+    """Documents in the order shown, each with its ``retrieval_rank``.
+
+    ``shuffled`` draws one permutation per sample from ``seed`` and the sample id, so the
+    order of a sample does not depend on which other samples run (``--limit``, ``--sample-id``).
+    """
+    ranked = [dict(d, retrieval_rank=i + 1) for i, d in enumerate(docs)]
+    if doc_order == "reversed":
+        return ranked[::-1]
+    if doc_order == "shuffled":
+        random.Random(f"{seed}:{sample_id}").shuffle(ranked)
+    return ranked
+
+
+def record_to_sample(record: FullciteRecord, doc_order: str, seed: int) -> Sample:
+    """A FullCite record as an Inspect sample (see the module docstring for the contract)."""
+    status = record.extra.get("gold_spans_status", "given")
+    metadata: dict[str, Any] = {
+        **{k: v for k, v in record.extra.items() if k != "gold_spans_status"},
+        "source": record.source,
+        "question": record.question,
+        "question_type": record.question_type,
+        "docs": order_docs(record.docs, doc_order, seed, record.id),
+        "gold_spans": [dict(g) for g in record.gold_spans],
+        "gold_spans_status": status,
+        "reference_answers": record.reference_answers,
+    }
+    return Sample(
+        id=record.id,
+        input=record.question,
+        target=record.reference_answers or "",
+        metadata=metadata,
+    )
+
+
+def records_dataset(
+    records: list[FullciteRecord], name: str, doc_order: str, seed: int
+) -> MemoryDataset:
+    """Samples of all records (duplicate ids get ``-<index>`` appended)."""
+    if not records:
+        raise FullciteTaskError(f"{name}: no samples to run (see the counts in the error above)")
+    samples = [record_to_sample(r, doc_order, seed) for r in records]
+    ids = [s.id for s in samples]
+    if len(set(ids)) != len(ids):
+        for i, s in enumerate(samples):
+            s.id = f"{s.id}-{i}"
+    return MemoryDataset(samples, name=name)
+
+
+def strategy_solver(strategy: str) -> Solver:
+    """The FullCite solver of a strategy (issue-5 solvers, FullCite citation format)."""
+    check_choice("strategy", strategy, STRATEGIES)
+    if strategy == "constrained":
+        return constrained_citations(format="fullcite")
+    if strategy == "posthoc":
+        return posthoc_citations()
+    return prompted_citations()
+
+
+def fullcite_scorers(
+    source: Source, ndoc: int, similarity_model: str | None, judge: bool
+) -> list[Scorer]:
+    """Doc/Snippet-F1, citation bias and downstream QA; similarity and the judge on request."""
+    scorers = [
+        doc_snippet_f1(),
+        citation_bias(max_positions=ndoc),
+        fullcite_answer(source),
+    ]
+    if similarity_model:
+        scorers.append(citation_similarity(similarity_model))
+    if judge:
+        scorers.append(citation_judge())
+    return scorers
+
+
+def _file_info(path: str | Path) -> dict[str, Any]:
+    return {"path": str(path), "sha256": sha256_file(Path(path))}
+
+
+def fullcite_records(
+    source: str,
+    dataset_path: str | None,
+    ndoc: int,
+    *,
+    abstracts_path: str | None = None,
+    spans_path: str | None = None,
+    system: str = "rr_gs_gpt4",
+    question_types: str | list[str] | None = None,
+) -> tuple[list[FullciteRecord], dict[str, Any]]:
+    """Load a FullCite dataset as records, and describe what was loaded for the log.
+
+    The description has ``data`` (file, revision, checksum), ``gold_spans`` (where they come
+    from), ``counts`` and ``data_key`` (names the data in the span-annotation cache).
+    """
+    check_choice("dataset", source, ("bioasq", "asqa", "expertqa"))
+    if ndoc < 1:
+        raise FullciteTaskError(f"-T ndoc must be at least 1, got {ndoc}")
+    from fullcite_tasks.data.spans import load_spans_file
+
+    spans = load_spans_file(spans_path) if spans_path else None
+    gold_info: dict[str, Any] = _file_info(spans_path) if spans_path else {}
+    counts: dict[str, int]
+    if source == "bioasq":
+        from fullcite_tasks.data.bioasq import (
+            bioasq_records,
+            load_abstracts_file,
+            load_bioasq,
+            normalise_type,
+            parse_question_types,
+            select_abstracts,
+        )
+        from fullcite_tasks.data.pubmed import PubMedClient
+
+        questions = load_bioasq(dataset_path)
+        types = parse_question_types(question_types)
+        kept = [q for q in questions if types is None or normalise_type(q["type"]) in types]
+        data_info = _file_info(dataset_path) if dataset_path else {}
+        if abstracts_path:
+            abstracts = load_abstracts_file(abstracts_path)
+            data_info["abstracts"] = _file_info(abstracts_path)
+        else:
+            client = PubMedClient()
+            abstracts = select_abstracts(kept, ndoc, client.fetch)
+            data_info["abstracts"] = {"eutils": client.base_url, "requests": client.requests_made}
+        records, counts = bioasq_records(questions, abstracts, ndoc, types)
+        gold_info = {"source": "bioasq snippets located in the abstracts"}
+    elif source == "asqa":
+        from alce_tasks.data import (
+            ALCE_DATA_REPO,
+            ALCE_DATA_REVISION,
+            alce_data_path,
+            eval_file_name,
+            load_items,
+        )
+        from fullcite_tasks.data.asqa import asqa_records
+
+        if dataset_path:
+            path = Path(dataset_path)
+            data_info = _file_info(path)
+        else:
+            name = eval_file_name("asqa", "gtr", False)
+            path = alce_data_path(name)
+            data_info = {"repo": ALCE_DATA_REPO, "revision": ALCE_DATA_REVISION, "file": name}
+            data_info["sha256"] = sha256_file(path)
+        records = asqa_records(load_items(path, "asqa"), ndoc, spans)
+        counts = {"items": len(records)}
+    else:
+        from fullcite_tasks.data.expertqa import (
+            EXPERTQA_FILE,
+            EXPERTQA_REPO,
+            EXPERTQA_REVISION,
+            SYSTEMS,
+            expertqa_data_path,
+            expertqa_records,
+            load_expertqa,
+        )
+
+        check_choice("system", system, (*SYSTEMS, "any"))
+        if dataset_path:
+            path = Path(dataset_path)
+            data_info = _file_info(path)
+        else:
+            path = expertqa_data_path()
+            data_info = {
+                "repo": EXPERTQA_REPO,
+                "revision": EXPERTQA_REVISION,
+                "file": EXPERTQA_FILE,
+            }
+            data_info["sha256"] = sha256_file(path)
+        records, counts = expertqa_records(load_expertqa(path), system, ndoc, spans)
+    if not records:
+        raise FullciteTaskError(f"fullcite {source}: no usable samples (counts: {counts})")
+    missing = sum(r.extra.get("gold_spans_status") == "missing" for r in records)
+    if source != "bioasq":
+        gold_info["source"] = (
+            "spans file" if spans_path else "annotated by the annotator model role"
+        )
+        gold_info["samples_missing_spans"] = missing
+    info = {
+        "data": data_info,
+        "gold_spans": gold_info,
+        "counts": counts,
+        "data_key": f"{source}-{str(data_info.get('sha256', 'unknown'))[:16]}",
+    }
+    return records, info
+
+
+def fullcite_task(
+    source: Source,
+    dataset_path: str | None,
+    ndoc: int,
+    doc_order: str,
+    seed: int,
+    strategy: str,
+    similarity_model: str | None,
+    judge: bool,
+    **data_args: Any,
+) -> Task:
+    """Build a FullCite task; the @task functions fix the dataset and document the parameters."""
+    check_choice("doc_order", doc_order, DOC_ORDERS)
+    check_choice("strategy", strategy, STRATEGIES)
+    records, info = fullcite_records(source, dataset_path, ndoc, **data_args)
+    solver: list[Solver] = [strategy_solver(strategy)]
+    needs_annotation = any(r.extra.get("gold_spans_status") == "missing" for r in records)
+    if needs_annotation:
+        key = info["data_key"]
+        if key not in _warned:
+            _warned.add(key)
+            logger.warning(
+                f"fullcite_tasks/{source}: no gold evidence spans given (-T spans_path), so each "
+                "sample's documents are annotated first by the 'annotator' model role "
+                "(--model-role annotator=<model>; the paper used GPT-5.4-mini) and cached in "
+                f"{annotation_cache_path(key, '<annotator>').parent}; pass that file as "
+                "-T spans_path to pin them"
+            )
+        solver.insert(0, span_annotator(key))
+    info = {
+        "inspect_cite_version": __version__,
+        "benchmark": "fullcite",
+        "source": source,
+        **info,
+        "parameters": {
+            "ndoc": ndoc,
+            "doc_order": doc_order,
+            "seed": seed,
+            "strategy": strategy,
+            "similarity_model": similarity_model,
+            "judge": judge,
+            **data_args,
+        },
+    }
+    return Task(
+        dataset=records_dataset(records, f"fullcite_{source}", doc_order, seed),
+        solver=solver,
+        scorer=fullcite_scorers(source, ndoc, similarity_model, judge),
+        config=FULLCITE_GENERATE_CONFIG,
+        version=FULLCITE_TASK_VERSION,
+        metadata=info,
+    )

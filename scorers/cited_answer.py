@@ -1,0 +1,156 @@
+"""A sample's answer as the FullCite scorers see it: claims, citations and their validity.
+
+Shared by ``doc_snippet_f1``, ``citation_similarity``, ``citation_judge`` and ``citation_bias``
+so that they agree on what a citation is. Decisions:
+
+- The output has ``<think>`` blocks removed, then is parsed with
+  :func:`inspect_cite.citations.parse_citations` (never raises).
+- A citation is **invalid** when its doc id is not one of the context documents
+  (``unknown_doc_id``), or when the posthoc solver could not align its snippet
+  (``unaligned``: ``metadata["posthoc"]["citations"][i]["status"]``). Invalid citations stay
+  in every count (they are wrong in precision) and never match gold.
+- A citation's ``position`` is the 1-based place of its document in ``metadata["docs"]``.
+- ``verbatim``: the snippet is a non-empty exact substring of the cited document's text.
+"""
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from inspect_ai.solver import TaskState
+
+from inspect_cite.citations import ParsedAnswer, parse_citations
+from inspect_cite.documents import Document, DocumentError, get_docs
+from inspect_cite.text import strip_think
+
+CitationStatus = Literal["valid", "unknown_doc_id", "unaligned"]
+
+
+@dataclass(frozen=True)
+class CheckedCitation:
+    """One citation of the answer with what the scorers need to know about it."""
+
+    index: int
+    claim: str
+    doc_id: str
+    snippet: str
+    status: CitationStatus
+    position: int | None
+    verbatim: bool
+
+    @property
+    def valid(self) -> bool:
+        """The citation names a context document (and, after posthoc, was aligned)."""
+        return self.status == "valid"
+
+
+@dataclass
+class CitedAnswer:
+    """The parsed answer of a sample and its checked citations."""
+
+    text: str
+    parsed: ParsedAnswer
+    docs: list[Document]
+    citations: list[CheckedCitation] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def omitted(self) -> bool:
+        """No citation at all (citation omission)."""
+        return not self.citations
+
+    def doc(self, doc_id: str) -> Document | None:
+        """The first context document with this id."""
+        return next((d for d in self.docs if d["id"] == doc_id), None)
+
+    def title(self, doc_id: str) -> str:
+        """A document's title for explanations (``?`` for unknown ids)."""
+        doc = self.doc(doc_id)
+        return (doc["title"] or "(untitled)") if doc is not None else "?"
+
+
+def _unaligned(metadata: dict[str, Any], parsed: ParsedAnswer) -> set[int]:
+    """Indexes of parsed citations the posthoc solver marked unaligned."""
+    records = (metadata.get("posthoc") or {}).get("citations")
+    if not isinstance(records, list):
+        return set()
+    citations = parsed.citations
+    if len(records) == len(citations):
+        return {
+            i
+            for i, r in enumerate(records)
+            if isinstance(r, dict) and r.get("status") == "unaligned"
+        }
+    # Counts differ (a rewritten snippet re-parsed differently): match on what was written.
+    wanted = [
+        (r.get("doc_id"), r.get("snippet"))
+        for r in records
+        if isinstance(r, dict) and r.get("status") == "unaligned"
+    ]
+    out = set()
+    for i, c in enumerate(citations):
+        if (c.doc_id, c.snippet) in wanted:
+            wanted.remove((c.doc_id, c.snippet))
+            out.add(i)
+    return out
+
+
+def read_cited_answer(state: TaskState) -> CitedAnswer:
+    """Parse and check a sample's answer; never raises on malformed output or metadata."""
+    metadata = state.metadata or {}
+    problems: list[str] = []
+    try:
+        docs = get_docs(metadata, where=f"sample {state.sample_id}")
+    except DocumentError as e:
+        docs = []
+        problems.append(str(e))
+    completion = state.output.completion if state.output else ""
+    text = strip_think(completion or "").strip()
+    positions: dict[str, int] = {}
+    for i, d in enumerate(docs):
+        positions.setdefault(d["id"], i + 1)
+    parsed = parse_citations(text, doc_ids=positions)
+    problems += [f"{p.kind}: {p.message}" for p in parsed.problems]
+    unaligned = _unaligned(metadata, parsed)
+    answer = CitedAnswer(text=text, parsed=parsed, docs=docs, problems=problems)
+    index = 0
+    for claim in parsed.claims:
+        for c in claim.citations:
+            position = positions.get(c.doc_id)
+            status: CitationStatus = "valid"
+            if position is None:
+                status = "unknown_doc_id"
+            elif index in unaligned:
+                status = "unaligned"
+            doc = answer.doc(c.doc_id)
+            verbatim = bool(c.snippet) and doc is not None and c.snippet in doc["text"]
+            answer.citations.append(
+                CheckedCitation(index, claim.text, c.doc_id, c.snippet, status, position, verbatim)
+            )
+            index += 1
+    return answer
+
+
+def _cell(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split()).replace("|", "\\|")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def citations_markdown(answer: CitedAnswer, verdicts: dict[int, str] | None = None) -> str:
+    """A markdown table of the answer's citations (claim, document, snippet, verdicts)."""
+    if answer.omitted:
+        shown = _cell(answer.text, 600) or "*(empty output)*"
+        return f"**No citations** (citation omission). Output: {shown}"
+    verdicts = verdicts or {}
+    rows = ["| # | claim | doc (title) | snippet | check |", "|---|---|---|---|---|"]
+    for c in answer.citations:
+        status = c.status if not c.valid else ("verbatim" if c.verbatim else "not verbatim")
+        verdict = verdicts.get(c.index)
+        check = f"{status}; {verdict}" if verdict else status
+        rows.append(
+            f"| {c.index + 1} | {_cell(c.claim) or '*(none)*'} | {_cell(c.doc_id, 60)} "
+            f"({_cell(answer.title(c.doc_id), 80)}) | {_cell(c.snippet) or '*(empty)*'} | {check} |"
+        )
+    out = "\n".join(rows)
+    if answer.problems:
+        out += "\n\n**Parse problems:** " + "; ".join(_cell(p, 200) for p in answer.problems[:10])
+    return out

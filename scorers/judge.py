@@ -1,0 +1,189 @@
+"""LLM-as-judge Support and Relevance of each citation (the FullCite human-evaluation rubric).
+
+For every citation with a snippet, the ``grader`` model rates on 1-5 scales whether the
+snippet supports the statement it follows (Support) and whether it is relevant to answering
+the question (Relevance). A failed call or an unparsable reply is retried (``attempts``);
+when all attempts fail the citation is recorded as not judged (with the reason), never as a
+low score. Per sample: mean Support and Relevance over judged citations (nan when none),
+``coverage`` (x100: judged / all citations) and ``n_citations``.
+"""
+
+import asyncio
+import json
+import math
+import re
+from typing import Any
+
+from inspect_ai.model import Model, get_model, model_roles
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
+from inspect_ai.solver import TaskState
+
+from scorers.cited_answer import CheckedCitation, CitedAnswer, citations_markdown, read_cited_answer
+
+# The FullCite authors' human-evaluation scale labels (their annotation UI).
+SUPPORT_SCALE = (
+    "No support",
+    "Barely support",
+    "Partial support",
+    "Support (not all points addressed)",
+    "Full support",
+)
+# The UI names only the ends ("Not relevant" ... "Fully relevant"); the middle labels are
+# this project's, in the same pattern as the Support scale.
+RELEVANCE_SCALE = (
+    "Not relevant",
+    "Barely relevant",
+    "Partially relevant",
+    "Relevant (not all points addressed)",
+    "Fully relevant",
+)
+
+
+def _scale(labels: tuple[str, ...]) -> str:
+    return "\n".join(f"{i} = {label}" for i, label in enumerate(labels, start=1))
+
+
+JUDGE_PROMPT = f"""\
+You are checking one citation in an answer to a question. The statement is the part of the \
+answer that the citation follows; the snippet is the evidence it cites from a document.
+
+Question: {{question}}
+
+Statement: {{statement}}
+
+Cited document: {{title}}
+Snippet: {{snippet}}
+
+Rate two things.
+
+Support: does the snippet support the statement?
+{_scale(SUPPORT_SCALE)}
+
+Relevance: is the snippet relevant to answering the question?
+{_scale(RELEVANCE_SCALE)}
+
+Reply with exactly two lines and nothing else:
+Support: <1-5>
+Relevance: <1-5>"""
+
+_RATING = {
+    key: re.compile(rf"\b{key}\b\W{{0,5}}([1-5])(?![\d.])", re.IGNORECASE)
+    for key in ("support", "relevance")
+}
+JUDGE_KEYS = ("support", "relevance", "coverage", "n_citations")
+
+
+def parse_judgement(reply: str) -> tuple[int, int] | None:
+    """(support, relevance) from a reply (``Support: 4`` lines or JSON), or None."""
+    text = reply.strip()
+    m = re.search(r"\{.*\}", text, re.DOTALL)
+    if m:
+        try:
+            data = json.loads(m.group(0))
+            s, r = int(data["support"]), int(data["relevance"])
+            if 1 <= s <= 5 and 1 <= r <= 5:
+                return s, r
+        except (ValueError, KeyError, TypeError):
+            pass
+    found = [_RATING[key].findall(text) for key in ("support", "relevance")]
+    # Exactly one rating each: a reply that repeats the scale or hedges is unparsable.
+    if all(len(f) == 1 for f in found):
+        return int(found[0][0]), int(found[1][0])
+    return None
+
+
+async def judge_citation(
+    grader: Model, question: str, citation: CheckedCitation, title: str, attempts: int
+) -> dict[str, Any]:
+    """Ask the grader about one citation, retrying failures; never raises."""
+    prompt = JUDGE_PROMPT.format(
+        question=question,
+        statement=citation.claim or "(no statement)",
+        title=title,
+        snippet=citation.snippet,
+    )
+    errors = []
+    for _ in range(attempts):
+        try:
+            output = await grader.generate(prompt)
+        except Exception as e:  # a provider error is a failed attempt, not a crash
+            errors.append(f"{type(e).__name__}: {e}"[:200])
+            continue
+        parsed = parse_judgement(output.completion)
+        if parsed is not None:
+            return {"support": parsed[0], "relevance": parsed[1], "reply": output.completion}
+        errors.append(f"unparsable reply: {output.completion[:120]!r}")
+    return {"support": None, "relevance": None, "reason": "; ".join(errors)}
+
+
+def _grader(model: str | None) -> Model:
+    if model is not None:
+        return get_model(model)
+    if "grader" not in model_roles():
+        raise ValueError(
+            "citation_judge needs a judge model: pass --model-role grader=<model> (the paper "
+            "used GPT-5.4) or -S model=<model>; it does not judge with the model under test"
+        )
+    return get_model(role="grader")
+
+
+def _judge_values(answer: CitedAnswer, results: dict[int, dict[str, Any]]) -> dict[str, float]:
+    n = len(answer.citations)
+    judged = [r for r in results.values() if r.get("support") is not None]
+    values = dict.fromkeys(JUDGE_KEYS, math.nan)
+    values["n_citations"] = float(n)
+    if n:
+        values["coverage"] = 100 * len(judged) / n
+    if judged:
+        values["support"] = sum(r["support"] for r in judged) / len(judged)
+        values["relevance"] = sum(r["relevance"] for r in judged) / len(judged)
+    return values
+
+
+@scorer(metrics={"*": [mean(), stderr()]})
+def citation_judge(attempts: int = 3, model: str | None = None) -> Scorer:
+    """Support (1-5) and Relevance (1-5) of each citation, judged by the ``grader`` model role.
+
+    Args:
+        attempts: Tries per citation before it is recorded as not judged.
+        model: A judge model to use instead of the ``grader`` role.
+
+    """
+    if attempts < 1:
+        raise ValueError(f"attempts must be at least 1, got {attempts}")
+
+    async def score(state: TaskState, target: Target) -> Score:
+        answer = read_cited_answer(state)
+        grader = _grader(model)
+        question = str((state.metadata or {}).get("question") or state.input_text)
+        todo = [c for c in answer.citations if c.snippet]
+        outcomes = await asyncio.gather(
+            *(judge_citation(grader, question, c, answer.title(c.doc_id), attempts) for c in todo)
+        )
+        results = {c.index: r for c, r in zip(todo, outcomes, strict=True)}
+        for c in answer.citations:
+            results.setdefault(
+                c.index, {"support": None, "relevance": None, "reason": "empty snippet"}
+            )
+        verdicts = {
+            i: (
+                f"Support {r['support']}/5, Relevance {r['relevance']}/5"
+                if r.get("support") is not None
+                else f"not judged ({r['reason']})"
+            )
+            for i, r in results.items()
+        }
+        values = _judge_values(answer, results)
+        summary = ", ".join(f"{k} {v:.2f}" for k, v in values.items() if not math.isnan(v))
+        summary = summary or "nothing judged"
+        return Score(
+            value=values,
+            answer=answer.text,
+            explanation=f"{citations_markdown(answer, verdicts)}\n\n**Judge:** {summary}",
+            metadata={
+                "judgements": [results[c.index] for c in answer.citations],
+                "grader": str(grader),
+            },
+        )
+
+    return score

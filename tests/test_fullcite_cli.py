@@ -1,0 +1,52 @@
+"""The FullCite tasks and scorers through Inspect's CLI by registry name (installed copy).
+
+Like ``test_cli_e2e.py``: skipped unless the installed inspect-cite matches this tree (CI
+installs it and sets INSPECT_CITE_REQUIRE_INSTALLED=1).
+"""
+
+import pytest
+
+from tests.conftest import FIXTURES
+
+# require_installed is an autouse fixture: importing it applies it here too.
+from tests.test_cli_e2e import INSPECT, read_log, require_installed, run  # noqa: F401
+
+pytestmark = pytest.mark.slow
+
+
+def test_bioasq_by_registry_name_then_rescore(tiny_qwen3, tmp_path):
+    log_dir = tmp_path / "logs"
+    run(
+        [
+            INSPECT, "eval", "fullcite_tasks/bioasq",
+            "--model", "hf/tiny", "-M", f"model_path={tiny_qwen3}", "-M", "device=cpu",
+            "-M", "do_sample=false",
+            "-T", f"dataset_path={FIXTURES / 'fullcite_bioasq.json'}",
+            "-T", f"abstracts_path={FIXTURES / 'fullcite_bioasq_abstracts.json'}",
+            "-T", "question_types=[yesno,factoid]", "-T", "strategy=constrained",
+            "-T", "doc_order=shuffled", "-T", "similarity_model=null",
+            "--max-tokens", "60", "--log-dir", str(log_dir), "--display", "plain",
+        ],
+        cwd=tmp_path,
+        cache=tmp_path / "cache",
+    )  # fmt: skip
+    log = read_log(log_dir)
+    assert log.status == "success" and log.eval.task == "fullcite_tasks/bioasq"
+    assert {s.id for s in log.samples} == {"bq-yesno", "bq-factoid"}
+    assert {"doc_f1", "snippet_f1", "first_two_share", "yesno_accuracy"} <= {
+        s.name for s in log.results.scores
+    }
+    out = tmp_path / "rescored.eval"
+    run(
+        [
+            INSPECT, "score", str(next(log_dir.glob("*.eval"))),
+            "--scorer", "scorers/citation_bias", "-S", "max_positions=3",
+            "--action", "overwrite", "--output-file", str(out), "--display", "plain",
+        ],
+        cwd=tmp_path,
+        cache=tmp_path / "cache",
+    )  # fmt: skip
+    from inspect_ai.log import read_eval_log
+
+    rescored = read_eval_log(str(out))
+    assert "pos_3" in {s.name for s in rescored.results.scores}
