@@ -11,6 +11,7 @@ from inspect_cite.nli.cached import CachedNLI
 from inspect_cite.nli.classifier import ClassifierNLI
 from inspect_cite.nli.llm import ModelNLI
 from inspect_cite.nli.python_fn import PythonNLI
+from inspect_cite.nli.remote import RemoteNLI
 from inspect_cite.nli.seq2seq import TRUE_MODEL, Seq2SeqNLI
 
 NLI_SPECS = """\
@@ -18,9 +19,10 @@ NLI_SPECS = """\
   seq2seq:<hub id or dir>       any TRUE-format seq2seq model ("premise: P hypothesis: H" -> "1")
   classifier:<hub id or dir>    a sequence-classification NLI model (label "entailment")
   model:<model name or role>    an LLM through Inspect, asked yes/no (e.g. model:grader)
-  python:<module>:<callable>    a function (premise, hypothesis) -> bool | float (>= 0.5 entails)"""
+  python:<module>:<callable>    a function (premise, hypothesis) -> bool | float (>= 0.5 entails)
+  remote:<base url>#<model>     an NLI classifier served with vLLM's /classify API"""
 
-_KINDS = ("seq2seq", "classifier", "model", "python")
+_KINDS = ("seq2seq", "classifier", "model", "python", "remote")
 
 _lock = threading.Lock()
 _backends: dict[tuple[str, str | None], CachedNLI] = {}
@@ -48,11 +50,13 @@ def _make(spec: str, disk: DiskCache | None) -> CachedNLI:
     if kind == "model":
         llm = ModelNLI(arg)
         return CachedNLI(lambda: llm.identity, llm, disk)
-    engine: Seq2SeqNLI | ClassifierNLI | PythonNLI
+    engine: Seq2SeqNLI | ClassifierNLI | PythonNLI | RemoteNLI
     if kind in ("true", "seq2seq"):
         engine = Seq2SeqNLI(arg, true_checks=kind == "true")
     elif kind == "classifier":
         engine = ClassifierNLI(arg)
+    elif kind == "remote":
+        engine = RemoteNLI(arg)
     else:
         engine = PythonNLI(arg)
     # A user function is cheap per pair: batch whatever is queued, without waiting for more.

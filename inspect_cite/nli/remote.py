@@ -1,0 +1,84 @@
+"""An NLI classifier served elsewhere: ``remote:<base url>#<model>`` (vLLM's ``/classify`` API).
+
+Serve a sequence-classification NLI model with ``vllm serve <model>`` (or any server speaking
+vLLM's classification API: SGLang, Dynamo) and score against it, so the NLI model runs on its own
+GPU or cluster. Each pair is sent as one text, ``premise`` + separator + ``hypothesis``, because
+the classification API takes single texts; the separator defaults to `` [SEP] ``, which
+BERT/DeBERTa-style tokenizers read as their pair separator (``INSPECT_CITE_NLI_PAIR_SEP``
+changes it). A pair is entailed when the returned label starts with "entail".
+"""
+
+import json
+import os
+import time
+import urllib.error
+import urllib.request
+from typing import Any
+
+from inspect_cite.nli.base import NLIConfigError, NLIError, NLIResult, Pair
+
+PAIR_SEP_ENV = "INSPECT_CITE_NLI_PAIR_SEP"
+API_KEY_ENV = "INSPECT_CITE_NLI_API_KEY"
+_RETRIES = 4
+
+
+class RemoteNLI:
+    """Batches of pairs to ``POST <base>/classify``, retried with backoff on 429 and 5xx."""
+
+    def __init__(self, arg: str, timeout: float = 60.0) -> None:
+        base, _, model = arg.partition("#")
+        if not base.startswith(("http://", "https://")):
+            raise NLIConfigError(f"remote:{arg}: expected remote:<http(s) base url>#<model>")
+        self.base = base.rstrip("/")
+        self.model = model or None
+        self.sep = os.environ.get(PAIR_SEP_ENV, " [SEP] ")
+        self.timeout = timeout
+        self.identity = f"remote:{self.base}#{self.model or ''}|sep={self.sep!r}"
+
+    def _post(self, path: str, payload: dict[str, Any]) -> dict[str, Any]:
+        headers = {"Content-Type": "application/json"}
+        # The key comes from the environment only, so it never lands in specs, logs or reports.
+        if os.environ.get(API_KEY_ENV):
+            headers["Authorization"] = f"Bearer {os.environ[API_KEY_ENV]}"
+        request = urllib.request.Request(
+            self.base + path, data=json.dumps(payload).encode(), headers=headers, method="POST"
+        )
+        delay = 0.5
+        for attempt in range(_RETRIES + 1):
+            try:
+                with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                    return json.loads(response.read())  # type: ignore[no-any-return]
+            except urllib.error.HTTPError as e:
+                if e.code not in (429, 500, 502, 503, 504) or attempt == _RETRIES:
+                    raise NLIError(f"{self.base}{path}: HTTP {e.code} {e.reason}") from e
+            except (urllib.error.URLError, TimeoutError) as e:
+                if attempt == _RETRIES:
+                    raise NLIError(f"{self.base}{path}: {e}") from e
+            time.sleep(delay)
+            delay *= 2
+        raise AssertionError("unreachable")
+
+    def __call__(self, pairs: list[Pair]) -> list[NLIResult | Exception]:
+        """Classify a batch in one request; a failed request fails every pair of the batch."""
+        texts = [f"{premise}{self.sep}{hypothesis}" for premise, hypothesis in pairs]
+        payload: dict[str, Any] = {"input": texts}
+        if self.model:
+            payload["model"] = self.model
+        try:
+            data = sorted(self._post("/classify", payload)["data"], key=lambda d: d["index"])
+        except (NLIError, KeyError, TypeError, ValueError) as e:
+            error = (
+                e if isinstance(e, NLIError) else NLIError(f"{self.base}: malformed reply {e!r}")
+            )
+            return [error] * len(pairs)
+        if len(data) != len(pairs):
+            return [NLIError(f"{self.base}: {len(data)} results for {len(pairs)} inputs")] * len(
+                pairs
+            )
+        results: list[NLIResult | Exception] = []
+        for item in data:
+            label = str(item.get("label", "")).lower()
+            probs = item.get("probs") or []
+            entailed = label.startswith("entail")
+            results.append(NLIResult(entailed, max(probs) if entailed and probs else None))
+        return results
