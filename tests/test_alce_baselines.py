@@ -15,6 +15,7 @@ from inspect_cite.alce_prompts import (
 )
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
 from scorers.alce_correctness import alce_correctness
+from scorers.citation_nli import citation_nli
 from solvers import (
     alce_closedbook,
     alce_inlinesearch,
@@ -30,6 +31,7 @@ from solvers.alce_interactive import (
     turn_action,
 )
 from solvers.alce_postcite import post_hoc_cite
+from solvers.alce_rerank import alce_rerank
 from tests.conftest import FIXTURES
 from tests.tiny_eval_models import minilm_path
 
@@ -73,11 +75,17 @@ def _run(solver, dataset: str, script: Scripted, tmp_path, items=None):
     task = Task(
         dataset=_pool_dataset(dataset, items),
         solver=solver,
-        scorer=alce_correctness(dataset),
+        scorer=[
+            alce_correctness(dataset),
+            citation_nli(nli="python:tests.nli_fns:word_entail", dataset=dataset),
+        ],
     )
     model = get_model("mockllm/model", custom_outputs=script)
     [log] = inspect_eval(task, model=model, display="none", log_dir=str(tmp_path))
     assert log.status == "success", log.error
+    # Every baseline's output is scored for citations against the documents it left in metadata.
+    for sample in log.samples:
+        assert {"citation_rec", "citation_prec"} <= set(sample.scores["citation_nli"].value)
     return log
 
 
@@ -328,24 +336,29 @@ def test_baselines_run_end_to_end_with_tiny_model(prompt_cache, tiny_qwen3, tmp_
         ("qampari", alce_postcite(retriever=minilm_path(), device="cpu")),
         ("asqa", alce_interact()),
         ("eli5", alce_inlinesearch(retriever=minilm_path(), device="cpu")),
+        ("asqa", alce_rerank(n=2, nli="python:tests.nli_fns:word_entail")),
     ]
     tasks = [
         Task(
             dataset=_pool_dataset(ds),
             solver=solver,
-            scorer=alce_correctness(ds),
+            scorer=[
+                alce_correctness(ds),
+                citation_nli(nli="python:tests.nli_fns:word_entail", dataset=ds),
+            ],
             config=GenerateConfig(max_tokens=12, temperature=1.0),
             name=f"{ds}_{i}",
         )
         for i, (ds, solver) in enumerate(runs)
     ]
     model = get_model("hf/tiny", model_path=str(tiny_qwen3), device="cpu")
-    logs = inspect_eval(tasks, model=model, display="none", log_dir=str(tmp_path), max_tasks=6)
+    logs = inspect_eval(tasks, model=model, display="none", log_dir=str(tmp_path), max_tasks=7)
     for log in logs:
         assert log.status == "success", (log.eval.task, log.error)
         for sample in log.samples:
             assert sample.output.completion is not None
             assert set(sample.scores["alce_correctness"].value)
+            assert {"citation_rec", "citation_prec"} <= set(sample.scores["citation_nli"].value)
             ids = [d["id"] for d in sample.metadata["docs"]]
             assert ids == [str(i + 1) for i in range(len(ids))]
 
