@@ -11,7 +11,7 @@ from inspect_cite.alce_citations import CitationResult, StatementVerdict, citati
 from inspect_cite.alce_metrics import AlceDataset
 from inspect_cite.documents import get_docs
 from inspect_cite.nli import NLIError, get_nli
-from inspect_cite.text import alce_scoring_output
+from inspect_cite.text import alce_citation_spans, alce_scoring_output, highlight_markdown
 
 
 def _cell(text: str) -> str:
@@ -138,7 +138,10 @@ def citation_nli(
                 "citation_prec": 100 * result.precision,
             },
             answer=output,
-            explanation=citation_explanation(result, docs, nli, at_most_citations),
+            explanation=(
+                f"**Answer:** {highlight_markdown(output, alce_citation_spans(output))}\n\n"
+                + citation_explanation(result, docs, nli, at_most_citations)
+            ),
         )
 
     return score

@@ -20,7 +20,7 @@ from inspect_ai.solver import TaskState
 
 from inspect_cite.citations import ParsedAnswer, parse_citations
 from inspect_cite.documents import Document, DocumentError, get_docs
-from inspect_cite.text import strip_think
+from inspect_cite.text import highlight_markdown, strip_think
 
 CitationStatus = Literal["valid", "unknown_doc_id", "unaligned"]
 
@@ -141,6 +141,8 @@ def citations_markdown(answer: CitedAnswer, verdicts: dict[int, str] | None = No
         shown = _cell(answer.text, 600) or "*(empty output)*"
         return f"**No citations** (citation omission). Output: {shown}"
     verdicts = verdicts or {}
+    spans = [(c.start, c.end) for c in answer.parsed.citations]
+    shown = f"**Answer:** {highlight_markdown(answer.parsed.text, spans)}\n\n"
     rows = ["| # | claim | doc (title) | snippet | check |", "|---|---|---|---|---|"]
     for c in answer.citations:
         status = c.status if not c.valid else ("verbatim" if c.verbatim else "not verbatim")
@@ -150,7 +152,7 @@ def citations_markdown(answer: CitedAnswer, verdicts: dict[int, str] | None = No
             f"| {c.index + 1} | {_cell(c.claim) or '*(none)*'} | {_cell(c.doc_id, 60)} "
             f"({_cell(answer.title(c.doc_id), 80)}) | {_cell(c.snippet) or '*(empty)*'} | {check} |"
         )
-    out = "\n".join(rows)
+    out = shown + "\n".join(rows)
     if answer.problems:
         out += "\n\n**Parse problems:** " + "; ".join(_cell(p, 200) for p in answer.problems[:10])
     return out

@@ -44,3 +44,13 @@ def test_alce_postprocess_and_first_line():
         alce_scoring_output("<think>x</think>\n First line [1].\nSecond line.") == "First line [1]."
     )
     assert alce_scoring_output("") == ""
+
+
+def test_highlight_markdown_bolds_citations_and_escapes_the_rest():
+    from inspect_cite.text import alce_citation_spans, highlight_markdown
+
+    text = "A *bold* claim [1][2]. Next [3]."
+    assert highlight_markdown(text, alce_citation_spans(text)) == (
+        r"A \*bold\* claim **[1][2]**. Next **[3]**."
+    )
+    assert highlight_markdown("x_y", []) == r"x\_y"
