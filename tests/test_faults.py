@@ -10,8 +10,11 @@ from inspect_ai.solver import TaskState
 
 from inspect_cite.nli import NLIConfigError, NLIError, get_nli, reset_nli
 from inspect_cite.nli.cached import NLI_BACKOFF_ENV, NLI_RETRIES_ENV
+from inspect_cite.nli.classifier import ClassifierNLI
+from inspect_cite.nli.seq2seq import Seq2SeqNLI
 from scorers import citation_nli, claim_coverage
 from tests import nli_fns
+from tests.test_nli_backends import doc_pairs, tiny_classifier, varied_t5  # noqa: F401, F811 (fixtures)
 
 FLAKY = "python:tests.nli_fns:flaky_entail"
 PAIR = ("The cat sat on the mat.", "the cat sat")
@@ -103,3 +106,74 @@ def test_malformed_answers_are_not_retried(monkeypatch):
     with pytest.raises(NLIError, match="expected bool or float"):
         asyncio.run(get_nli("python:tests.nli_fns:returns_text").entail([PAIR]))
     assert calls["n"] == 1
+
+
+# --- out of memory in a batched NLI forward: halve the batch and continue -------------------
+
+
+def test_seq2seq_halves_the_batch_on_out_of_memory(varied_t5, caplog):  # noqa: F811
+    import torch
+
+    pairs = doc_pairs(4)
+    expected = Seq2SeqNLI(str(varied_t5), batch_size=1).generate(pairs)
+    engine = Seq2SeqNLI(str(varied_t5), batch_size=16)
+    _, model = engine.load()
+    real = model.generate
+    rows: list[int] = []
+
+    def generate(**kwargs):
+        rows.append(len(kwargs["input_ids"]))
+        if len(kwargs["input_ids"]) > 3:
+            raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 2 GiB")
+        return real(**kwargs)
+
+    model.generate = generate
+    assert engine.generate(pairs) == expected
+    assert max(rows) == 16 and engine.batch_size == 2
+    assert "ran out of memory" in caplog.text
+
+
+def test_classifier_halves_the_batch_on_out_of_memory(tiny_classifier):  # noqa: F811
+    pairs = doc_pairs(4)[:-1]  # the tiny tokenizer adds no special tokens: ("", "") is empty
+    expected = ClassifierNLI(str(tiny_classifier), batch_size=1)(pairs)
+    engine = ClassifierNLI(str(tiny_classifier), batch_size=8)
+    _, model = engine.load()
+    real = model.forward
+
+    def forward(**kwargs):
+        if len(kwargs["input_ids"]) > 2:
+            raise RuntimeError("CUDA error: out of memory")
+        return real(**kwargs)
+
+    model.forward = forward
+    got = engine(pairs)
+    assert [r.entailed for r in got] == [r.entailed for r in expected]  # type: ignore[union-attr]
+    assert [r.prob for r in got] == pytest.approx([r.prob for r in expected])  # type: ignore[union-attr]
+    assert engine.batch_size == 2
+
+
+def test_out_of_memory_on_one_pair_is_a_per_sample_failure(tiny_t5, monkeypatch):
+    monkeypatch.setenv(NLI_RETRIES_ENV, "1")
+    backend = get_nli(f"seq2seq:{tiny_t5}")
+    engine = backend.queue.fn  # type: ignore[union-attr]
+    _, model = engine.load()
+
+    def generate(**kwargs):
+        raise RuntimeError("CUDA out of memory")
+
+    model.generate = generate
+    with pytest.raises(NLIError, match="out of memory.*after 2 attempts"):
+        asyncio.run(backend.entail([PAIR]))
+
+
+def test_other_errors_are_not_mistaken_for_out_of_memory(tiny_t5):
+    engine = Seq2SeqNLI(str(tiny_t5), batch_size=8)
+    _, model = engine.load()
+
+    def generate(**kwargs):
+        raise RuntimeError("shape mismatch")
+
+    model.generate = generate
+    with pytest.raises(RuntimeError, match="shape mismatch"):
+        engine.generate([PAIR, PAIR[::-1]])
+    assert engine.batch_size == 8
