@@ -4,9 +4,7 @@ import asyncio
 import math
 
 import pytest
-from inspect_ai.model import ChatMessageUser, ModelName, ModelOutput
 from inspect_ai.scorer import Target
-from inspect_ai.solver import TaskState
 
 from inspect_cite.nli import NLIConfigError, NLIError, get_nli, reset_nli
 from inspect_cite.nli.cached import NLI_BACKOFF_ENV, NLI_RETRIES_ENV
@@ -14,6 +12,7 @@ from inspect_cite.nli.classifier import ClassifierNLI
 from inspect_cite.nli.seq2seq import Seq2SeqNLI
 from scorers import citation_nli, claim_coverage
 from tests import nli_fns
+from tests.test_bad_input import state
 from tests.test_nli_backends import doc_pairs, tiny_classifier, varied_t5  # noqa: F401, F811 (fixtures)
 
 FLAKY = "python:tests.nli_fns:flaky_entail"
@@ -28,18 +27,6 @@ def _fresh(monkeypatch):
     reset_nli()
     yield
     reset_nli()
-
-
-def state(completion: str, metadata: dict) -> TaskState:
-    return TaskState(
-        model=ModelName("mockllm/model"),
-        sample_id="s1",
-        epoch=1,
-        input="q",
-        messages=[ChatMessageUser(content="q")],
-        output=ModelOutput.from_content(model="mockllm/model", content=completion),
-        metadata=metadata,
-    )
 
 
 def test_flaky_backend_is_retried_until_it_answers(monkeypatch):
