@@ -230,6 +230,16 @@ def fullcite_answer(source: FullciteSource | None = None) -> Scorer:
             f"**Answer without citations ({src}, {metadata.get('question_type', '?')}):**\n\n"
             f"{text or '*(empty)*'}\n\n{note}\n\n| metric | value |\n|---|---|\n{rows}"
         )
+        if all(math.isnan(v) for v in values.values()):
+            # nan must never look like a silent zero: say what was missing.
+            reason = (
+                f"no gold answer to compare with (source {src!r}, "
+                f"question type {metadata.get('question_type')!r})"
+            )
+            explanation = f"**Not scored:** {reason}\n\n{explanation}"
+            return Score(
+                value=values, answer=text, explanation=explanation, metadata={"reason": reason}
+            )
         return Score(value=values, answer=text, explanation=explanation)
 
     return score

@@ -36,3 +36,14 @@ def failing_on_fail(premise: str, hypothesis: str) -> bool:
 def returns_text(premise: str, hypothesis: str) -> str:
     """A malformed NLI function (returns a string)."""
     return "yes"
+
+
+FLAKY = {"failures": 0, "calls": 0}
+
+
+def flaky_entail(premise: str, hypothesis: str) -> bool:
+    """``word_entail`` that raises on its first ``FLAKY["failures"]`` calls (retry tests)."""
+    FLAKY["calls"] += 1
+    if FLAKY["calls"] <= FLAKY["failures"]:
+        raise ConnectionError("server busy")
+    return word_entail(premise, hypothesis)

@@ -46,7 +46,18 @@ class NLIBackend(Protocol):
 
 
 class NLIError(RuntimeError):
-    """A pair could not be decided; scorers report the sample as unscored with this reason."""
+    """A pair could not be decided; scorers report the sample as unscored with this reason.
+
+    Args:
+        message: Why.
+        retryable: Whether asking again may help (False for a refused request or a malformed
+            answer, and where the backend already retried).
+
+    """
+
+    def __init__(self, message: str, retryable: bool = True) -> None:
+        super().__init__(message)
+        self.retryable = retryable
 
 
 class NLIConfigError(ValueError):

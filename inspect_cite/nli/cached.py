@@ -1,13 +1,40 @@
-"""The backend every spec resolves to: a decision procedure behind a memory and disk cache."""
+"""The backend every spec resolves to: a decision procedure behind a memory and disk cache.
 
+A pair the procedure fails to decide (a flaky server, a transient CUDA error) is retried with
+exponential backoff before the failure is reported; the scorers then give that sample nan with
+the reason, never "not supported". Configuration errors (a missing model, a bad spec) are not
+retried.
+"""
+
+import os
 from collections.abc import Awaitable, Callable, Sequence
 
-from inspect_cite.nli.base import NLIError, NLIResult, Pair
+import anyio
+
+from inspect_cite.nli.base import NLIConfigError, NLIError, NLIResult, Pair
 from inspect_cite.nli.batching import BatchQueue
 from inspect_cite.nli.cache import DiskCache
 
 Infer = Callable[[list[Pair]], Awaitable[list[NLIResult | Exception]]]
 """Decides a list of distinct pairs; a pair it could not decide gets its exception."""
+
+NLI_RETRIES_ENV = "INSPECT_CITE_NLI_RETRIES"
+"""Retries of an undecided pair (default 3)."""
+NLI_BACKOFF_ENV = "INSPECT_CITE_NLI_BACKOFF"
+"""Seconds before the first retry, doubling at each (default 0.5)."""
+
+
+def _env_number(name: str, default: float) -> float:
+    value = os.environ.get(name)
+    if value is None or not value.strip():
+        return default
+    try:
+        number = float(value)
+    except ValueError as e:
+        raise NLIConfigError(f"{name}={value!r} is not a number") from e
+    if number < 0:
+        raise NLIConfigError(f"{name}={value!r} must not be negative")
+    return number
 
 
 class CachedNLI:
@@ -19,6 +46,9 @@ class CachedNLI:
         infer: Decides a list of distinct pairs.
         disk: An on-disk cache shared across processes and runs, or None.
         queue: The batching queue behind ``infer``, if any (its statistics are public).
+        retries: Retries of a pair that failed (None: ``$INSPECT_CITE_NLI_RETRIES`` or 3).
+        backoff: Seconds before the first retry, doubled at each next one (None:
+            ``$INSPECT_CITE_NLI_BACKOFF`` or 0.5).
 
     """
 
@@ -28,8 +58,12 @@ class CachedNLI:
         infer: Infer,
         disk: DiskCache | None = None,
         queue: BatchQueue | None = None,
+        retries: int | None = None,
+        backoff: float | None = None,
     ) -> None:
         self._identity = identity
+        self.retries = int(_env_number(NLI_RETRIES_ENV, 3)) if retries is None else retries
+        self.backoff = _env_number(NLI_BACKOFF_ENV, 0.5) if backoff is None else backoff
         self.queue = queue
         self._infer = infer
         self.disk = disk
@@ -66,20 +100,56 @@ class CachedNLI:
             missing = [p for p in missing if p not in found]
         if missing:
             self.model_pairs += len(missing)
-            results = await self._infer(missing)
+            new, error = await self._decide(identity, missing)
+            known.update(new)
+            if error is not None:
+                if isinstance(error, NLIError):
+                    raise NLIError(f"{error} (after {self.retries + 1} attempts)") from error
+                raise NLIError(
+                    f"{identity}: {type(error).__name__}: {error} "
+                    f"(after {self.retries + 1} attempts)"
+                ) from error
+        return [known[p] for p in pairs]
+
+    async def _decide(
+        self, identity: str, pairs: list[Pair]
+    ) -> tuple[dict[Pair, NLIResult], Exception | None]:
+        """Decide ``pairs``, retrying failures; returns the decisions and the last error."""
+        decided: dict[Pair, NLIResult] = {}
+        error: Exception | None = None
+        for attempt in range(self.retries + 1):
+            if attempt:
+                await anyio.sleep(self.backoff * 2 ** (attempt - 1))
+            try:
+                results = await self._infer(pairs)
+            except NLIConfigError:
+                raise
+            except Exception as e:  # the whole batch failed: retry all of it
+                error = e
+                if not getattr(e, "retryable", True):
+                    return decided, error
+                continue
+            failed: list[Pair] = []
+            final = False
             new: dict[Pair, NLIResult] = {}
-            error: Exception | None = None
-            for pair, result in zip(missing, results, strict=True):
+            for pair, result in zip(pairs, results, strict=True):
+                if isinstance(result, NLIConfigError):
+                    raise result
                 if isinstance(result, Exception):
-                    error = error or result
+                    error = result
+                    if getattr(result, "retryable", True):
+                        failed.append(pair)
+                    else:
+                        final = True
                 else:
                     new[pair] = result
                     self._memory[(identity, pair)] = result
-            known.update(new)
             if self.disk is not None and new:
                 self.disk.put_many(identity, new)
-            if error is not None:
-                if isinstance(error, NLIError):
-                    raise error
-                raise NLIError(f"{identity}: {type(error).__name__}: {error}") from error
-        return [known[p] for p in pairs]
+            decided.update(new)
+            pairs = failed
+            if final:
+                return decided, error
+            if not pairs:
+                return decided, None
+        return decided, error

@@ -9,6 +9,7 @@ from inspect_cite.nli.hf import (
     cuda_available,
     default_batch_size,
     load_pretrained,
+    run_halving,
 )
 
 
@@ -72,9 +73,8 @@ class ClassifierNLI(LazyModel):
         truncation = "only_first" if max_len and max_len < 1_000_000 else False
         ids = tok(premises, hypotheses, truncation=truncation)["input_ids"]
         results: list[NLIResult | Exception] = [NLIResult(False)] * len(pairs)
-        for batch in chunks_by_length(
-            [len(x) for x in ids], self.batch_size, self.max_batch_tokens
-        ):
+
+        def forward(batch: list[int]) -> None:
             enc = tok(
                 [premises[i] for i in batch],
                 [hypotheses[i] for i in batch],
@@ -90,4 +90,9 @@ class ClassifierNLI(LazyModel):
                 results[i] = NLIResult(
                     bool(best[row].item() == self._label), float(probs[row, self._label].item())
                 )
+
+        for batch in chunks_by_length(
+            [len(x) for x in ids], self.batch_size, self.max_batch_tokens
+        ):
+            run_halving(batch, forward, self.shrink_batch)
         return results

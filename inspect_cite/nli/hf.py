@@ -1,11 +1,15 @@
 """Helpers shared by the transformers backends: device choice and loading errors."""
 
+import logging
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from inspect_cite.nli.base import NLIConfigError
+
+logger = logging.getLogger(__name__)
 
 BATCH_SIZE_ENV = "INSPECT_CITE_NLI_BATCH_SIZE"
 
@@ -60,6 +64,11 @@ class LazyModel:
         self._tokenizer: Any = None
         self._load_error: Exception | None = None
         self._lock = threading.Lock()
+        self.batch_size = 32
+
+    def shrink_batch(self, size: int) -> None:
+        """After an out-of-memory, later batches start at the size that fit."""
+        self.batch_size = max(1, min(self.batch_size, size))
 
     def _load(self) -> tuple[Any, Any]:
         """Return (tokenizer, model); subclasses load here."""
@@ -98,3 +107,45 @@ def chunks_by_length(lengths: list[int], max_batch: int, max_tokens: int) -> lis
     if current:
         batches.append(current)
     return batches
+
+
+def is_out_of_memory(error: BaseException) -> bool:
+    """Whether ``error`` is an accelerator out-of-memory (torch's class or its message)."""
+    if type(error).__name__ == "OutOfMemoryError":
+        return True
+    return isinstance(error, RuntimeError) and "out of memory" in str(error).lower()
+
+
+def run_halving(
+    batch: list[int], forward: Callable[[list[int]], None], shrink: Callable[[int], None]
+) -> None:
+    """Run ``forward`` on ``batch``; on out-of-memory, run each half instead (recursively).
+
+    ``shrink`` is told the halved size so later batches start smaller. A single row that
+    still runs out of memory re-raises (the sample is then reported with the reason).
+    """
+    try:
+        forward(batch)
+    except Exception as e:
+        if not is_out_of_memory(e) or len(batch) == 1:
+            raise
+        logger.warning(
+            "NLI batch of %d ran out of memory; retrying in halves of %d",
+            len(batch),
+            len(batch) // 2,
+        )
+        _free_accelerator_memory()
+        half = len(batch) // 2
+        shrink(half)
+        run_halving(batch[:half], forward, shrink)
+        run_halving(batch[half:], forward, shrink)
+
+
+def _free_accelerator_memory() -> None:
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
+    except Exception:  # freeing is best effort: the halved batch is tried regardless
+        pass

@@ -49,7 +49,9 @@ def to_result(value: Any, where: str) -> NLIResult:
     if isinstance(value, numbers.Real):
         prob = float(value)
         return NLIResult(prob >= 0.5, prob)
-    raise NLIError(f"{where} returned {type(value).__name__}, expected bool or float")
+    raise NLIError(
+        f"{where} returned {type(value).__name__}, expected bool or float", retryable=False
+    )
 
 
 class PythonNLI:

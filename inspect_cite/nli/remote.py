@@ -50,10 +50,13 @@ class RemoteNLI:
                     return json.loads(response.read())  # type: ignore[no-any-return]
             except urllib.error.HTTPError as e:
                 if e.code not in (429, 500, 502, 503, 504) or attempt == _RETRIES:
-                    raise NLIError(f"{self.base}{path}: HTTP {e.code} {e.reason}") from e
+                    # Retried here already, or refused for good: not worth retrying again.
+                    raise NLIError(
+                        f"{self.base}{path}: HTTP {e.code} {e.reason}", retryable=False
+                    ) from e
             except (urllib.error.URLError, TimeoutError) as e:
                 if attempt == _RETRIES:
-                    raise NLIError(f"{self.base}{path}: {e}") from e
+                    raise NLIError(f"{self.base}{path}: {e}", retryable=False) from e
             time.sleep(delay)
             delay *= 2
         raise AssertionError("unreachable")

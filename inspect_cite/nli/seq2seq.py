@@ -11,6 +11,7 @@ from inspect_cite.nli.hf import (
     cuda_available,
     default_batch_size,
     load_pretrained,
+    run_halving,
 )
 
 logger = logging.getLogger(__name__)
@@ -131,9 +132,8 @@ class Seq2SeqNLI(LazyModel):
         # eval.py neither truncates nor batches; lengths only shape the batches here.
         ids = tok(texts, add_special_tokens=True)["input_ids"]
         decoded = [""] * len(pairs)
-        for batch in chunks_by_length(
-            [len(x) for x in ids], self.batch_size, self.max_batch_tokens
-        ):
+
+        def forward(batch: list[int]) -> None:
             enc = tok.pad(
                 {"input_ids": [ids[i] for i in batch]}, padding=True, return_tensors="pt"
             ).to(model.device)
@@ -143,4 +143,9 @@ class Seq2SeqNLI(LazyModel):
                 )
             for i, text in zip(batch, tok.batch_decode(out, skip_special_tokens=True), strict=True):
                 decoded[i] = text
+
+        for batch in chunks_by_length(
+            [len(x) for x in ids], self.batch_size, self.max_batch_tokens
+        ):
+            run_halving(batch, forward, self.shrink_batch)
         return decoded

@@ -1,0 +1,102 @@
+"""Benchmark: end-to-end ALCE scoring cost (citations + correctness) and how it grows with N.
+
+Scores synthetic ALCE samples (ASQA, QAMPARI and ELI5 in turn, every citation pattern; see
+``tests/alce_synthetic.py``) as the scorers do: ``citation_scores`` (and ELI5 ``claims_score``)
+through a process-wide NLI backend with its batching queue and in-memory cache, then
+``correctness``, all samples concurrently. Each size gets a fresh backend (cold cache).
+
+- ``seq2seq``: the tiny random TRUE-format T5 (``tests.tiny_models.build_tiny_t5``), CPU;
+- ``python``: ``python:tests.nli_fns:word_entail``, which isolates the harness's own cost.
+
+Reported per size: wall time, time per sample, NLI pairs sent to the model, and peak memory
+(process max RSS growth, which includes torch; and the Python heap peak from tracemalloc).
+
+Run from the repository root::
+
+    PYTHONPATH=. python bench/bench_scoring.py
+"""
+
+import argparse
+import asyncio
+import resource
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from bench.bench_nli import samples, score_one
+from inspect_cite.alce_metrics import correctness
+from inspect_cite.nli import get_nli, reset_nli
+from tests.tiny_models import build_tiny_t5
+
+
+async def score_all(data: list, nli: Any) -> None:
+    async def one(ds: str, item: dict[str, Any]) -> None:
+        await score_one(ds, item, nli)
+        output = item["output"].strip().split("\n")[0].replace("<|im_end|>", "")
+        correctness(output, item, ds)  # type: ignore[arg-type]
+
+    await asyncio.gather(*(one(ds, item) for ds, item in data))
+
+
+def max_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+
+
+def measure(spec: str, n: int) -> dict[str, float]:
+    data = samples(n)
+    reset_nli()
+    nli = get_nli(spec)
+    rss0 = max_rss_mb()
+    tracemalloc.start()
+    start = time.perf_counter()
+    asyncio.run(score_all(data, nli))
+    seconds = time.perf_counter() - start
+    _, heap_peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return {
+        "n": n,
+        "seconds": seconds,
+        "ms_per_sample": 1000 * seconds / n,
+        "pairs": nli.model_pairs,
+        "rss_growth_mb": max_rss_mb() - rss0,
+        "heap_peak_mb": heap_peak / 2**20,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--t5-sizes", default="100,1000", help="sizes scored with the tiny T5")
+    parser.add_argument("--python-sizes", default="100,1000,10000", help="sizes, python: NLI")
+    parser.add_argument("--threads", type=int, default=2, help="torch threads")
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        t5 = build_tiny_t5(Path(tmp) / "t5")
+        measure(f"seq2seq:{t5}", 12)  # warm-up: model load, tokenizer, punkt, rouge
+        for n in [int(x) for x in args.t5_sizes.split(",") if x]:
+            rows.append(("seq2seq (tiny T5)", measure(f"seq2seq:{t5}", n)))
+        for n in [int(x) for x in args.python_sizes.split(",") if x]:
+            rows.append(("python (word_entail)", measure("python:tests.nli_fns:word_entail", n)))
+    print("\n## End-to-end ALCE scoring (citations + correctness), cold NLI cache\n")
+    print("| NLI | samples | seconds | ms/sample | NLI pairs | RSS growth MB | heap peak MB |")
+    print("|---|---|---|---|---|---|---|")
+    for name, r in rows:
+        print(
+            f"| {name} | {r['n']:.0f} | {r['seconds']:.2f} | {r['ms_per_sample']:.2f} "
+            f"| {r['pairs']:.0f} | {r['rss_growth_mb']:.0f} | {r['heap_peak_mb']:.1f} |"
+        )
+    print("\nGrowth (ms/sample relative to the smallest size of the same NLI; 1.0 = linear):")
+    for name in dict.fromkeys(n for n, _ in rows):
+        mine = [r for n, r in rows if n == name]
+        base = mine[0]["ms_per_sample"]
+        ratios = ", ".join(f"{r['n']:.0f}: {r['ms_per_sample'] / base:.2f}x" for r in mine)
+        print(f"- {name}: {ratios}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,166 @@
+"""Injected faults: a flaky NLI backend is retried with backoff, then reported per sample."""
+
+import asyncio
+import math
+
+import pytest
+from inspect_ai.scorer import Target
+
+from inspect_cite.nli import NLIConfigError, NLIError, get_nli, reset_nli
+from inspect_cite.nli.cached import NLI_BACKOFF_ENV, NLI_RETRIES_ENV
+from inspect_cite.nli.classifier import ClassifierNLI
+from inspect_cite.nli.seq2seq import Seq2SeqNLI
+from scorers import citation_nli, claim_coverage
+from tests import nli_fns
+from tests.test_bad_input import state
+from tests.test_nli_backends import doc_pairs, tiny_classifier, varied_t5  # noqa: F401, F811 (fixtures)
+
+FLAKY = "python:tests.nli_fns:flaky_entail"
+PAIR = ("The cat sat on the mat.", "the cat sat")
+
+
+@pytest.fixture(autouse=True)
+def _fresh(monkeypatch):
+    monkeypatch.delenv("INSPECT_CITE_NLI_CACHE", raising=False)
+    monkeypatch.setenv(NLI_BACKOFF_ENV, "0.01")
+    nli_fns.FLAKY.update(failures=0, calls=0)
+    reset_nli()
+    yield
+    reset_nli()
+
+
+def test_flaky_backend_is_retried_until_it_answers(monkeypatch):
+    monkeypatch.setenv(NLI_RETRIES_ENV, "3")
+    nli_fns.FLAKY["failures"] = 3
+    [result] = asyncio.run(get_nli(FLAKY).entail([PAIR]))
+    assert result.entailed and nli_fns.FLAKY["calls"] == 4
+
+
+def test_backoff_doubles(monkeypatch):
+    monkeypatch.setenv(NLI_RETRIES_ENV, "3")
+    monkeypatch.setenv(NLI_BACKOFF_ENV, "0.25")
+    sleeps: list[float] = []
+
+    async def fake_sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+
+    monkeypatch.setattr("inspect_cite.nli.cached.anyio.sleep", fake_sleep)
+    nli_fns.FLAKY["failures"] = 3
+    asyncio.run(get_nli(FLAKY).entail([PAIR]))
+    assert [s for s in sleeps if s > 0] == [0.25, 0.5, 1.0]  # 0: the batch queue's wait
+
+
+def test_exhausted_retries_raise_nli_error(monkeypatch):
+    monkeypatch.setenv(NLI_RETRIES_ENV, "2")
+    nli_fns.FLAKY["failures"] = 10
+    with pytest.raises(NLIError, match=r"server busy.*after 3 attempts"):
+        asyncio.run(get_nli(FLAKY).entail([PAIR]))
+    assert nli_fns.FLAKY["calls"] == 3
+
+
+def test_bad_retry_setting_is_a_config_error(monkeypatch):
+    monkeypatch.setenv(NLI_RETRIES_ENV, "many")
+    with pytest.raises(NLIConfigError, match=NLI_RETRIES_ENV):
+        get_nli(FLAKY)
+
+
+@pytest.mark.parametrize("scorer_name", ["citation_nli", "claim_coverage"])
+def test_failed_nli_is_nan_with_reason_never_unsupported(monkeypatch, scorer_name):
+    monkeypatch.setenv(NLI_RETRIES_ENV, "1")
+    nli_fns.FLAKY["failures"] = 1000
+    docs = [{"id": "1", "title": "T", "text": "The cat sat on the mat."}]
+    meta = {"docs": docs, "dataset": "asqa", "question": "q", "claims": ["the cat sat"]}
+    make = citation_nli if scorer_name == "citation_nli" else claim_coverage
+    score = asyncio.run(make(nli=FLAKY)(state("The cat sat [1].", meta), Target("")))
+    assert score is not None and isinstance(score.value, dict)
+    assert all(math.isnan(v) for v in score.value.values())
+    assert "server busy" in (score.explanation or "") and "after 2 attempts" in score.explanation
+    # Once the backend recovers, the same sample is supported: the failure was not a verdict.
+    nli_fns.FLAKY["failures"] = 0
+    score = asyncio.run(make(nli=FLAKY)(state("The cat sat [1].", meta), Target("")))
+    assert score is not None and isinstance(score.value, dict)
+    assert all(v == 100 for v in score.value.values())
+
+
+def test_malformed_answers_are_not_retried(monkeypatch):
+    calls = {"n": 0}
+
+    def returns_text(premise: str, hypothesis: str) -> str:
+        calls["n"] += 1
+        return "yes"
+
+    monkeypatch.setattr(nli_fns, "returns_text", returns_text)
+    with pytest.raises(NLIError, match="expected bool or float"):
+        asyncio.run(get_nli("python:tests.nli_fns:returns_text").entail([PAIR]))
+    assert calls["n"] == 1
+
+
+# --- out of memory in a batched NLI forward: halve the batch and continue -------------------
+
+
+def test_seq2seq_halves_the_batch_on_out_of_memory(varied_t5, caplog):  # noqa: F811
+    import torch
+
+    pairs = doc_pairs(4)
+    expected = Seq2SeqNLI(str(varied_t5), batch_size=1).generate(pairs)
+    engine = Seq2SeqNLI(str(varied_t5), batch_size=16)
+    _, model = engine.load()
+    real = model.generate
+    rows: list[int] = []
+
+    def generate(**kwargs):
+        rows.append(len(kwargs["input_ids"]))
+        if len(kwargs["input_ids"]) > 3:
+            raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 2 GiB")
+        return real(**kwargs)
+
+    model.generate = generate
+    assert engine.generate(pairs) == expected
+    assert max(rows) == 16 and engine.batch_size == 2
+    assert "ran out of memory" in caplog.text
+
+
+def test_classifier_halves_the_batch_on_out_of_memory(tiny_classifier):  # noqa: F811
+    pairs = doc_pairs(4)[:-1]  # the tiny tokenizer adds no special tokens: ("", "") is empty
+    expected = ClassifierNLI(str(tiny_classifier), batch_size=1)(pairs)
+    engine = ClassifierNLI(str(tiny_classifier), batch_size=8)
+    _, model = engine.load()
+    real = model.forward
+
+    def forward(**kwargs):
+        if len(kwargs["input_ids"]) > 2:
+            raise RuntimeError("CUDA error: out of memory")
+        return real(**kwargs)
+
+    model.forward = forward
+    got = engine(pairs)
+    assert [r.entailed for r in got] == [r.entailed for r in expected]  # type: ignore[union-attr]
+    assert [r.prob for r in got] == pytest.approx([r.prob for r in expected])  # type: ignore[union-attr]
+    assert engine.batch_size == 2
+
+
+def test_out_of_memory_on_one_pair_is_a_per_sample_failure(tiny_t5, monkeypatch):
+    monkeypatch.setenv(NLI_RETRIES_ENV, "1")
+    backend = get_nli(f"seq2seq:{tiny_t5}")
+    engine = backend.queue.fn  # type: ignore[union-attr]
+    _, model = engine.load()
+
+    def generate(**kwargs):
+        raise RuntimeError("CUDA out of memory")
+
+    model.generate = generate
+    with pytest.raises(NLIError, match="out of memory.*after 2 attempts"):
+        asyncio.run(backend.entail([PAIR]))
+
+
+def test_other_errors_are_not_mistaken_for_out_of_memory(tiny_t5):
+    engine = Seq2SeqNLI(str(tiny_t5), batch_size=8)
+    _, model = engine.load()
+
+    def generate(**kwargs):
+        raise RuntimeError("shape mismatch")
+
+    model.generate = generate
+    with pytest.raises(RuntimeError, match="shape mismatch"):
+        engine.generate([PAIR, PAIR[::-1]])
+    assert engine.batch_size == 8
