@@ -28,8 +28,6 @@ from inspect_cite.alce_metrics import qampari_scores, str_em
 from inspect_cite.nli import NLI_SPECS, NLIBackend, NLIConfigError, NLIError, get_nli
 from inspect_cite.text import remove_citations, sent_tokenize
 
-MetricFn = Callable[[list[dict[str, Any]], argparse.Namespace], dict[str, float]]
-
 
 def _mauve(items: list[dict[str, Any]], args: argparse.Namespace) -> dict[str, float]:
     from inspect_cite.mauve_score import compute_alce_mauve
@@ -42,13 +40,6 @@ def _qa(items: list[dict[str, Any]], args: argparse.Namespace) -> dict[str, floa
 
     return compute_alce_qa(items, qa_model=args.qa_model)
 
-
-OPTIONAL_METRICS: dict[str, MetricFn | None] = {"mauve": _mauve, "qa": _qa}
-"""Metrics behind ``--mauve`` and ``--qa``: a function of the preprocessed, citation-free items
-and the parsed arguments returning eval.py's keys (``mauve``; ``QA-EM``, ``QA-F1``,
-``QA-Hit``). None means not available: the flag is refused with exit code 2."""
-
-EXIT_NOT_IMPLEMENTED = 2
 
 _CONCURRENT_ITEMS = 256
 
@@ -320,10 +311,11 @@ def score_file(args: argparse.Namespace) -> dict[str, Any]:
         result.update(compute_qampari(normalized, args.cot))
     if not args.no_rouge:
         result["rougeLsum"] = compute_rouge(normalized)
-    for name in ("qa", "mauve"):
-        fn = OPTIONAL_METRICS[name]
-        if getattr(args, name) and fn is not None:
-            result.update(fn(normalized, args))
+    # eval.py computes QA and MAUVE on the preprocessed, citation-free items.
+    if args.qa:
+        result.update(_qa(normalized, args))
+    if args.mauve:
+        result.update(_mauve(normalized, args))
     if args.citations or args.claims_nli:
         nli = get_nli(args.nli, args.nli_cache)
 
@@ -344,22 +336,8 @@ def score_file(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``alce-eval``; the exit code is 0 (ok), 1 (bad input, NLI failure) or 2 (unsupported)."""
+    """Run ``alce-eval``; the exit code is 0 (ok) or 1 (bad input, NLI failure)."""
     args = build_parser().parse_args(argv)
-    qampari = args.dataset == "qampari" or (args.dataset is None and "qampari" in args.f)
-    missing = [
-        name
-        for name in ("mauve", "qa")
-        if getattr(args, name) and not qampari and OPTIONAL_METRICS[name] is None
-    ]
-    if missing:
-        flags = " and ".join(f"--{m}" for m in missing)
-        print(
-            f"alce-eval: {flags} not implemented yet in inspect-cite; nothing was scored. "
-            "Run without it (other metrics are computed as eval.py does).",
-            file=sys.stderr,
-        )
-        return EXIT_NOT_IMPLEMENTED
     try:
         result = score_file(args)
     except (ResultFileError, NLIConfigError, NLIError) as e:
