@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from inspect_cite.cache import cache_dir
-from inspect_cite.download import extract_members, sha256_file
+from inspect_cite.download import describe_failure, extract_members, sha256_file
 
 ALCE_DATA_REPO = "princeton-nlp/ALCE-data"
 ALCE_DATA_REVISION = "334fa2e7dd32040c3fef931a123c4be1a81e91a0"
@@ -146,7 +146,7 @@ def alce_data_path(name: str) -> Path:
     except Exception as e:
         raise AlceDataError(
             f"ALCE data file {name} is not cached in {directory} and could not be downloaded "
-            f"from {ALCE_DATA_URL} ({type(e).__name__}: {e}). Either download {ALCE_DATA_FILE} "
+            f"from {ALCE_DATA_URL} ({describe_failure(e)}). Either download {ALCE_DATA_FILE} "
             f"yourself and pass -T dataset_path=<path to {name}>, or set {ALCE_DATA_DIR_ENV} to "
             "the directory holding the extracted files."
         ) from e

@@ -18,6 +18,7 @@ from typing import Any, Literal
 import numpy as np
 
 from inspect_cite.cache import cache_dir
+from inspect_cite.download import describe_failure
 
 ALCE_REPO = "princeton-nlp/ALCE"
 ALCE_PROMPT_COMMIT = "246c476a4edfc564266b7346b6e29ef4861ae937"
@@ -128,7 +129,7 @@ def official_prompt_path(name: str) -> Path:
     except Exception as e:
         raise PromptFileError(
             f"ALCE prompt file {name}.json is not cached at {dest} and could not be downloaded "
-            f"from {url} ({type(e).__name__}: {e}). Download it yourself and pass "
+            f"from {url} ({describe_failure(e)}). Download it yourself and pass "
             f"-T prompt_file=PATH, or copy it to {dest}."
         ) from e
 

@@ -19,6 +19,30 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
+def describe_failure(error: BaseException) -> str:
+    """One line naming why a download failed, down to the HTTP error that caused it.
+
+    HTTP clients wrap the useful part: tenacity's ``RetryError`` hides the last attempt's
+    exception, and huggingface_hub raises "cannot find the file in the local cache" from the
+    ``HTTPError`` that was the real reason. Both are unwrapped here.
+    """
+    text = ""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        last_attempt = getattr(current, "last_attempt", None)
+        if last_attempt is not None and last_attempt.failed:
+            text += f"{last_attempt.attempt_number} attempts failed, the last with "
+            current = last_attempt.exception()
+            continue
+        text += f"{type(current).__name__}: {current}"
+        current = current.__cause__
+        if current is not None:
+            text += "; caused by "
+    return text
+
+
 class UnsafeArchiveError(ValueError):
     """An archive member would be written outside the target directory."""
 

@@ -26,7 +26,7 @@ from fullcite_tasks.data.files import read_jsonl
 from fullcite_tasks.data.records import FullciteRecord
 from fullcite_tasks.data.spans import SpanTable, gold_spans_for, span_status
 from inspect_cite.cache import cache_dir
-from inspect_cite.download import sha256_file
+from inspect_cite.download import describe_failure, sha256_file
 
 logger = getLogger(__name__)
 
@@ -129,7 +129,7 @@ def expertqa_data_path() -> Path:
     except Exception as e:
         raise ExpertqaDataError(
             f"ExpertQA ({EXPERTQA_URL}) is not cached in {directory} and could not be "
-            f"downloaded ({type(e).__name__}: {e}). Download {EXPERTQA_FILE} yourself and pass "
+            f"downloaded ({describe_failure(e)}). Download {EXPERTQA_FILE} yourself and pass "
             "-T dataset_path=<path>."
         ) from e
     digest = sha256_file(target)

@@ -1,0 +1,221 @@
+"""Download faults against a real local HTTP server: 5xx, 429, truncated bodies, refused connections.
+
+The prompt files go through ``inspect_ai.util.download`` and the ALCE data tarball through
+``huggingface_hub.hf_hub_download``; both are pointed at a server on 127.0.0.1 that answers
+from a script, so the real HTTP clients, their retry policies and our error handling run.
+Whatever happens, the cache holds either a verified file or nothing.
+"""
+
+import hashlib
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+import tenacity.nap
+
+from alce_tasks.data import AlceDataError, alce_data_path, data_cache_dir
+from inspect_cite import alce_prompts
+from inspect_cite.alce_prompts import (
+    ALCE_PROMPT_COMMIT,
+    PROMPT_SHA256,
+    PromptFileError,
+    official_prompt_path,
+)
+from tests.conftest import PROMPTS_REF, reference_dir
+
+NAME = "asqa_default"
+
+
+class ScriptedServer:
+    """Answers each GET/HEAD with the next scripted reply; the last one repeats."""
+
+    def __init__(self, replies: list[tuple[int, bytes, int | None]]) -> None:
+        self.replies = replies
+        self.requests: list[str] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _reply(self, body_wanted: bool) -> None:
+                server.requests.append(f"{self.command} {self.path}")
+                index = min(len(server.requests) - 1, len(server.replies) - 1)
+                status, body, length = server.replies[index]
+                self.send_response(status)
+                self.send_header("Content-Length", str(len(body) if length is None else length))
+                if status == 429:
+                    self.send_header("Retry-After", "0")
+                self.end_headers()
+                if body_wanted:
+                    self.wfile.write(body)
+                    self.wfile.flush()
+                # A Content-Length longer than the body, then a closed socket: a cut download.
+                self.close_connection = True
+
+            def do_GET(self) -> None:
+                self._reply(True)
+
+            def do_HEAD(self) -> None:
+                self._reply(False)
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def __enter__(self) -> "ScriptedServer":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def sleeps(monkeypatch) -> list[float]:
+    """Record the backoff waits of tenacity (used by inspect_ai.util.download) without waiting."""
+    waited: list[float] = []
+
+    class Clock:
+        @staticmethod
+        def sleep(seconds: float) -> None:
+            waited.append(seconds)
+
+    monkeypatch.setattr(tenacity.nap, "time", Clock)
+    return waited
+
+
+@pytest.fixture
+def prompt_bytes() -> bytes:
+    reference_dir()
+    data = (PROMPTS_REF / f"{NAME}.json").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == PROMPT_SHA256[NAME]
+    return data
+
+
+def serve_prompts(monkeypatch, server: ScriptedServer) -> None:
+    monkeypatch.setattr(
+        alce_prompts, "ALCE_PROMPT_URL", server.url + "/{repo}/{commit}/prompts/{name}.json"
+    )
+
+
+def prompt_cache_files(cache_root: Path) -> list[Path]:
+    root = cache_root / "alce" / "prompts" / ALCE_PROMPT_COMMIT[:12]
+    return sorted(p for p in root.rglob("*") if p.is_file()) if root.exists() else []
+
+
+@pytest.mark.parametrize("status", [500, 502, 503, 429])
+def test_transient_errors_are_retried_then_the_file_is_cached(
+    cache_root, monkeypatch, sleeps, prompt_bytes, status
+):
+    with ScriptedServer(
+        [(status, b"busy", None), (status, b"busy", None), (200, prompt_bytes, None)]
+    ) as s:
+        serve_prompts(monkeypatch, s)
+        path = official_prompt_path(NAME)
+    assert len(s.requests) == 3
+    assert len(sleeps) == 2  # backed off before each retry
+    assert path.read_bytes() == prompt_bytes
+    assert prompt_cache_files(cache_root) == [path]
+
+
+def test_persistent_5xx_gives_a_clear_error_and_caches_nothing(
+    cache_root, monkeypatch, sleeps, prompt_bytes
+):
+    with ScriptedServer([(503, b"down", None)]) as s:
+        serve_prompts(monkeypatch, s)
+        with pytest.raises(PromptFileError) as e:
+            official_prompt_path(NAME)
+    assert len(s.requests) == 5  # inspect's download policy: five attempts
+    message = str(e.value)
+    assert f"{NAME}.json" in message and s.url in message
+    assert "5 attempts failed, the last with HTTPStatusError" in message
+    assert "503 Service Unavailable" in message
+    assert "-T prompt_file=" in message
+    assert prompt_cache_files(cache_root) == []
+
+
+def test_non_transient_4xx_is_not_retried(cache_root, monkeypatch, sleeps):
+    with ScriptedServer([(404, b"no such file", None)]) as s:
+        serve_prompts(monkeypatch, s)
+        with pytest.raises(PromptFileError, match="404"):
+            official_prompt_path(NAME)
+    assert len(s.requests) == 1 and sleeps == []
+    assert prompt_cache_files(cache_root) == []
+
+
+def test_truncated_body_leaves_no_partial_file(cache_root, monkeypatch, sleeps, prompt_bytes):
+    cut = prompt_bytes[: len(prompt_bytes) // 2]
+    with ScriptedServer([(200, cut, len(prompt_bytes))]) as s:
+        serve_prompts(monkeypatch, s)
+        with pytest.raises(PromptFileError, match=f"{NAME}.json"):
+            official_prompt_path(NAME)
+    assert prompt_cache_files(cache_root) == []
+
+
+def test_wrong_content_fails_the_checksum_and_caches_nothing(cache_root, monkeypatch, sleeps):
+    with ScriptedServer([(200, b'{"instruction": "tampered"}', None)]) as s:
+        serve_prompts(monkeypatch, s)
+        with pytest.raises(PromptFileError, match="Checksum mismatch"):
+            official_prompt_path(NAME)
+    assert prompt_cache_files(cache_root) == []
+
+
+def test_refused_connection_names_the_url_and_the_override(cache_root, monkeypatch, sleeps):
+    with ScriptedServer([(200, b"", None)]) as s:
+        url = s.url
+    # The server is gone: nothing listens on that port any more.
+    monkeypatch.setattr(alce_prompts, "ALCE_PROMPT_URL", url + "/{repo}/{commit}/{name}.json")
+    with pytest.raises(PromptFileError) as e:
+        official_prompt_path(NAME)
+    assert url in str(e.value) and "-T prompt_file=" in str(e.value)
+    assert prompt_cache_files(cache_root) == []
+
+
+@pytest.fixture
+def hub_sleeps(monkeypatch) -> Iterator[list[float]]:
+    """Let huggingface_hub go online, and record its backoff waits without waiting.
+
+    Its retry loop calls ``time.sleep`` directly; the scripted server never sleeps, so
+    replacing it for the test's duration only skips the hub client's waits.
+    """
+    import time
+
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    waited: list[float] = []
+    monkeypatch.setattr(time, "sleep", waited.append)
+    yield waited
+
+
+def data_cache_entries() -> list[Path]:
+    directory = data_cache_dir()
+    return sorted(directory.rglob("*")) if directory.exists() else []
+
+
+@pytest.mark.parametrize("status", [503, 429])
+def test_alce_data_hub_errors_give_a_clear_error_and_cache_nothing(
+    cache_root, monkeypatch, hub_sleeps, status
+):
+    from huggingface_hub import constants
+
+    with ScriptedServer([(status, b"unavailable", None)]) as s:
+        monkeypatch.setattr(constants, "ENDPOINT", s.url)
+        monkeypatch.setattr(
+            constants,
+            "HUGGINGFACE_CO_URL_TEMPLATE",
+            s.url + "/{repo_id}/resolve/{revision}/{filename}",
+        )
+        with pytest.raises(AlceDataError) as e:
+            alce_data_path("asqa_eval_gtr_top100.json")
+    assert s.requests, "the hub client never reached the server"
+    message = str(e.value)
+    assert len(s.requests) > 1 and hub_sleeps, "the hub client did not retry"
+    assert "asqa_eval_gtr_top100.json" in message
+    assert f"HTTP Error {status}" in message or f"{status} " in message
+    assert "-T dataset_path=" in message and "INSPECT_CITE_ALCE_DATA_DIR" in message
+    assert data_cache_entries() == []
