@@ -2,10 +2,12 @@
 
 For every citation with a snippet, the ``grader`` model rates on 1-5 scales whether the
 snippet supports the statement it follows (Support) and whether it is relevant to answering
-the question (Relevance). A failed call or an unparsable reply is retried (``attempts``);
-when all attempts fail the citation is recorded as not judged (with the reason), never as a
-low score. Per sample: mean Support and Relevance over judged citations (nan when none),
-``coverage`` (x100: judged / all citations) and ``n_citations``.
+the question (Relevance). On ``vllm/`` and ``openai-api/`` graders the reply is constrained
+to the two-line shape asked for (``structured_outputs`` regex). A failed call or an
+unparsable reply is retried (``attempts``); when all attempts fail the citation is recorded
+as not judged (with the reason), never as a low score. Per sample: mean Support and
+Relevance over judged citations (nan when none), ``coverage`` (x100: judged / all
+citations) and ``n_citations``.
 """
 
 import asyncio
@@ -14,10 +16,11 @@ import math
 import re
 from typing import Any
 
-from inspect_ai.model import Model, get_model, model_roles
+from inspect_ai.model import GenerateConfig, Model, get_model, model_roles
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
+from inspect_cite.structured_outputs import forwards_extra_body, with_structured_outputs
 from scorers.cited_answer import CheckedCitation, CitedAnswer, citations_markdown, read_cited_answer
 
 # The FullCite authors' human-evaluation scale labels (their annotation UI).
@@ -66,6 +69,9 @@ Reply with exactly two lines and nothing else:
 Support: <1-5>
 Relevance: <1-5>"""
 
+# On vllm/ and openai-api/ graders the reply is constrained to this shape (structured_outputs).
+JUDGE_REPLY_REGEX = r"Support: [1-5]\nRelevance: [1-5]"
+
 _RATING = {
     key: re.compile(rf"\b{key}\b\W{{0,5}}([1-5])(?![\d.])", re.IGNORECASE)
     for key in ("support", "relevance")
@@ -102,10 +108,15 @@ async def judge_citation(
         title=title,
         snippet=citation.snippet,
     )
+    config = GenerateConfig()
+    if forwards_extra_body(grader):
+        config.extra_body = with_structured_outputs(
+            grader.config.extra_body, regex=JUDGE_REPLY_REGEX
+        )
     errors = []
     for _ in range(attempts):
         try:
-            output = await grader.generate(prompt)
+            output = await grader.generate(prompt, config=config)
         except Exception as e:  # a provider error is a failed attempt, not a crash
             errors.append(f"{type(e).__name__}: {e}"[:200])
             continue

@@ -44,6 +44,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_cite.citations import parse_citations
 from inspect_cite.documents import Document, get_docs
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
+from inspect_cite.structured_outputs import forwards_extra_body, with_structured_outputs
 from inspect_cite.text import strip_think
 from solvers.grammar import (
     DEFAULT_MAX_CITATIONS,
@@ -66,8 +67,6 @@ Backend = Literal["auto", "hf", "extra_body", "unconstrained"]
 
 # ALCE samples carry metadata["dataset"] naming one of these.
 ALCE_DATASETS = ("asqa", "qampari", "eli5")
-# Providers that forward extra_body to an OpenAI-compatible server that may enforce a grammar.
-EXTRA_BODY_PROVIDERS = ("vllm", "openai-api")
 # Temperature the first retry starts from when none is configured (the providers' default).
 DEFAULT_BASE_TEMPERATURE = 1.0
 
@@ -93,7 +92,7 @@ def detect_backend(model: Model) -> str:
     provider = ModelName(str(model)).api
     if provider == "hf" and hasattr(model.api, "model") and hasattr(model.api, "tokenizer"):
         return "hf"
-    if provider in EXTRA_BODY_PROVIDERS:
+    if forwards_extra_body(model):
         return "extra_body"
     return "unconstrained"
 
@@ -270,7 +269,9 @@ def constrained_citations(
                 if temperature is not None:
                     kwargs["temperature"] = temperature
                 if chosen == "extra_body":
-                    kwargs["extra_body"] = _with_grammar(config.extra_body, grammar)
+                    kwargs["extra_body"] = with_structured_outputs(
+                        config.extra_body, grammar=grammar
+                    )
                 state = await generate(state, **kwargs)
             answer = strip_think(state.output.completion).strip()
             trimmed = False
@@ -329,14 +330,6 @@ def _refuse_or_warn(model: Model, strict: bool) -> None:
             "unconstrained, validating and retrying (recorded as decoding=unconstrained in "
             "sample metadata; -S strict=true makes this an error)"
         )
-
-
-def _with_grammar(extra_body: dict[str, Any] | None, grammar: str) -> dict[str, Any]:
-    body = dict(extra_body or {})
-    structured = dict(body.get("structured_outputs") or {})
-    structured["grammar"] = grammar
-    body["structured_outputs"] = structured
-    return body
 
 
 def _hf_chat(api: Any, messages: list[ChatMessage]) -> str:

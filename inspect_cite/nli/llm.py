@@ -7,6 +7,7 @@ from typing import Any
 import anyio
 
 from inspect_cite.nli.base import NLIError, NLIResult, Pair
+from inspect_cite.structured_outputs import forwards_extra_body, with_structured_outputs
 from inspect_cite.text import strip_think
 
 NLI_PROMPT = """\
@@ -44,6 +45,9 @@ def parse_yes_no(reply: str) -> bool | None:
 
 class ModelNLI:
     """Asks an Inspect model whether the premise entails the hypothesis.
+
+    On ``vllm/`` and ``openai-api/`` models the reply is also constrained to ``yes``/``no``
+    (``structured_outputs`` choice); every reply is parsed either way.
 
     Args:
         target: A model name (``provider/model``, contains "/") or a model role (e.g.
@@ -99,9 +103,14 @@ class ModelNLI:
         messages: list[Any] = [
             ChatMessageUser(content=NLI_PROMPT.format(premise=pair[0], hypothesis=pair[1]))
         ]
+        config = GenerateConfig(temperature=0.0)
+        if forwards_extra_body(model):
+            config.extra_body = with_structured_outputs(
+                model.config.extra_body, choice=["yes", "no"]
+            )
         replies: list[str] = []
         for attempt in range(self.max_retries + 1):
-            output = await model.generate(messages, config=GenerateConfig(temperature=0.0))
+            output = await model.generate(messages, config=config)
             reply = output.completion
             replies.append(reply)
             verdict = parse_yes_no(reply)
