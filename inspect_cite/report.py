@@ -10,6 +10,7 @@ files) through ``inspect_ai.analysis``, and writes:
 - ``citation_positions.png``: how often each context position is cited (primacy bias).
 """
 
+import json
 import re
 from collections import Counter
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any
 import pandas as pd
 
 _ID_COLUMNS = ["task", "model", "strategy", "setting"]
+_WEIGHTED = "_scorers/weighted"
 # Task arguments that name files: never a "setting" that distinguishes runs.
 _PATH_ARGS = re.compile(r"(_path|_file|_dir)$")
 _ALCE_REF = re.compile(r"\[(\d+)")
@@ -33,6 +35,15 @@ def _strategy(row: pd.Series) -> str:
     return strategy if isinstance(strategy, str) and strategy else "default"
 
 
+def _benchmark(metadata: Any) -> str:
+    if isinstance(metadata, str):
+        try:
+            metadata = json.loads(metadata)
+        except ValueError:
+            return "-"
+    return str(metadata.get("benchmark", "-")) if isinstance(metadata, dict) else "-"
+
+
 def load_runs(log_dir: str | Path) -> pd.DataFrame:
     """One row per successful run with id columns and ``<metric>`` / ``<metric>_stderr`` columns."""
     from inspect_ai.analysis import evals_df
@@ -43,7 +54,14 @@ def load_runs(log_dir: str | Path) -> pd.DataFrame:
     df = df[df["status"] == "success"].copy()
     if df.empty:
         raise ValueError(f"no successful runs in {log_dir}")
+    # Task names alone are ambiguous (ALCE's and FullCite's asqa): when both benchmarks'
+    # runs share a directory, the benchmark recorded in the task metadata prefixes the name.
     df["task"] = df["task_name"].astype(str).str.split("/").str[-1]
+    benchmark = df["metadata"].map(_benchmark) if "metadata" in df.columns else None
+    if benchmark is not None:
+        for name, group in df.groupby("task"):
+            if benchmark[group.index].nunique() > 1:
+                df.loc[group.index, "task"] = benchmark[group.index] + "/" + str(name)
     df["strategy"] = df.apply(_strategy, axis=1)
     arg_cols = [
         c
@@ -57,16 +75,14 @@ def load_runs(log_dir: str | Path) -> pd.DataFrame:
         return ", ".join(f"{c[len('task_arg_') :]}={row[c]}" for c in varying) or "-"
 
     df["setting"] = df.apply(setting, axis=1)
-    metrics = sorted(
-        {
-            c[len("score_") : -len("_mean")]
-            for c in df.columns
-            if c.startswith("score_") and c.endswith("_mean")
-        }
-    )
     out = df[_ID_COLUMNS + ["log"]].copy()
-    for m in metrics:
-        out[m] = df[f"score_{m}_mean"]
+    for column in sorted(c for c in df.columns if c.startswith("score_") and c.endswith("_mean")):
+        m = column[len("score_") : -len("_mean")]
+        if m.endswith(_WEIGHTED):
+            # citation_bias's share over all citations (metric scorers/weighted_mean).
+            out[f"{m[: -len(_WEIGHTED)]} (weighted)"] = df[column]
+            continue
+        out[m] = df[column]
         if f"score_{m}_stderr" in df.columns:
             out[f"{m}_stderr"] = df[f"score_{m}_stderr"]
     return out.sort_values(_ID_COLUMNS).reset_index(drop=True)
@@ -215,7 +231,7 @@ def write_report(log_dir: str | Path, out_dir: str | Path) -> tuple[pd.DataFrame
     (out / "metrics.md").write_text(markdown_table(runs))
     runs.drop(columns=["log"]).to_csv(out / "metrics.csv", index=False)
     for task, group in runs.groupby("task", sort=True):
-        path = out / f"{task}_metrics.png"
+        path = out / f"{str(task).replace('/', '_')}_metrics.png"
         _bar_chart(group, str(task), path)
         written.append(path)
     if _doc_vs_snippet(runs, out / "fullcite_doc_vs_snippet.png"):
