@@ -12,6 +12,7 @@ import random
 import string
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 CHAT_TEMPLATE = (
     "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
@@ -61,29 +62,36 @@ def build_tokenizer(out_dir: Path, corpus: Iterable[str], vocab_size: int = 2000
     return fast
 
 
-def build_tiny_qwen3(
-    out_dir: Path, corpus: Iterable[str] = (), vocab_size: int = 2000, seed: int = 0
-) -> Path:
-    """A 2-layer Qwen3 with random weights and a trained byte-level BPE tokenizer."""
-    import torch
-    from transformers import Qwen3Config, Qwen3ForCausalLM
+def tiny_qwen3_config(tok: Any, **overrides: Any) -> Any:
+    """2 layers, hidden 64, head_dim 32 (the smallest vLLM's CPU attention accepts)."""
+    from transformers import Qwen3Config
 
-    out_dir.mkdir(parents=True, exist_ok=True)
-    tok = build_tokenizer(out_dir, corpus, vocab_size)
-    torch.manual_seed(seed)
-    config = Qwen3Config(
-        vocab_size=len(tok),  # type: ignore[arg-type]
+    return Qwen3Config(
+        vocab_size=len(tok),
         hidden_size=64,
         intermediate_size=128,
         num_hidden_layers=2,
         num_attention_heads=2,
         num_key_value_heads=1,
         head_dim=32,
-        max_position_embeddings=16384,
-        tie_word_embeddings=True,
-        eos_token_id=tok.convert_tokens_to_ids("<|im_end|>"),  # type: ignore[attr-defined]
-        pad_token_id=tok.convert_tokens_to_ids("<|endoftext|>"),  # type: ignore[attr-defined]
-        bos_token_id=None,
+        eos_token_id=tok.convert_tokens_to_ids("<|im_end|>"),
+        pad_token_id=tok.convert_tokens_to_ids("<|endoftext|>"),
+        **overrides,
+    )
+
+
+def build_tiny_qwen3(
+    out_dir: Path, corpus: Iterable[str] = (), vocab_size: int = 2000, seed: int = 0
+) -> Path:
+    """A 2-layer Qwen3 with random weights and a trained byte-level BPE tokenizer."""
+    import torch
+    from transformers import Qwen3ForCausalLM
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tok = build_tokenizer(out_dir, corpus, vocab_size)
+    torch.manual_seed(seed)
+    config = tiny_qwen3_config(
+        tok, max_position_embeddings=16384, tie_word_embeddings=True, bos_token_id=None
     )
     model = Qwen3ForCausalLM(config)
     model.generation_config.eos_token_id = config.eos_token_id
@@ -118,4 +126,24 @@ def build_tiny_t5(out_dir: Path, d_model: int = 32, layers: int = 1, seed: int =
     model = T5ForConditionalGeneration(config)
     model.save_pretrained(out_dir)
     tok.save_pretrained(out_dir)
+    return out_dir
+
+
+def build_tiny_qwen3_classifier(out_dir: Path, corpus: Iterable[str] = (), seed: int = 0) -> Path:
+    """A 2-layer Qwen3 sequence classifier with NLI labels (servable by vLLM's pooling runner)."""
+    import torch
+    from transformers import Qwen3ForSequenceClassification
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tok = build_tokenizer(out_dir, corpus)
+    torch.manual_seed(seed)
+    labels = ["entailment", "neutral", "contradiction"]
+    config = tiny_qwen3_config(
+        tok,
+        max_position_embeddings=4096,
+        num_labels=len(labels),
+        id2label=dict(enumerate(labels)),
+        label2id={label: i for i, label in enumerate(labels)},
+    )
+    Qwen3ForSequenceClassification(config).save_pretrained(out_dir)
     return out_dir
