@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 _ID_COLUMNS = ["task", "model", "strategy", "setting"]
-_WEIGHTED = "_scorers/weighted"
+_WEIGHTED = re.compile(r"^score_(.+)_(?:\w+/)?weighted_mean$")
 # Task arguments that name files: never a "setting" that distinguishes runs.
 _PATH_ARGS = re.compile(r"(_path|_file|_dir)$")
 _ALCE_REF = re.compile(r"\[(\d+)")
@@ -77,11 +77,13 @@ def load_runs(log_dir: str | Path) -> pd.DataFrame:
     df["setting"] = df.apply(setting, axis=1)
     out = df[_ID_COLUMNS + ["log"]].copy()
     for column in sorted(c for c in df.columns if c.startswith("score_") and c.endswith("_mean")):
-        m = column[len("score_") : -len("_mean")]
-        if m.endswith(_WEIGHTED):
-            # citation_bias's share over all citations (metric scorers/weighted_mean).
-            out[f"{m[: -len(_WEIGHTED)]} (weighted)"] = df[column]
+        weighted = _WEIGHTED.match(column)
+        if weighted:
+            # citation_bias's share over all citations: metric weighted_mean, registered as
+            # scorers/weighted_mean when the package is installed.
+            out[f"{weighted.group(1)} (weighted)"] = df[column]
             continue
+        m = column[len("score_") : -len("_mean")]
         out[m] = df[column]
         if f"score_{m}_stderr" in df.columns:
             out[f"{m}_stderr"] = df[f"score_{m}_stderr"]

@@ -77,3 +77,32 @@ def test_report_on_empty_dir_is_a_clear_error(tmp_path, capsys):
 def test_cited_positions_alce():
     docs = [{"id": str(i), "title": "t", "text": "x"} for i in range(1, 6)]
     assert cited_positions("A [1][2]. B [5]. C [9].", docs) == [1, 2, 5]
+
+
+def test_alce_and_fullcite_tasks_of_one_name_get_their_own_tables(log_dir, tmp_path):
+    from fullcite_tasks import asqa as fullcite_asqa
+    from tests.scripted_models import scripted_model
+    from tests.test_fullcite_tasks import cite_first_document
+
+    inspect_eval(
+        fullcite_asqa(
+            dataset_path=str(FIXTURES / "alce_asqa.json"),
+            spans_path=str(FIXTURES / "fullcite_asqa_spans.jsonl"),
+            similarity_model=None,
+        ),
+        model=scripted_model(cite_first_document)[0],
+        limit=2,
+        log_dir=str(log_dir),
+        display="none",
+    )
+    runs = load_runs(log_dir)
+    assert set(runs["task"]) == {"alce/asqa", "fullcite/asqa"}
+    assert len(runs[runs["task"] == "fullcite/asqa"]) == 1
+    out = tmp_path / "report"
+    assert main(["report", str(log_dir), "--out", str(out)]) == 0
+    table = (out / "metrics.md").read_text()
+    assert "### alce/asqa" in table and "### fullcite/asqa" in table
+    # citation_bias's weighted shares are named plainly, not by their registry name.
+    assert "pos_1 (weighted)" in table and "scorers/" not in table
+    for name in ("alce_asqa_metrics.png", "fullcite_asqa_metrics.png"):
+        assert (out / name).exists()
