@@ -98,10 +98,23 @@ def parse_judgement(reply: str) -> tuple[int, int] | None:
     return None
 
 
+async def _wait(seconds: float) -> None:
+    await asyncio.sleep(seconds)
+
+
 async def judge_citation(
-    grader: Model, question: str, citation: CheckedCitation, title: str, attempts: int
+    grader: Model,
+    question: str,
+    citation: CheckedCitation,
+    title: str,
+    attempts: int,
+    backoff: float = 0.0,
 ) -> dict[str, Any]:
-    """Ask the grader about one citation, retrying failures; never raises."""
+    """Ask the grader about one citation, retrying failures; never raises.
+
+    A call that raises waits ``backoff`` seconds (doubling) before the next attempt; an
+    unparsable reply is asked again at once.
+    """
     prompt = JUDGE_PROMPT.format(
         question=question,
         statement=citation.claim or "(no statement)",
@@ -114,11 +127,15 @@ async def judge_citation(
             grader.config.extra_body, regex=JUDGE_REPLY_REGEX
         )
     errors = []
-    for _ in range(attempts):
+    delay = backoff
+    for attempt in range(attempts):
         try:
             output = await grader.generate(prompt, config=config)
         except Exception as e:  # a provider error is a failed attempt, not a crash
             errors.append(f"{type(e).__name__}: {e}"[:200])
+            if attempt + 1 < attempts and delay > 0:
+                await _wait(delay)
+                delay *= 2
             continue
         parsed = parse_judgement(output.completion)
         if parsed is not None:
@@ -152,16 +169,20 @@ def _judge_values(answer: CitedAnswer, results: dict[int, dict[str, Any]]) -> di
 
 
 @scorer(metrics={"*": [mean(), stderr()]})
-def citation_judge(attempts: int = 3, model: str | None = None) -> Scorer:
+def citation_judge(attempts: int = 3, model: str | None = None, backoff: float = 1.0) -> Scorer:
     """Support (1-5) and Relevance (1-5) of each citation, judged by the ``grader`` model role.
 
     Args:
         attempts: Tries per citation before it is recorded as not judged.
         model: A judge model to use instead of the ``grader`` role.
+        backoff: Seconds to wait after a failed call before the next attempt, doubling each
+            time (on top of the provider's own retries of HTTP errors).
 
     """
     if attempts < 1:
         raise ValueError(f"attempts must be at least 1, got {attempts}")
+    if backoff < 0:
+        raise ValueError(f"backoff must be >= 0, got {backoff}")
 
     async def score(state: TaskState, target: Target) -> Score:
         answer = read_cited_answer(state)
@@ -169,7 +190,10 @@ def citation_judge(attempts: int = 3, model: str | None = None) -> Scorer:
         question = str((state.metadata or {}).get("question") or state.input_text)
         todo = [c for c in answer.citations if c.snippet]
         outcomes = await asyncio.gather(
-            *(judge_citation(grader, question, c, answer.title(c.doc_id), attempts) for c in todo)
+            *(
+                judge_citation(grader, question, c, answer.title(c.doc_id), attempts, backoff)
+                for c in todo
+            )
         )
         results = {c.index: r for c, r in zip(todo, outcomes, strict=True)}
         for c in answer.citations:

@@ -164,3 +164,40 @@ def test_other_errors_are_not_mistaken_for_out_of_memory(tiny_t5):
     with pytest.raises(RuntimeError, match="shape mismatch"):
         engine.generate([PAIR, PAIR[::-1]])
     assert engine.batch_size == 8
+
+
+def test_judge_errors_are_retried_with_backoff_then_reported_not_scored_low(monkeypatch):
+    from scorers import judge as judge_module
+    from tests.scripted_models import scripted_model, scripted_output
+    from tests.test_structured_outputs import CITATION
+
+    waits: list[float] = []
+
+    async def record(seconds: float) -> None:
+        waits.append(seconds)
+
+    monkeypatch.setattr(judge_module, "_wait", record)
+    replies: list[object] = [RuntimeError("503"), RuntimeError("503"), "Support: 4\nRelevance: 5"]
+
+    def grade(input, tools, tool_choice, config):
+        reply = replies.pop(0)
+        if isinstance(reply, Exception):
+            raise reply
+        return scripted_output(str(reply))
+
+    grader, _ = scripted_model(grade)
+    result = asyncio.run(
+        judge_module.judge_citation(grader, "Q?", CITATION, "Sky", attempts=3, backoff=0.5)
+    )
+    assert (result["support"], result["relevance"]) == (4, 5)
+    assert waits == [0.5, 1.0]
+
+    waits.clear()
+    broken, _ = scripted_model(lambda *args: (_ for _ in ()).throw(RuntimeError("judge down")))
+    result = asyncio.run(
+        judge_module.judge_citation(broken, "Q?", CITATION, "Sky", attempts=3, backoff=0.5)
+    )
+    # Never a low score: not judged, with every attempt's reason.
+    assert result["support"] is None and result["relevance"] is None
+    assert result["reason"].count("judge down") == 3
+    assert waits == [0.5, 1.0]  # no wait after the last attempt
