@@ -127,7 +127,7 @@ def mauve(
         tokens = [featurizer.tokenize(t, max_text_length) for t in texts]
         return list(featurizer.featurize_tokens(tokens))
 
-    queue: BatchQueue[str, np.ndarray] = BatchQueue(featurize, batch_size)
+    queue: BatchQueue[str, np.ndarray] = BatchQueue(featurize, max_batch=batch_size)
 
     async def score(state: TaskState, target: Target) -> Score:
         metadata = state.metadata or {}
@@ -140,7 +140,7 @@ def mauve(
         output = alce_answer_text(state.output.completion if state.output else "")
         p_text, q_text = mauve_text(question, reference), mauve_text(question, output)
         texts = [t for t in (p_text, q_text) if t]
-        feats = iter(await queue.run(texts))
+        feats = iter(await queue.submit(texts))
         encoded: dict[str, Any] = {"model": mauve_model}
         for side, text in (("p", p_text), ("q", q_text)):
             encoded[side] = encode_features(next(feats)) if text else None

@@ -30,7 +30,7 @@ def embedding_queue(model_name: str) -> BatchQueue[str, Any]:
         return list(get_retriever(model_name).encode(texts))
 
     return shared_instance(
-        ("similarity", model_name), lambda: BatchQueue(encode, SIMILARITY_BATCH_SIZE)
+        ("similarity", model_name), lambda: BatchQueue(encode, max_batch=SIMILARITY_BATCH_SIZE)
     )
 
 
@@ -53,7 +53,7 @@ def citation_similarity(similarity_model: str = DEFAULT_SIMILARITY_MODEL) -> Sco
         verdicts: dict[int, str] = {}
         sims: list[float] = []
         if pairs:
-            embeddings = await embedding_queue(similarity_model).run(
+            embeddings = await embedding_queue(similarity_model).submit(
                 [p[1] for p in pairs] + [p[2] for p in pairs]
             )
             n = len(pairs)

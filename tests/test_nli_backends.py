@@ -8,6 +8,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from inspect_cite.batching import BatchQueue
 from inspect_cite.nli import (
     NLIConfigError,
     NLIError,
@@ -18,7 +19,6 @@ from inspect_cite.nli import (
     reset_nli,
     true_resource_problem,
 )
-from inspect_cite.nli.batching import BatchQueue
 from inspect_cite.nli.cached import CachedNLI
 from inspect_cite.nli.classifier import ClassifierNLI, entailment_label
 from inspect_cite.nli.llm import ModelNLI, parse_yes_no

@@ -11,8 +11,8 @@ from collections.abc import Awaitable, Callable, Sequence
 
 import anyio
 
+from inspect_cite.batching import BatchQueue
 from inspect_cite.nli.base import NLIConfigError, NLIError, NLIResult, Pair
-from inspect_cite.nli.batching import BatchQueue
 from inspect_cite.nli.cache import DiskCache
 
 Infer = Callable[[list[Pair]], Awaitable[list[NLIResult | Exception]]]
@@ -57,7 +57,7 @@ class CachedNLI:
         identity: str | Callable[[], str],
         infer: Infer,
         disk: DiskCache | None = None,
-        queue: BatchQueue | None = None,
+        queue: BatchQueue[Pair, NLIResult | Exception] | None = None,
         retries: int | None = None,
         backoff: float | None = None,
     ) -> None:

@@ -4,8 +4,8 @@ import os
 import threading
 from pathlib import Path
 
-from inspect_cite.nli.base import NLIConfigError
-from inspect_cite.nli.batching import BatchQueue
+from inspect_cite.batching import BatchQueue
+from inspect_cite.nli.base import NLIConfigError, NLIResult, Pair
 from inspect_cite.nli.cache import NLI_CACHE_ENV, DiskCache
 from inspect_cite.nli.cached import CachedNLI
 from inspect_cite.nli.classifier import ClassifierNLI
@@ -60,7 +60,9 @@ def _make(spec: str, disk: DiskCache | None) -> CachedNLI:
     else:
         engine = PythonNLI(arg)
     # A user function is cheap per pair: batch whatever is queued, without waiting for more.
-    queue = BatchQueue(engine, max_batch=64, max_wait=0.0 if kind == "python" else 0.02)
+    queue: BatchQueue[Pair, NLIResult | Exception] = BatchQueue(
+        engine, max_batch=64, max_wait=0.0 if kind == "python" else 0.02
+    )
     return CachedNLI(engine.identity, queue.submit, disk, queue)
 
 
