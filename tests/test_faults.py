@@ -9,7 +9,8 @@ from inspect_ai.scorer import Target
 from inspect_cite.nli import NLIConfigError, NLIError, get_nli, reset_nli
 from inspect_cite.nli.cached import NLI_BACKOFF_ENV, NLI_RETRIES_ENV
 from inspect_cite.nli.classifier import ClassifierNLI
-from inspect_cite.nli.seq2seq import Seq2SeqNLI
+from inspect_cite.nli.hf import chunks_by_length
+from inspect_cite.nli.seq2seq import TRUE_TEMPLATE, Seq2SeqNLI
 from scorers import citation_nli, claim_coverage
 from tests import nli_fns
 from tests.test_bad_input import state
@@ -116,7 +117,11 @@ def test_seq2seq_halves_the_batch_on_out_of_memory(varied_t5, caplog):  # noqa: 
 
     model.generate = generate
     assert engine.generate(pairs) == expected
-    assert max(rows) == 16 and engine.batch_size == 2
+    # The first length bucket was tried whole, then halved until it fit (4 -> 2 rows).
+    tok, _ = engine.load()
+    lengths = [len(tok(TRUE_TEMPLATE.format(premise=p, hypothesis=h)).input_ids) for p, h in pairs]
+    first = chunks_by_length(lengths, 16, engine.max_batch_tokens)[0]
+    assert rows[0] == len(first) > 3 and engine.batch_size == 2
     assert "ran out of memory" in caplog.text
 
 
@@ -136,7 +141,8 @@ def test_classifier_halves_the_batch_on_out_of_memory(tiny_classifier):  # noqa:
     got = engine(pairs)
     assert [r.entailed for r in got] == [r.entailed for r in expected]  # type: ignore[union-attr]
     assert [r.prob for r in got] == pytest.approx([r.prob for r in expected])  # type: ignore[union-attr]
-    assert engine.batch_size == 2
+    # Halved from the first length bucket until a batch fit (at most the 2 rows that do).
+    assert 1 <= engine.batch_size <= 2
 
 
 def test_out_of_memory_on_one_pair_is_a_per_sample_failure(tiny_t5, monkeypatch):

@@ -89,18 +89,32 @@ class LazyModel:
             return self._tokenizer, self._model
 
 
-def chunks_by_length(lengths: list[int], max_batch: int, max_tokens: int) -> list[list[int]]:
+# A row joins the current batch only if it is at least this fraction of the batch's longest
+# row: padded rows pay for attention over the padded length, so on CPU, where a batch buys
+# little beyond fewer calls, mixing a 100-token row into a 600-token batch costs more than
+# it saves (measured on the TRUE-format T5: ms/pair 5.9 unbucketed, 4.7 at 0.8).
+MIN_LENGTH_RATIO = 0.8
+
+
+def chunks_by_length(
+    lengths: list[int], max_batch: int, max_tokens: int, min_ratio: float = MIN_LENGTH_RATIO
+) -> list[list[int]]:
     """Indices grouped into batches of similar length (less padding), longest first.
 
-    A batch holds at most ``max_batch`` rows and, padded, at most ``max_tokens`` tokens
-    (a single longer row still gets its own batch).
+    A batch holds at most ``max_batch`` rows, padded at most ``max_tokens`` tokens (a single
+    longer row still gets its own batch), and no row shorter than ``min_ratio`` times its
+    longest row.
     """
     order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
     batches: list[list[int]] = []
     current: list[int] = []
     for i in order:
         width = lengths[current[0]] if current else lengths[i]
-        if current and (len(current) >= max_batch or width * (len(current) + 1) > max_tokens):
+        if current and (
+            len(current) >= max_batch
+            or width * (len(current) + 1) > max_tokens
+            or lengths[i] < min_ratio * width
+        ):
             batches.append(current)
             current = []
         current.append(i)
