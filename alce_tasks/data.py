@@ -14,7 +14,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from inspect_cite.cache import cache_dir
-from inspect_cite.download import describe_failure, extract_members, sha256_file
+from inspect_cite.download import (
+    describe_failure,
+    extract_members,
+    hub_blob_problem,
+    sha256_file,
+)
 
 ALCE_DATA_REPO = "princeton-nlp/ALCE-data"
 ALCE_DATA_REVISION = "334fa2e7dd32040c3fef931a123c4be1a81e91a0"
@@ -91,14 +96,14 @@ def _download_and_extract(directory: Path) -> None:
                 cache_dir=tmp,
             )
         )
-        # The hub cache names an LFS blob after its SHA-256 (the LFS oid at the pinned commit).
-        expected = tar_path.resolve().name
-        actual = sha256_file(tar_path)
-        if len(expected) == 64 and actual != expected:
+        problem = hub_blob_problem(tar_path)
+        if problem:
             raise AlceDataError(
-                f"{ALCE_DATA_URL}: checksum mismatch (expected {expected}, got {actual}); "
-                "the download is corrupt, nothing was cached"
+                f"{ALCE_DATA_URL}: {problem}; the download is corrupt, nothing was cached"
             )
+        # Verified above: an LFS blob's name is its SHA-256, so the archive is not hashed again.
+        blob = tar_path.resolve().name
+        actual = blob if len(blob) == 64 else sha256_file(tar_path)
         members = {f"ALCE-data/{name}": name for name in EVAL_FILES}
         staged = Path(tmp, "staged")
         extract_members(tar_path, members, staged)

@@ -19,6 +19,33 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
+def git_blob_sha1(path: Path) -> str:
+    """Git's object id of a file (``git hash-object``), streamed."""
+    h = hashlib.sha1(f"blob {path.stat().st_size}\0".encode())
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(_CHUNK), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def hub_blob_problem(path: Path) -> str | None:
+    """Why a file from ``hf_hub_download`` does not match the hub's object id, or None.
+
+    The hub cache names each blob after its object id at the pinned commit: the SHA-256 for
+    LFS files, git's blob SHA-1 otherwise; the file is checked against that name.
+    """
+    object_id = path.resolve().name
+    if len(object_id) == 64:
+        actual = sha256_file(path)
+    elif len(object_id) == 40:
+        actual = git_blob_sha1(path)
+    else:
+        return f"unexpected hub object id {object_id!r}"
+    if actual != object_id:
+        return f"checksum mismatch (hub says {object_id}, got {actual})"
+    return None
+
+
 def describe_failure(error: BaseException) -> str:
     """One line naming why a download failed, down to the HTTP error that caused it.
 

@@ -255,12 +255,20 @@ def test_expertqa_loader_errors(tmp_path):
 
 
 def test_hub_blob_verification(tmp_path):
-    path = tmp_path / "f"
-    path.write_bytes(b"hello\n")
-    verify_hub_blob(path, hashlib.sha256(b"hello\n").hexdigest())
-    verify_hub_blob(path, "ce013625030ba8dba906f756967f9e9ca394464a")  # `git hash-object`
+    # The hub cache names a blob after its object id; a symlink stands for a snapshot entry.
+    def blob(object_id: str) -> Path:
+        target = tmp_path / object_id
+        target.write_bytes(b"hello\n")
+        link = tmp_path / f"link-{object_id}"
+        link.symlink_to(target)
+        return link
+
+    verify_hub_blob(blob(hashlib.sha256(b"hello\n").hexdigest()))
+    verify_hub_blob(blob("ce013625030ba8dba906f756967f9e9ca394464a"))  # `git hash-object`
     with pytest.raises(ExpertqaDataError, match="checksum mismatch"):
-        verify_hub_blob(path, "0" * 64)
+        verify_hub_blob(blob("0" * 64))
+    with pytest.raises(ExpertqaDataError, match="unexpected hub object id"):
+        verify_hub_blob(blob("not-an-id"))
 
 
 def test_expertqa_download_is_pinned_verified_and_cached(cache_root, monkeypatch):

@@ -12,7 +12,6 @@ sample is that answer's evidence passages: claim evidences look like
 Evidence that is only a URL (``bing_chat``, ``gpt4``) has no passage and is not shown.
 """
 
-import hashlib
 import json
 import os
 import re
@@ -26,7 +25,7 @@ from fullcite_tasks.data.files import read_jsonl
 from fullcite_tasks.data.records import FullciteRecord
 from fullcite_tasks.data.spans import SpanTable, gold_spans_for, span_status
 from inspect_cite.cache import cache_dir
-from inspect_cite.download import describe_failure, sha256_file
+from inspect_cite.download import describe_failure, hub_blob_problem, sha256_file
 
 logger = getLogger(__name__)
 
@@ -64,31 +63,17 @@ class ExpertqaDataError(ValueError):
     """ExpertQA data is missing, corrupt or malformed."""
 
 
-def _git_blob_sha1(path: Path) -> str:
-    h = hashlib.sha1(f"blob {path.stat().st_size}\0".encode())
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-def verify_hub_blob(path: Path, object_id: str) -> None:
-    """Check a file against the hub's object id (SHA-256 for LFS, git blob SHA-1 otherwise).
+def verify_hub_blob(path: Path) -> None:
+    """Check a downloaded file against the hub's object id (its name in the hub cache).
 
     Raises:
         ExpertqaDataError: The content does not match.
 
     """
-    if len(object_id) == 64:
-        actual = sha256_file(path)
-    elif len(object_id) == 40:
-        actual = _git_blob_sha1(path)
-    else:
-        raise ExpertqaDataError(f"{EXPERTQA_URL}: unexpected hub object id {object_id!r}")
-    if actual != object_id:
+    problem = hub_blob_problem(path)
+    if problem:
         raise ExpertqaDataError(
-            f"{EXPERTQA_URL}: checksum mismatch (hub says {object_id}, got {actual}); "
-            "the download is corrupt, nothing was cached"
+            f"{EXPERTQA_URL}: {problem}; the download is corrupt, nothing was cached"
         )
 
 
@@ -120,7 +105,7 @@ def expertqa_data_path() -> Path:
                 )
             )
             # The hub cache names a blob after its object id at the pinned commit.
-            verify_hub_blob(path, path.resolve().name)
+            verify_hub_blob(path)
             staged = Path(tmp, "staged")
             shutil.copyfile(path, staged)
             os.replace(staged, target)
