@@ -22,13 +22,12 @@ Definitions (per sample, then the mean over samples, x100):
 """
 
 import math
-from collections import Counter
 from collections.abc import Callable, Sequence
 
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from inspect_cite.text import normalize_answer
+from inspect_cite.alce_qa import compute_exact, compute_f1
 from scorers.cited_answer import CitedAnswer, citations_markdown, read_cited_answer
 
 SNIPPET_KEYS = (
@@ -51,20 +50,13 @@ CitedSnippet = tuple[str, str, bool]
 
 
 def token_f1(prediction: str, gold: str) -> float:
-    """SQuAD token F1 of two texts after :func:`normalize_answer` (1.0 when both are empty)."""
-    pred, ref = normalize_answer(prediction).split(), normalize_answer(gold).split()
-    if not pred or not ref:
-        return float(pred == ref)
-    common = sum((Counter(pred) & Counter(ref)).values())
-    if common == 0:
-        return 0.0
-    p, r = common / len(pred), common / len(ref)
-    return 2 * p * r / (p + r)
+    """SQuAD token F1 (eval.py's QA-F1): symmetric, 1.0 when both texts are empty."""
+    return compute_f1(gold, prediction)
 
 
 def exact_match(prediction: str, gold: str) -> float:
-    """1.0 when the normalised texts are equal."""
-    return float(normalize_answer(prediction) == normalize_answer(gold))
+    """1.0 when the normalised texts are equal (eval.py's QA-EM)."""
+    return float(compute_exact(gold, prediction))
 
 
 def f1_of(precision: float, recall: float) -> float:

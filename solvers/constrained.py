@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 from logging import getLogger
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import anyio
 from inspect_ai.model import (
@@ -41,6 +41,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from inspect_cite.alce_prompts import AlceDatasetName
 from inspect_cite.citations import parse_citations
 from inspect_cite.documents import Document, get_docs
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
@@ -66,7 +67,7 @@ AnswerFormat = Literal["auto", "fullcite", "alce"]
 Backend = Literal["auto", "hf", "extra_body", "unconstrained"]
 
 # ALCE samples carry metadata["dataset"] naming one of these.
-ALCE_DATASETS = ("asqa", "qampari", "eli5")
+ALCE_DATASETS = get_args(AlceDatasetName)
 # Temperature the first retry starts from when none is configured (the providers' default).
 DEFAULT_BASE_TEMPERATURE = 1.0
 
