@@ -10,7 +10,6 @@ changes it). A pair is entailed when the returned label starts with "entail".
 
 import json
 import os
-import time
 import urllib.error
 import urllib.request
 from typing import Any
@@ -19,11 +18,12 @@ from inspect_cite.nli.base import NLIConfigError, NLIError, NLIResult, Pair
 
 PAIR_SEP_ENV = "INSPECT_CITE_NLI_PAIR_SEP"
 API_KEY_ENV = "INSPECT_CITE_NLI_API_KEY"
-_RETRIES = 4
+# HTTP statuses worth another try (rate limit, server errors).
+_TRANSIENT = (429, 500, 502, 503, 504)
 
 
 class RemoteNLI:
-    """Batches of pairs to ``POST <base>/classify``, retried with backoff on 429 and 5xx."""
+    """Batches of pairs to ``POST <base>/classify``; 429, 5xx and network errors are retryable."""
 
     def __init__(self, arg: str, timeout: float = 60.0) -> None:
         base, _, model = arg.partition("#")
@@ -43,23 +43,17 @@ class RemoteNLI:
         request = urllib.request.Request(
             self.base + path, data=json.dumps(payload).encode(), headers=headers, method="POST"
         )
-        delay = 0.5
-        for attempt in range(_RETRIES + 1):
-            try:
-                with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                    return json.loads(response.read())  # type: ignore[no-any-return]
-            except urllib.error.HTTPError as e:
-                if e.code not in (429, 500, 502, 503, 504) or attempt == _RETRIES:
-                    # Retried here already, or refused for good: not worth retrying again.
-                    raise NLIError(
-                        f"{self.base}{path}: HTTP {e.code} {e.reason}", retryable=False
-                    ) from e
-            except (urllib.error.URLError, TimeoutError) as e:
-                if attempt == _RETRIES:
-                    raise NLIError(f"{self.base}{path}: {e}", retryable=False) from e
-            time.sleep(delay)
-            delay *= 2
-        raise AssertionError("unreachable")
+        # One attempt: CachedNLI retries retryable failures with its backoff, outside the
+        # batch thread, so a server that is busy does not block other batches while waiting.
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                return json.loads(response.read())  # type: ignore[no-any-return]
+        except urllib.error.HTTPError as e:
+            raise NLIError(
+                f"{self.base}{path}: HTTP {e.code} {e.reason}", retryable=e.code in _TRANSIENT
+            ) from e
+        except (urllib.error.URLError, TimeoutError) as e:
+            raise NLIError(f"{self.base}{path}: {e}", retryable=True) from e
 
     def __call__(self, pairs: list[Pair]) -> list[NLIResult | Exception]:
         """Classify a batch in one request; a failed request fails every pair of the batch."""
