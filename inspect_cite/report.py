@@ -18,6 +18,8 @@ from typing import Any
 
 import pandas as pd
 
+from inspect_cite.citations import parse_citations
+
 _ID_COLUMNS = ["task", "model", "strategy", "setting"]
 _WEIGHTED = re.compile(r"^score_(.+)_(?:\w+/)?weighted_mean$")
 # Task arguments that name files: never a "setting" that distinguishes runs.
@@ -124,14 +126,9 @@ def cited_positions(output: str, docs: list[dict[str, Any]]) -> list[int]:
     """1-based context positions cited by an answer (ALCE ``[n]`` or FullCite doc ids)."""
     ids = [str(d.get("id")) for d in docs]
     positions: list[int] = []
-    try:
-        from inspect_cite.citations import parse_citations
-    except ImportError:  # the FullCite format module is optional for ALCE-only installs
-        parse_citations = None  # type: ignore[assignment]
-    if parse_citations is not None:
-        for citation in parse_citations(output, ids).citations:
-            if citation.doc_id in ids:
-                positions.append(ids.index(citation.doc_id) + 1)
+    for citation in parse_citations(output, ids).citations:
+        if citation.doc_id in ids:
+            positions.append(ids.index(citation.doc_id) + 1)
     if not positions:
         positions = [int(n) for n in _ALCE_REF.findall(output) if 1 <= int(n) <= len(docs)]
     return positions

@@ -71,17 +71,14 @@ class ClassifierNLI(LazyModel):
         hypotheses = [h for _, h in pairs]
         max_len = getattr(tok, "model_max_length", None)
         truncation = "only_first" if max_len and max_len < 1_000_000 else False
-        ids = tok(premises, hypotheses, truncation=truncation)["input_ids"]
+        # Tokenized once; batches only pad the rows they take.
+        encoded = tok(premises, hypotheses, truncation=truncation)
+        ids = encoded["input_ids"]
         results: list[NLIResult | Exception] = [NLIResult(False)] * len(pairs)
 
         def forward(batch: list[int]) -> None:
-            enc = tok(
-                [premises[i] for i in batch],
-                [hypotheses[i] for i in batch],
-                truncation=truncation,
-                padding=True,
-                return_tensors="pt",
-            ).to(model.device)
+            rows = {key: [values[i] for i in batch] for key, values in encoded.items()}
+            enc = tok.pad(rows, padding=True, return_tensors="pt").to(model.device)
             with torch.inference_mode():
                 logits = model(**enc).logits.float()
             probs = torch.softmax(logits, dim=-1)
