@@ -188,10 +188,8 @@ def test_every_scorer_scores_hostile_output(name, reference_keys):
 
 @given(text=HOSTILE_TEXT)
 @FAST
-def test_every_scorer_scores_arbitrary_output(text):
-    keys = {name: set() for name, _, _ in SCORERS}
-    seen = score_all(text)
-    assert set(seen) == set(keys)
+def test_every_scorer_scores_arbitrary_output(reference_keys, text):
+    score_all(text, reference_keys)
 
 
 def test_empty_output_is_nan_with_a_reason(reference_keys):

