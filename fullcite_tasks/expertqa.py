@@ -20,6 +20,8 @@ def expertqa(
     strategy: Literal["prompt", "constrained", "posthoc"] = "prompt",
     similarity_model: str | None = DEFAULT_SIMILARITY_MODEL,
     judge: bool = False,
+    attribution: bool = False,
+    nli: str = "true",
 ) -> Task:
     r"""FullCite on ExpertQA: cite an evidence passage and a verbatim snippet after every claim.
 
@@ -49,6 +51,14 @@ def expertqa(
         similarity_model: sentence-transformers model for claim-snippet similarity (name or
             local path); ``null`` to skip that scorer.
         judge: Also run the LLM judge (needs ``--model-role grader=<model>``).
+        attribution: Also judge, per claim, whether its cited snippet and its cited document
+            entail it (``claim_support``: ``snippet_support``, ``doc_support``,
+            ``unsupported_claims``); needs the ``nli`` model.
+        nli: NLI model for ``attribution``: ``true`` (ALCE's T5-11B TRUE model, needs a GPU
+            with ~23 GB), ``classifier:<hub id or dir>``, ``seq2seq:<hub id or dir>``,
+            ``model:<model or role>``, ``remote:<url>#<model>`` or
+            ``python:<module>:<function>``; decisions are cached on disk when
+            ``INSPECT_CITE_NLI_CACHE`` names a SQLite file.
 
     """
     return fullcite_task(
@@ -60,6 +70,8 @@ def expertqa(
         strategy,
         similarity_model,
         judge,
+        attribution=attribution,
+        nli=nli,
         spans_path=spans_path,
         system=system,
     )
