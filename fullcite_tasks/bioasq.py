@@ -49,14 +49,10 @@ def bioasq(
         similarity_model: sentence-transformers model for claim-snippet similarity (name or
             local path); ``null`` to skip that scorer.
         judge: Also run the LLM judge (needs ``--model-role grader=<model>``).
-        attribution: Also judge, per claim, whether its cited snippet and its cited document
-            entail it (``claim_support``: ``snippet_support``, ``doc_support``,
-            ``unsupported_claims``); needs the ``nli`` model.
-        nli: NLI model for ``attribution``: ``true`` (ALCE's T5-11B TRUE model, needs a GPU
-            with ~23 GB), ``classifier:<hub id or dir>``, ``seq2seq:<hub id or dir>``,
-            ``model:<model or role>``, ``remote:<url>#<model>`` or
-            ``python:<module>:<function>``; decisions are cached on disk when
-            ``INSPECT_CITE_NLI_CACHE`` names a SQLite file.
+        attribution: Also judge whether each claim's cited snippet and document entail it
+            (``claim_support``: NLI per claim).
+        nli: NLI spec for ``attribution``, as ALCE's ``-T nli``: ``true`` (T5-11B, needs a
+            GPU with ~23 GB), ``classifier:<dir>``, ``python:<module>:<fn>``, ... (README).
 
     """
     return fullcite_task(
