@@ -19,6 +19,8 @@ def bioasq(
     question_types: str | list[str] | None = None,
     similarity_model: str | None = DEFAULT_SIMILARITY_MODEL,
     judge: bool = False,
+    attribution: bool = False,
+    nli: str = "true",
 ) -> Task:
     r"""FullCite on BioASQ: cite a PMID and a verbatim abstract snippet after every claim.
 
@@ -47,6 +49,10 @@ def bioasq(
         similarity_model: sentence-transformers model for claim-snippet similarity (name or
             local path); ``null`` to skip that scorer.
         judge: Also run the LLM judge (needs ``--model-role grader=<model>``).
+        attribution: Also judge whether each claim's cited snippet and document entail it
+            (``claim_support``: NLI per claim).
+        nli: NLI spec for ``attribution``, as ALCE's ``-T nli``: ``true`` (T5-11B, needs a
+            GPU with ~23 GB), ``classifier:<dir>``, ``python:<module>:<fn>``, ... (README).
 
     """
     return fullcite_task(
@@ -58,6 +64,8 @@ def bioasq(
         strategy,
         similarity_model,
         judge,
+        attribution=attribution,
+        nli=nli,
         abstracts_path=abstracts_path,
         question_types=question_types,
     )

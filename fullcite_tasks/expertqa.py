@@ -20,6 +20,8 @@ def expertqa(
     strategy: Literal["prompt", "constrained", "posthoc"] = "prompt",
     similarity_model: str | None = DEFAULT_SIMILARITY_MODEL,
     judge: bool = False,
+    attribution: bool = False,
+    nli: str = "true",
 ) -> Task:
     r"""FullCite on ExpertQA: cite an evidence passage and a verbatim snippet after every claim.
 
@@ -49,6 +51,10 @@ def expertqa(
         similarity_model: sentence-transformers model for claim-snippet similarity (name or
             local path); ``null`` to skip that scorer.
         judge: Also run the LLM judge (needs ``--model-role grader=<model>``).
+        attribution: Also judge whether each claim's cited snippet and document entail it
+            (``claim_support``: NLI per claim).
+        nli: NLI spec for ``attribution``, as ALCE's ``-T nli``: ``true`` (T5-11B, needs a
+            GPU with ~23 GB), ``classifier:<dir>``, ``python:<module>:<fn>``, ... (README).
 
     """
     return fullcite_task(
@@ -60,6 +66,8 @@ def expertqa(
         strategy,
         similarity_model,
         judge,
+        attribution=attribution,
+        nli=nli,
         spans_path=spans_path,
         system=system,
     )

@@ -30,7 +30,9 @@ from fullcite_tasks.annotation import annotation_cache_path, span_annotator
 from fullcite_tasks.data.records import FullciteRecord
 from inspect_cite import __version__
 from inspect_cite.download import sha256_file
+from inspect_cite.nli import NLIConfigError, parse_nli_spec
 from scorers.bias import citation_bias
+from scorers.claim_support import claim_support
 from scorers.fullcite_answer import fullcite_answer
 from scorers.judge import citation_judge
 from scorers.similarity import citation_similarity
@@ -127,10 +129,48 @@ def strategy_solver(strategy: str) -> Solver:
     return prompted_citations()
 
 
+def check_nli(nli: Any) -> str:
+    """The ``-T nli`` spec, checked before any data is loaded (its model loads on first use).
+
+    Raises:
+        FullciteTaskError: Naming ``-T nli`` and the valid specs.
+
+    """
+    # -T values are YAML: the documented default `-T nli=true` arrives as the boolean.
+    if nli is True:
+        nli = "true"
+    if not isinstance(nli, str):
+        raise FullciteTaskError(f"-T nli must be an NLI spec such as true; got {nli!r}")
+    try:
+        parse_nli_spec(nli)
+    except NLIConfigError as e:
+        raise FullciteTaskError(f"-T nli: {e}") from e
+    return nli
+
+
+def attribution_scorer(nli: str) -> Scorer:
+    """``claim_support`` with the task's NLI (a ``python:`` function is imported here).
+
+    Raises:
+        FullciteTaskError: The NLI backend cannot be set up, naming ``-T nli``.
+
+    """
+    try:
+        return claim_support(nli=nli)
+    except NLIConfigError as e:
+        raise FullciteTaskError(f"-T nli={nli}: {e}") from e
+
+
 def fullcite_scorers(
-    source: Source, ndoc: int, similarity_model: str | None, judge: bool
+    source: Source,
+    ndoc: int,
+    similarity_model: str | None,
+    judge: bool,
+    *,
+    attribution: bool = False,
+    nli: str = "true",
 ) -> list[Scorer]:
-    """Doc/Snippet-F1, citation bias and downstream QA; similarity and the judge on request."""
+    """Doc/Snippet-F1, bias and QA; similarity, judge and NLI claim support on request."""
     scorers = [
         doc_snippet_f1(),
         citation_bias(max_positions=ndoc),
@@ -140,6 +180,8 @@ def fullcite_scorers(
         scorers.append(citation_similarity(similarity_model))
     if judge:
         scorers.append(citation_judge())
+    if attribution:
+        scorers.append(attribution_scorer(nli))
     return scorers
 
 
@@ -264,11 +306,15 @@ def fullcite_task(
     strategy: str,
     similarity_model: str | None,
     judge: bool,
+    *,
+    attribution: bool = False,
+    nli: str = "true",
     **data_args: Any,
 ) -> Task:
     """Build a FullCite task; the @task functions fix the dataset and document the parameters."""
     check_choice("doc_order", doc_order, DOC_ORDERS)
     check_choice("strategy", strategy, STRATEGIES)
+    nli = check_nli(nli)
     records, info = fullcite_records(source, dataset_path, ndoc, **data_args)
     solver: list[Solver] = [strategy_solver(strategy)]
     needs_annotation = any(r.extra.get("gold_spans_status") == "missing" for r in records)
@@ -296,13 +342,17 @@ def fullcite_task(
             "strategy": strategy,
             "similarity_model": similarity_model,
             "judge": judge,
+            "attribution": attribution,
+            "nli": nli,
             **data_args,
         },
     }
     return Task(
         dataset=records_dataset(records, f"fullcite_{source}", doc_order, seed),
         solver=solver,
-        scorer=fullcite_scorers(source, ndoc, similarity_model, judge),
+        scorer=fullcite_scorers(
+            source, ndoc, similarity_model, judge, attribution=attribution, nli=nli
+        ),
         config=FULLCITE_GENERATE_CONFIG,
         version=FULLCITE_TASK_VERSION,
         metadata=info,

@@ -5,6 +5,7 @@ from scorers.alce_qa import alce_qa
 from scorers.bias import citation_bias
 from scorers.citation_nli import citation_nli
 from scorers.claim_coverage import claim_coverage
+from scorers.claim_support import claim_support
 from scorers.fullcite_answer import fullcite_answer
 from scorers.judge import citation_judge
 from scorers.mauve import mauve, mauve_corpus
@@ -19,6 +20,7 @@ __all__ = [
     "citation_judge",
     "citation_nli",
     "citation_similarity",
+    "claim_support",
     "claim_coverage",
     "doc_snippet_f1",
     "fullcite_answer",

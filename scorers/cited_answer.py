@@ -11,16 +11,25 @@ so that they agree on what a citation is. Decisions:
   in every count (they are wrong in precision) and never match gold.
 - A citation's ``position`` is the 1-based place of its document in ``metadata["docs"]``.
 - ``verbatim``: the snippet is a non-empty exact substring of the cited document's text.
+- ``near_verbatim``: the snippet is not verbatim, but after SQuAD normalisation (lower case, no
+  ASCII punctuation or articles, collapsed whitespace: what ``doc_snippet_f1`` compares) it
+  matches a span of the normalised document with rapidfuzz's partial-ratio alignment at
+  >= 95: it differs from the document only in typography (quotes, dashes, spacing, case) or a
+  character or two, not in wording.
 """
 
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from inspect_ai.solver import TaskState
+from rapidfuzz import fuzz
 
-from inspect_cite.citations import ParsedAnswer, parse_citations
+from inspect_cite.citations import Claim, ParsedAnswer, parse_citations
 from inspect_cite.documents import Document, DocumentError, get_docs
-from inspect_cite.text import highlight_markdown, strip_think
+from inspect_cite.text import highlight_markdown, normalize_answer, strip_think
+
+NEAR_VERBATIM_SCORE = 95.0
+"""Least rapidfuzz partial ratio (0-100) of a near-verbatim snippet against its document."""
 
 CitationStatus = Literal["valid", "unknown_doc_id", "unaligned"]
 
@@ -36,11 +45,38 @@ class CheckedCitation:
     status: CitationStatus
     position: int | None
     verbatim: bool
+    near_verbatim: bool = False
 
     @property
     def valid(self) -> bool:
         """The citation names a context document (and, after posthoc, was aligned)."""
         return self.status == "valid"
+
+    @property
+    def match(self) -> str:
+        """How the snippet matches the cited document, for explanations."""
+        if not self.snippet:
+            return "empty snippet"
+        if self.verbatim:
+            return "verbatim"
+        return "near-verbatim" if self.near_verbatim else "not verbatim"
+
+
+def near_verbatim(snippet: str, document: str) -> bool:
+    """Whether a snippet that is not verbatim in ``document`` matches a span of it closely.
+
+    Both texts are normalised as SQuAD does; the snippet is near-verbatim when rapidfuzz's
+    partial-ratio alignment finds a span of the document scoring at least
+    :data:`NEAR_VERBATIM_SCORE`. A verbatim or empty snippet is not near-verbatim, and neither is
+    one longer than the document (partial ratio would then align the document inside it).
+    """
+    if not snippet.strip() or snippet in document:
+        return False
+    needle, haystack = normalize_answer(snippet), normalize_answer(document)
+    if not needle or len(needle) > len(haystack):
+        return False
+    found = fuzz.partial_ratio_alignment(needle, haystack, score_cutoff=NEAR_VERBATIM_SCORE)
+    return found is not None
 
 
 @dataclass
@@ -57,6 +93,14 @@ class CitedAnswer:
     def omitted(self) -> bool:
         """No citation at all (citation omission)."""
         return not self.citations
+
+    def claim_citations(self) -> list[tuple[Claim, list[CheckedCitation]]]:
+        """Each parsed claim with its checked citations (``citations`` is in claim order)."""
+        out = []
+        rest = iter(self.citations)
+        for claim in self.parsed.claims:
+            out.append((claim, [next(rest) for _ in claim.citations]))
+        return out
 
     def doc(self, doc_id: str) -> Document | None:
         """The first context document with this id."""
@@ -123,8 +167,11 @@ def read_cited_answer(state: TaskState) -> CitedAnswer:
                 status = "unaligned"
             doc = answer.doc(c.doc_id)
             verbatim = bool(c.snippet) and doc is not None and c.snippet in doc["text"]
+            near = not verbatim and doc is not None and near_verbatim(c.snippet, doc["text"])
             answer.citations.append(
-                CheckedCitation(index, claim.text, c.doc_id, c.snippet, status, position, verbatim)
+                CheckedCitation(
+                    index, claim.text, c.doc_id, c.snippet, status, position, verbatim, near
+                )
             )
             index += 1
     return answer
@@ -145,7 +192,7 @@ def citations_markdown(answer: CitedAnswer, verdicts: dict[int, str] | None = No
     shown = f"**Answer:** {highlight_markdown(answer.parsed.text, spans)}\n\n"
     rows = ["| # | claim | doc (title) | snippet | check |", "|---|---|---|---|---|"]
     for c in answer.citations:
-        status = c.status if not c.valid else ("verbatim" if c.verbatim else "not verbatim")
+        status = c.status if not c.valid else c.match
         verdict = verdicts.get(c.index)
         check = f"{status}; {verdict}" if verdict else status
         rows.append(

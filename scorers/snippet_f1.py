@@ -17,6 +17,11 @@ Definitions (per sample, then the mean over samples, x100):
   normalised texts.
 - ``verbatim_rate``: share of cited snippets that are non-empty exact substrings of the cited
   document's text (nan without citations).
+- ``near_verbatim_rate``: share of cited snippets that are not substrings of the cited
+  document but match a span of it with rapidfuzz's partial-ratio alignment at >= 95 after the
+  SQuAD normalisation above (typography, spacing or case differ, the wording does not; see
+  :func:`scorers.cited_answer.near_verbatim`); nan without citations. The rest of the
+  citations hold reworded, empty or invalid snippets.
 - A sample without any gold span in its context is not scored for Doc/Snippet (nan, with
   the reason in the explanation): there is nothing to find.
 """
@@ -41,6 +46,7 @@ SNIPPET_KEYS = (
     "snippet_em_recall",
     "snippet_em_f1",
     "verbatim_rate",
+    "near_verbatim_rate",
     "n_citations",
     "invalid_citations",
 )
@@ -130,6 +136,7 @@ def snippet_values(
     values["invalid_citations"] = float(sum(not c.valid for c in answer.citations))
     if n:
         values["verbatim_rate"] = 100 * sum(c.verbatim for c in answer.citations) / n
+        values["near_verbatim_rate"] = 100 * sum(c.near_verbatim for c in answer.citations) / n
     if not gold:
         return values, [math.nan] * n
     tokens = snippet_prf(cited, gold)
@@ -169,7 +176,7 @@ def _explanation(
 
 @scorer(metrics={"*": [mean(), stderr()]})
 def doc_snippet_f1() -> Scorer:
-    """FullCite Doc-F1 and Snippet-F1 (with P/R), exact-match Snippet-F1 and verbatim rate.
+    """FullCite Doc-F1 and Snippet-F1 (with P/R), exact-match Snippet-F1, (near-)verbatim rates.
 
     Reads the context from ``metadata["docs"]`` and gold evidence from
     ``metadata["gold_spans"]``; definitions in this module's docstring. Values are x100 except

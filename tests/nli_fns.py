@@ -47,3 +47,28 @@ def flaky_entail(premise: str, hypothesis: str) -> bool:
     if FLAKY["calls"] <= FLAKY["failures"]:
         raise ConnectionError("server busy")
     return word_entail(premise, hypothesis)
+
+
+# Function words carry no claim content: a claim is judged on the words that do.
+STOPWORDS = frozenset(
+    "a an the and or but of in on at to for from by with as is are was were be been being "
+    "it its this that these those which who whom whose what when where how than then there "
+    "their they them he she his her we our you your i not no can could may might will would "
+    "has have had do does did also such into over under about after before between during".split()
+)
+
+
+def content_words(text: str) -> set[str]:
+    return words(text) - STOPWORDS
+
+
+def claim_overlap(premise: str, hypothesis: str) -> bool:
+    """Entailed iff at least 60% of the hypothesis's content words occur in the premise."""
+    hyp = content_words(hypothesis)
+    return bool(hyp) and len(hyp & content_words(premise)) / len(hyp) >= 0.6
+
+
+def counting_claim_overlap(premise: str, hypothesis: str) -> bool:
+    """``claim_overlap`` that counts its calls (cache tests)."""
+    CALLS["count"] += 1
+    return claim_overlap(premise, hypothesis)

@@ -30,6 +30,7 @@ from scorers import (
     citation_bias,
     citation_nli,
     claim_coverage,
+    claim_support,
     doc_snippet_f1,
     fullcite_answer,
 )
@@ -139,6 +140,7 @@ def scorer_cases() -> list[tuple[str, Any, dict[str, Any]]]:
         ("claim_coverage", claim_coverage(nli=NLI), asqa_meta | {"claims": ["cat sat", "x"]}),
         ("alce_correctness", alce_correctness("asqa"), asqa_meta),
         ("doc_snippet_f1", doc_snippet_f1(), fullcite_meta),
+        ("claim_support", claim_support(nli=NLI), fullcite_meta),
         ("citation_bias", citation_bias(), fullcite_meta),
         ("fullcite_answer", fullcite_answer("bioasq"), fullcite_meta),
         (

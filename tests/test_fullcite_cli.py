@@ -50,3 +50,37 @@ def test_bioasq_by_registry_name_then_rescore(tiny_qwen3, tmp_path):
 
     rescored = read_eval_log(str(out))
     assert "pos_3" in {s.name for s in rescored.results.scores}
+
+
+def test_claim_support_rescores_a_fullcite_log_by_registry_name(tmp_path, cache_root):
+    """`inspect score LOG --scorer scorers/claim_support -S nli=...` on a log of a FullCite
+    run made without -T attribution."""
+    from inspect_ai import eval
+    from inspect_ai.log import read_eval_log
+
+    from fullcite_tasks import asqa
+    from tests.conftest import ROOT
+    from tests.scripted_models import scripted_model
+    from tests.test_fullcite_tasks import ASQA_ARGS, cite_first_document
+
+    model, _ = scripted_model(cite_first_document)
+    task = asqa(**ASQA_ARGS, similarity_model=None)
+    [log] = eval(task, model=model, display="none", log_dir=str(tmp_path / "logs"))
+    assert log.status == "success" and "snippet_support" not in {s.name for s in log.results.scores}
+    out = tmp_path / "rescored.eval"
+    nli = f"python:{ROOT / 'tests' / 'nli_fns.py'}:claim_overlap"
+    run(
+        [
+            INSPECT, "score", log.location, "--scorer", "scorers/claim_support",
+            "-S", f"nli={nli}", "--action", "append", "--output-file", str(out),
+            "--display", "plain",
+        ],
+        cwd=tmp_path,
+        cache=cache_root,
+    )  # fmt: skip
+    rescored = read_eval_log(str(out))
+    names = {s.name for s in rescored.results.scores}
+    assert {"snippet_support", "doc_support", "unsupported_claims", "doc_f1"} <= names
+    for sample in rescored.samples:
+        value = sample.scores["claim_support"].value
+        assert set(value) == {"snippet_support", "doc_support", "unsupported_claims"}

@@ -1,0 +1,255 @@
+r"""FullCite claim attribution by NLI: does each claim's own evidence entail it.
+
+Doc-F1 and Snippet-F1 compare the *set* of cited documents and snippets with the gold set, so
+an answer whose claims swap their citations among themselves keeps its scores. This scorer asks
+an NLI model, per claim, whether what the claim cites entails it. Definitions (per sample x100,
+then the mean over samples):
+
+- Claims are those of :func:`inspect_cite.citations.parse_citations` (via
+  :func:`scorers.cited_answer.read_cited_answer`): a cited claim is the text before its
+  citations; every uncited sentence is an uncited claim. A citation with no claim text before
+  it is not a claim (nothing to judge) and is only listed. The hypothesis is the claim text,
+  which holds no citation markup.
+- A citation gives evidence only when it is valid (its doc id is a context document and, after
+  posthoc, its snippet was aligned: the project's invalid citations support nothing, as they
+  count wrong in Doc-F1). Its snippet is evidence only when non-empty and found in the cited
+  document, verbatim or near-verbatim (see ``doc_snippet_f1``'s ``near_verbatim_rate``): a
+  snippet the document does not hold (a rewording, or the claim restated) is not evidence
+  from that document, else copying the claim into the snippet would always be "supported".
+- Premises are joined as ALCE joins documents (``"Title: {title}\n{text}"``, one per line;
+  :func:`inspect_cite.alce_citations.format_doc`): the snippet premise shows each distinct
+  evidence snippet of the claim, in citation order, under its document's title; the document
+  premise shows each distinct validly cited document's full text.
+- ``snippet_support``: share of cited claims whose snippet premise entails the claim (a claim
+  without any evidence snippet is not supported);
+- ``doc_support``: share of cited claims whose document premise entails the claim;
+- ``unsupported_claims``: share of all claims (cited or not) that neither premise entails;
+  uncited claims count here as unsupported and are left out of the two shares above.
+- No claims at all (an empty answer): all three nan, with the reason. No cited claim: the two
+  shares are nan (reason given), ``unsupported_claims`` is 100. An NLI failure: all three nan
+  with the reason, never 0.
+
+Pairs go through :func:`inspect_cite.nli.get_nli`: the same specs, batching queue across
+concurrent samples, and memory/disk cache (``INSPECT_CITE_NLI_CACHE``) as ``citation_nli``.
+"""
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
+from inspect_ai.solver import TaskState
+
+from inspect_cite.alce_citations import format_doc
+from inspect_cite.nli import NLIBackend, NLIError, Pair, get_nli
+from scorers.cited_answer import CheckedCitation, CitedAnswer, read_cited_answer
+
+CLAIM_SUPPORT_KEYS = ("snippet_support", "doc_support", "unsupported_claims")
+
+
+@dataclass
+class ClaimVerdict:
+    """How one claim was judged.
+
+    Attributes:
+        text: The claim (the NLI hypothesis).
+        citations: Its checked citations (empty for an uncited claim).
+        snippet_premise: The joined evidence snippets, or None when it has none.
+        doc_premise: The joined cited documents, or None when no citation is valid.
+        snippet_entailed: Whether the snippet premise entails the claim (False without one).
+        doc_entailed: Whether the document premise entails the claim (False without one).
+
+    """
+
+    text: str
+    citations: list[CheckedCitation]
+    snippet_premise: str | None = None
+    doc_premise: str | None = None
+    snippet_entailed: bool = False
+    doc_entailed: bool = False
+
+    @property
+    def cited(self) -> bool:
+        """The claim has at least one citation."""
+        return bool(self.citations)
+
+    @property
+    def supported(self) -> bool:
+        """Its snippets or its documents entail it."""
+        return self.snippet_entailed or self.doc_entailed
+
+
+def is_evidence(citation: CheckedCitation) -> bool:
+    """A valid citation whose snippet the cited document holds (verbatim or near-verbatim)."""
+    return (
+        citation.valid and bool(citation.snippet) and (citation.verbatim or citation.near_verbatim)
+    )
+
+
+def snippet_premise(answer: CitedAnswer, citations: Sequence[CheckedCitation]) -> str | None:
+    """The claim's evidence snippets, each under its document's title, one per line."""
+    shown = dict.fromkeys((c.doc_id, c.snippet) for c in citations if is_evidence(c))
+    parts = []
+    for doc_id, snippet in shown:
+        doc = answer.doc(doc_id)
+        assert doc is not None  # evidence citations are valid
+        parts.append(format_doc({"title": doc["title"], "text": snippet}))
+    return "\n".join(parts) or None
+
+
+def doc_premise(answer: CitedAnswer, citations: Sequence[CheckedCitation]) -> str | None:
+    """The claim's validly cited documents (full text, each once), one per line."""
+    shown = dict.fromkeys(c.doc_id for c in citations if c.valid)
+    parts = []
+    for doc_id in shown:
+        doc = answer.doc(doc_id)
+        assert doc is not None
+        parts.append(format_doc(doc))
+    return "\n".join(parts) or None
+
+
+async def judge_claims(answer: CitedAnswer, nli: NLIBackend) -> list[ClaimVerdict]:
+    """Every claim of the answer (cited ones first, in order; then uncited) with its verdicts.
+
+    All pairs of the answer go to the backend in one call (which batches them with other
+    samples' pairs and answers repeats from its cache).
+
+    Raises:
+        NLIError: When the backend could not decide a pair.
+
+    """
+    verdicts = [
+        ClaimVerdict(
+            claim.text,
+            citations,
+            snippet_premise(answer, citations),
+            doc_premise(answer, citations),
+        )
+        for claim, citations in answer.claim_citations()
+        if claim.text
+    ]
+    pairs: list[Pair] = []
+    for v in verdicts:
+        pairs += [(p, v.text) for p in (v.snippet_premise, v.doc_premise) if p is not None]
+    results = iter(await nli.entail(pairs))
+    for v in verdicts:
+        if v.snippet_premise is not None:
+            v.snippet_entailed = next(results).entailed
+        if v.doc_premise is not None:
+            v.doc_entailed = next(results).entailed
+    return verdicts + [ClaimVerdict(text, []) for text in answer.parsed.uncited]
+
+
+def support_values(verdicts: Sequence[ClaimVerdict]) -> tuple[dict[str, float], str | None]:
+    """The three values (x100) of one answer, and why any of them is nan (else None)."""
+    values = dict.fromkeys(CLAIM_SUPPORT_KEYS, math.nan)
+    if not verdicts:
+        return values, "no claims: the answer has no text to judge"
+    cited = [v for v in verdicts if v.cited]
+    values["unsupported_claims"] = 100 * sum(not v.supported for v in verdicts) / len(verdicts)
+    if not cited:
+        return values, "no cited claim: snippet_support and doc_support are undefined"
+    values["snippet_support"] = 100 * sum(v.snippet_entailed for v in cited) / len(cited)
+    values["doc_support"] = 100 * sum(v.doc_entailed for v in cited) / len(cited)
+    return values, None
+
+
+def _cell(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    return (text if len(text) <= limit else text[: limit - 1] + "…") or "*(empty)*"
+
+
+def _verdict(entailed: bool, premise: str | None, missing: str) -> str:
+    if premise is None:
+        return f"not supported ({missing})"
+    return "**supported**" if entailed else "**not supported**"
+
+
+def _citation_line(answer: CitedAnswer, c: CheckedCitation) -> str:
+    title = answer.title(c.doc_id)
+    check: str
+    if not c.valid:
+        check = "unknown doc id" if c.status == "unknown_doc_id" else c.status
+    else:
+        check = c.match + ("" if is_evidence(c) or not c.snippet else ": not evidence")
+    return f"   - `{_cell(c.doc_id, 60)}` *{_cell(title, 80)}*: “{_cell(c.snippet)}” ({check})"
+
+
+def explanation(
+    answer: CitedAnswer, verdicts: Sequence[ClaimVerdict], values: dict[str, float], nli: str
+) -> str:
+    """Markdown: the values, then each claim with its citations and both verdicts."""
+    shown = ", ".join(f"{k} {'nan' if math.isnan(v) else f'{v:.1f}'}" for k, v in values.items())
+    cited = sum(v.cited for v in verdicts)
+    lines = [
+        f"**Claim support:** {shown} ({cited} cited, {len(verdicts) - cited} uncited claims; "
+        f"NLI `{nli}`)",
+        "",
+    ]
+    for i, v in enumerate(verdicts, 1):
+        lines.append(f"{i}. {_cell(v.text)}")
+        if not v.cited:
+            lines.append("   - no citation: unsupported")
+            continue
+        lines += [_citation_line(answer, c) for c in v.citations]
+        snippet = _verdict(v.snippet_entailed, v.snippet_premise, "no evidence snippet")
+        doc = _verdict(v.doc_entailed, v.doc_premise, "no valid citation")
+        lines.append(f"   - snippet: {snippet}; document: {doc}")
+    empty = [c for claim, cs in answer.claim_citations() if not claim.text for c in cs]
+    if empty:
+        lines += ["", f"{len(empty)} citation(s) follow no claim text and are not judged."]
+    return "\n".join(lines)
+
+
+@scorer(metrics={key: [mean(), stderr()] for key in CLAIM_SUPPORT_KEYS})
+def claim_support(nli: str = "true", nli_cache: str | None = None) -> Scorer:
+    """FullCite claim attribution by NLI: snippet_support, doc_support, unsupported_claims (x100).
+
+    For each claim, an NLI model judges whether its cited snippets (joined) and, separately,
+    its cited documents (joined) entail it; definitions in this module's docstring. Reads the
+    answer in the FullCite format (``{doc_id: X, snippet: Y}``) and ``metadata["docs"]``.
+
+    Args:
+        nli: NLI backend spec: ``true`` (ALCE's T5-11B), ``seq2seq:<model>``,
+            ``classifier:<model>``, ``model:<model or role>``, ``remote:<url>#<model>`` or
+            ``python:<module>:<fn>``.
+        nli_cache: SQLite file caching NLI decisions (default ``$INSPECT_CITE_NLI_CACHE``).
+
+    """
+    backend = get_nli(nli, nli_cache)
+
+    async def score(state: TaskState, target: Target) -> Score:
+        answer = read_cited_answer(state)
+        try:
+            verdicts = await judge_claims(answer, backend)
+        except NLIError as e:
+            failure = f"NLI failed: {e}"
+            return Score(
+                value=dict.fromkeys(CLAIM_SUPPORT_KEYS, math.nan),
+                answer=answer.text,
+                explanation=f"**Not scored:** {failure}",
+                metadata={"reason": failure},
+            )
+        values, reason = support_values(verdicts)
+        shown = explanation(answer, verdicts, values, nli)
+        if reason:
+            shown = f"**nan:** {reason}\n\n{shown}"
+        return Score(
+            value=values,
+            answer=answer.text,
+            explanation=shown,
+            metadata={
+                "reason": reason,
+                "claims": [
+                    {
+                        "claim": v.text,
+                        "citations": [c.index for c in v.citations],
+                        "snippet_entailed": v.snippet_entailed if v.snippet_premise else None,
+                        "doc_entailed": v.doc_entailed if v.doc_premise else None,
+                    }
+                    for v in verdicts
+                ],
+            },
+        )
+
+    return score
