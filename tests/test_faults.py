@@ -91,9 +91,11 @@ def test_malformed_answers_are_not_retried(monkeypatch):
         return "yes"
 
     monkeypatch.setattr(nli_fns, "returns_text", returns_text)
-    with pytest.raises(NLIError, match="expected bool or float"):
+    with pytest.raises(NLIError, match="expected bool or float") as e:
         asyncio.run(get_nli("python:tests.nli_fns:returns_text").entail([PAIR]))
     assert calls["n"] == 1
+    # It ran once: the message must not claim retries that never happened.
+    assert "(not retried)" in str(e.value) and "attempts" not in str(e.value)
 
 
 # --- out of memory in a batched NLI forward: halve the batch and continue -------------------
