@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
+from inspect_cite.alce_items import REQUIRED_FIELDS, item_problem
 from inspect_cite.cache import cache_dir, download_folder, verified_file, write_manifest
 from inspect_cite.download import (
     describe_failure,
@@ -42,13 +43,6 @@ EVAL_FILES: dict[str, int | None] = {  # None: count not known
     "eli5_eval_bm25_top100_reranked_oracle.json": None,
 }
 _MANIFEST = "manifest.json"
-
-# Fields every item must have, per dataset, with the type expected.
-_REQUIRED: dict[str, dict[str, type | tuple[type, ...]]] = {
-    "asqa": {"question": str, "answer": str, "qa_pairs": list, "docs": list},
-    "qampari": {"question": str, "answers": list, "docs": list},
-    "eli5": {"question": str, "answer": str, "claims": list, "docs": list},
-}
 
 
 class AlceDataError(ValueError):
@@ -175,33 +169,15 @@ def load_items(path: str | Path, dataset: AlceDatasetName) -> list[dict[str, Any
 
 
 def validate_item(item: Any, dataset: AlceDatasetName, where: str) -> None:
-    """Check one ALCE item has what prompts and scorers need."""
-    if not isinstance(item, dict):
-        raise AlceDataError(f"{where}: expected an object, got {type(item).__name__}")
-    for key, typ in _REQUIRED[dataset].items():
-        if key not in item:
-            raise AlceDataError(f'{where}: missing field "{key}"')
-        if not isinstance(item[key], typ):
-            raise AlceDataError(
-                f'{where}: field "{key}" must be {getattr(typ, "__name__", typ)}, '
-                f"got {type(item[key]).__name__}"
-            )
-    for j, doc in enumerate(item["docs"]):
-        if not isinstance(doc, dict):
-            raise AlceDataError(f'{where}: "docs"[{j}] must be an object')
-        for key in ("title", "text"):
-            if not isinstance(doc.get(key), str):
-                raise AlceDataError(f'{where}: "docs"[{j}] field "{key}" must be a string')
-    if dataset == "asqa":
-        for j, qa in enumerate(item["qa_pairs"]):
-            if not isinstance(qa, dict) or not isinstance(qa.get("short_answers"), list):
-                raise AlceDataError(f'{where}: "qa_pairs"[{j}] needs a list "short_answers"')
-    if dataset == "qampari":
-        for j, group in enumerate(item["answers"]):
-            if not isinstance(group, list) or not all(isinstance(a, str) for a in group):
-                raise AlceDataError(f'{where}: "answers"[{j}] must be a list of strings')
-    if dataset == "eli5" and not all(isinstance(c, str) for c in item["claims"]):
-        raise AlceDataError(f'{where}: "claims" must be a list of strings')
+    """Check one ALCE item has what prompts and scorers need (``inspect_cite.alce_items``).
+
+    Raises:
+        AlceDataError: ``"<where>: <problem>"``, naming the field.
+
+    """
+    problem = item_problem(item, REQUIRED_FIELDS[dataset])
+    if problem is not None:
+        raise AlceDataError(f"{where}: {problem}")
 
 
 # Document fields carried into metadata["docs"] besides id/title/text.

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from inspect_cite.alce_items import demo_problem
 from inspect_cite.cache import NOT_CACHED, cache_dir, cached_file_problem
 from inspect_cite.download import describe_failure
 from inspect_cite.files import read_json
@@ -86,10 +87,12 @@ class PromptFile:
                 raise PromptFileError(f'prompt file {path}: field "{key}" must be a string')
         if not isinstance(data["demos"], list):
             raise PromptFileError(f'prompt file {path}: field "demos" must be a list')
+        # Demonstrations show documents only where the demo prompt has a {D} slot.
+        needs_docs = "{D}" in data["demo_prompt"]
         for i, demo in enumerate(data["demos"]):
-            for key in ("question", "answer"):
-                if not isinstance(demo, dict) or key not in demo:
-                    raise PromptFileError(f'prompt file {path}: demos[{i}] has no "{key}"')
+            problem = demo_problem(demo, needs_docs)
+            if problem is not None:
+                raise PromptFileError(f"prompt file {path}: demos[{i}] {problem}")
         return cls(
             instruction=data["instruction"],
             demo_sep=data["demo_sep"],

@@ -61,6 +61,8 @@ HOSTILE = {
     "numbers_only": "[1][2][3][4][5][6][7][8][9]",
     "think": "<think>[1] {doc_id: A, snippet: x}</think>",
     "im_end": "<|im_end|>[1]",
+    # More digits than int() reads (4,300): an out-of-range citation, never an exception.
+    "huge_citation_number": "The cat sat [" + "9" * 5000 + "][1]. Dogs [2, " + "7" * 4400 + "].",
 }
 SURROGATE = "lone \ud800 surrogate [1] {doc_id: A, snippet: \udfff}"
 
@@ -319,6 +321,10 @@ def test_validate_item_other_datasets():
     eli5["claims"] = ["ok", None]
     with pytest.raises(AlceDataError, match='here: "claims" must be a list of strings'):
         validate_item(eli5, "eli5", "here")
+    asqa = load_fixture("alce_asqa.json")[0]
+    asqa["annotations"][1]["long_answer"] = None  # ROUGE reads both annotations
+    with pytest.raises(AlceDataError, match=r'here: "annotations"\[1\] needs a string'):
+        validate_item(asqa, "asqa", "here")
 
 
 @pytest.mark.parametrize(
