@@ -132,7 +132,7 @@ async def annotate_document(
             continue
         spans = read_spans(output.completion)
         if isinstance(spans, str):
-            errors.append(f"invalid reply ({spans}): {output.completion[:120]!r}")
+            errors.append(f"unparsable reply ({spans}): {output.completion[:120]!r}")
             continue
         return validate_spans(spans, doc["text"], threshold) | {"error": None}
     return {"spans": [], "rejected": [], "aligned": 0, "error": "; ".join(errors)}

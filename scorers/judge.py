@@ -174,7 +174,7 @@ async def judge_citation(
         judgement = read_judgement(output.completion)
         if not isinstance(judgement, str):
             return {"support": judgement[0], "relevance": judgement[1], "reply": output.completion}
-        errors.append(f"invalid reply ({judgement}): {output.completion[:120]!r}")
+        errors.append(f"unparsable reply ({judgement}): {output.completion[:120]!r}")
     return {"support": None, "relevance": None, "reason": "; ".join(errors)}
 
 

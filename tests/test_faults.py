@@ -230,7 +230,7 @@ def test_judge_replies_that_are_not_whole_numbers_are_retried_then_not_judged():
     result = asyncio.run(judge_citation(grader, "Q?", CITATION, "Sky", attempts=3))
     assert result["support"] is None and result["relevance"] is None
     reason = result["reason"]
-    assert reason.count("invalid reply") == 3
+    assert reason.count("unparsable reply (") == 3
     assert '"support" must be a whole number from 1 to 5, got inf' in reason
     assert "got True" in reason and "got 4.9" in reason
 
@@ -251,5 +251,5 @@ def test_annotator_replies_with_non_string_spans_are_retried_not_read_as_no_evid
 
     model, _ = scripted_model(list(replies[:2]))
     result = asyncio.run(annotate_document(model, "q", "a", doc, attempts=2, threshold=0.7))
-    assert result["spans"] == [] and result["error"].count("invalid reply") == 2
+    assert result["spans"] == [] and result["error"].count("unparsable reply (") == 2
     assert '"spans" must hold strings, got 3' in result["error"]
