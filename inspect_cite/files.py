@@ -2,8 +2,9 @@
 
 Every loader of a user-given or cached JSON / JSON Lines file reads it here, so a missing file,
 a directory, bytes that are not UTF-8 and invalid JSON all give one line naming the file (and
-the line of a JSON Lines file), never a traceback. Every file written into the cache goes
-through :func:`write_atomic`, so a reader never sees half a file.
+the line of a JSON Lines file), never a traceback. Files the cache rewrites whole (manifests,
+Punkt data, PubMed records, a repaired annotation cache, alce-eval's ``.score``) go through
+:func:`write_atomic`, so a reader never sees half a file.
 """
 
 import json
