@@ -7,19 +7,19 @@ files are extracted into the inspect-cite cache; the tarball itself is then dele
 read the cache and need no network.
 """
 
-import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
-from inspect_cite.cache import cache_dir
+from inspect_cite.alce_items import REQUIRED_FIELDS, item_problem
+from inspect_cite.cache import cache_dir, download_folder, verified_file, write_manifest
 from inspect_cite.download import (
     describe_failure,
     extract_members,
     hub_blob_problem,
     sha256_file,
 )
+from inspect_cite.files import read_json
 
 ALCE_DATA_REPO = "princeton-nlp/ALCE-data"
 ALCE_DATA_REVISION = "334fa2e7dd32040c3fef931a123c4be1a81e91a0"
@@ -44,13 +44,6 @@ EVAL_FILES: dict[str, int | None] = {  # None: count not known
 }
 _MANIFEST = "manifest.json"
 
-# Fields every item must have, per dataset, with the type expected.
-_REQUIRED: dict[str, dict[str, type | tuple[type, ...]]] = {
-    "asqa": {"question": str, "answer": str, "qa_pairs": list, "docs": list},
-    "qampari": {"question": str, "answers": list, "docs": list},
-    "eli5": {"question": str, "answer": str, "claims": list, "docs": list},
-}
-
 
 class AlceDataError(ValueError):
     """ALCE data is missing, corrupt or malformed."""
@@ -72,21 +65,15 @@ def data_cache_dir() -> Path:
     return cache_dir("alce", "data", ALCE_DATA_REVISION[:12])
 
 
-def _verified_cached(directory: Path, name: str) -> Path | None:
-    path = directory / name
-    manifest = directory / _MANIFEST
-    if not path.exists() or not manifest.exists():
-        return None
-    expected = json.loads(manifest.read_text()).get("files", {}).get(name)
-    if expected is None or sha256_file(path) != expected:
-        return None
-    return path
+def _verified_cached(directory: Path, name: str) -> Path | str:
+    """The cached file when it matches the manifest's SHA-256, else why it cannot be used."""
+    return verified_file(directory / name, directory / _MANIFEST, lambda m: m["files"][name])
 
 
 def _download_and_extract(directory: Path) -> None:
     from huggingface_hub import hf_hub_download
 
-    with tempfile.TemporaryDirectory(dir=directory, prefix=".download-") as tmp:
+    with download_folder(directory) as tmp:
         tar_path = Path(
             hf_hub_download(
                 repo_id=ALCE_DATA_REPO,
@@ -105,10 +92,10 @@ def _download_and_extract(directory: Path) -> None:
         blob = tar_path.resolve().name
         actual = blob if len(blob) == 64 else sha256_file(tar_path)
         members = {f"ALCE-data/{name}": name for name in EVAL_FILES}
-        staged = Path(tmp, "staged")
+        staged = tmp / "staged"
         extract_members(tar_path, members, staged)
         for name, count in EVAL_FILES.items():
-            n = len(json.loads((staged / name).read_text(encoding="utf-8")))
+            n = len(read_json(staged / name, f"{ALCE_DATA_URL}: member", AlceDataError))
             if count is not None and n != count:
                 raise AlceDataError(f"{ALCE_DATA_URL}: {name} has {n} items, expected {count}")
         files = {name: sha256_file(staged / name) for name in EVAL_FILES}
@@ -120,13 +107,15 @@ def _download_and_extract(directory: Path) -> None:
             "archive_sha256": actual,
             "files": files,
         }
-        (directory / _MANIFEST).write_text(json.dumps(manifest, indent=2))
+        write_manifest(directory / _MANIFEST, manifest)
 
 
 def alce_data_path(name: str) -> Path:
     """Return a local path to an ALCE eval file, downloading the pinned tarball if needed.
 
     Order: ``$INSPECT_CITE_ALCE_DATA_DIR/<name>``, then the verified cache, then the download.
+    A cached file or manifest that fails its check is reported, moved aside and downloaded
+    again.
 
     Raises:
         AlceDataError: When the file is not available locally and cannot be downloaded.
@@ -142,7 +131,7 @@ def alce_data_path(name: str) -> Path:
         return path
     directory = data_cache_dir()
     cached = _verified_cached(directory, name)
-    if cached is not None:
+    if isinstance(cached, Path):
         return cached
     try:
         _download_and_extract(directory)
@@ -150,13 +139,13 @@ def alce_data_path(name: str) -> Path:
         raise
     except Exception as e:
         raise AlceDataError(
-            f"ALCE data file {name} is not cached in {directory} and could not be downloaded "
+            f"ALCE data file {name} {cached} and could not be downloaded "
             f"from {ALCE_DATA_URL} ({describe_failure(e)}). Either download {ALCE_DATA_FILE} "
             f"yourself and pass -T dataset_path=<path to {name}>, or set {ALCE_DATA_DIR_ENV} to "
             "the directory holding the extracted files."
         ) from e
     cached = _verified_cached(directory, name)
-    if cached is None:
+    if not isinstance(cached, Path):
         raise AlceDataError(f"{directory / name}: extraction did not produce a verified file")
     return cached
 
@@ -169,12 +158,7 @@ def load_items(path: str | Path, dataset: AlceDatasetName) -> list[dict[str, Any
 
     """
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as e:
-        raise AlceDataError(f"dataset file {path} does not exist") from e
-    except json.JSONDecodeError as e:
-        raise AlceDataError(f"dataset file {path} is not valid JSON: {e}") from e
+    data = read_json(path, "dataset file", AlceDataError, " (-T dataset_path)")
     if isinstance(data, dict) and isinstance(data.get("data"), list):
         data = data["data"]
     if not isinstance(data, list):
@@ -185,33 +169,15 @@ def load_items(path: str | Path, dataset: AlceDatasetName) -> list[dict[str, Any
 
 
 def validate_item(item: Any, dataset: AlceDatasetName, where: str) -> None:
-    """Check one ALCE item has what prompts and scorers need."""
-    if not isinstance(item, dict):
-        raise AlceDataError(f"{where}: expected an object, got {type(item).__name__}")
-    for key, typ in _REQUIRED[dataset].items():
-        if key not in item:
-            raise AlceDataError(f'{where}: missing field "{key}"')
-        if not isinstance(item[key], typ):
-            raise AlceDataError(
-                f'{where}: field "{key}" must be {getattr(typ, "__name__", typ)}, '
-                f"got {type(item[key]).__name__}"
-            )
-    for j, doc in enumerate(item["docs"]):
-        if not isinstance(doc, dict):
-            raise AlceDataError(f'{where}: "docs"[{j}] must be an object')
-        for key in ("title", "text"):
-            if not isinstance(doc.get(key), str):
-                raise AlceDataError(f'{where}: "docs"[{j}] field "{key}" must be a string')
-    if dataset == "asqa":
-        for j, qa in enumerate(item["qa_pairs"]):
-            if not isinstance(qa, dict) or not isinstance(qa.get("short_answers"), list):
-                raise AlceDataError(f'{where}: "qa_pairs"[{j}] needs a list "short_answers"')
-    if dataset == "qampari":
-        for j, group in enumerate(item["answers"]):
-            if not isinstance(group, list) or not all(isinstance(a, str) for a in group):
-                raise AlceDataError(f'{where}: "answers"[{j}] must be a list of strings')
-    if dataset == "eli5" and not all(isinstance(c, str) for c in item["claims"]):
-        raise AlceDataError(f'{where}: "claims" must be a list of strings')
+    """Check one ALCE item has what prompts and scorers need (``inspect_cite.alce_items``).
+
+    Raises:
+        AlceDataError: ``"<where>: <problem>"``, naming the field.
+
+    """
+    problem = item_problem(item, REQUIRED_FIELDS[dataset])
+    if problem is not None:
+        raise AlceDataError(f"{where}: {problem}")
 
 
 # Document fields carried into metadata["docs"] besides id/title/text.

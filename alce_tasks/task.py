@@ -12,7 +12,6 @@ from inspect_ai.solver import Solver
 from alce_tasks.data import (
     ALCE_DATA_REPO,
     ALCE_DATA_REVISION,
-    AlceDataError,
     AlceDatasetName,
     Retriever,
     alce_data_path,
@@ -109,8 +108,7 @@ def alce_dataset(
         name = eval_file_name(dataset, retriever, oracle)
         data_path = alce_data_path(name)
         data_info = {"repo": ALCE_DATA_REPO, "revision": ALCE_DATA_REVISION, "file": name}
-    if not data_path.exists():
-        raise AlceDataError(f"dataset file {data_path} does not exist (-T dataset_path)")
+    items = load_items(data_path, dataset)
     data_info["sha256"] = sha256_file(data_path)
 
     if prompt_file is not None:
@@ -129,7 +127,6 @@ def alce_dataset(
         }
 
     builder = AlcePromptBuilder(pf, shot=shot, ndoc=ndoc, seed=seed, use_shorter=use_shorter)
-    items = load_items(data_path, dataset)
     samples = [
         record_to_sample(
             item, i, dataset, builder.build(item), item["docs"] if pool else builder.docs(item)

@@ -8,13 +8,13 @@ it is an exact substring of the document, replaced by the document's own text wh
 near copy (word-set Jaccard >= 0.7, the posthoc alignment rule), rejected otherwise.
 
 Spans are cached per dataset and annotator model (``<cache>/fullcite/spans/``) as a spans
-JSONL file, so the FullCite tasks reuse them: ``fullcite_tasks/asqa`` and
+JSONL file (a bad line is set aside and its document annotated again), so the FullCite tasks
+reuse them: ``fullcite_tasks/asqa`` and
 ``fullcite_tasks/expertqa`` run this annotator first (with the ``annotator`` model role) when
 no ``spans_path`` is given, and ``fullcite_tasks/annotate_spans`` fills the same cache.
 """
 
 import asyncio
-import json
 import re
 import threading
 from pathlib import Path
@@ -24,10 +24,11 @@ from inspect_ai.model import Model, get_model, model_roles
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from fullcite_tasks.data.records import GoldSpan
-from fullcite_tasks.data.spans import SpanTable, append_spans, load_spans_file
+from fullcite_tasks.data.spans import SpanTable, append_spans, load_span_cache
 from inspect_cite.alignment import DEFAULT_THRESHOLD, align
 from inspect_cite.cache import cache_dir
 from inspect_cite.documents import Document, get_docs
+from inspect_cite.structured_outputs import json_in_reply
 from inspect_cite.text import strip_think
 
 ANNOTATION_PROMPT = """\
@@ -52,7 +53,6 @@ Reply with JSON only: {{"spans": ["<verbatim passage>", ...]}}"""
 # The model roles asked for gold-span annotation inside the FullCite tasks, in order.
 ANNOTATOR_ROLES = ("annotator", "grader")
 
-_JSON = re.compile(r"(\{.*\}|\[.*\])", re.DOTALL)
 _tables: dict[Path, SpanTable] = {}
 _tables_lock = threading.Lock()
 
@@ -70,24 +70,35 @@ def annotation_cache_path(data_key: str, model_name: str) -> Path:
 def _cached_table(path: Path) -> SpanTable:
     with _tables_lock:
         if path not in _tables:
-            _tables[path] = load_spans_file(path) if path.exists() else {}
+            _tables[path] = load_span_cache(path)
         return _tables[path]
 
 
-def parse_spans(reply: str) -> list[str] | None:
-    """The span strings of a reply (``{"spans": [...]}`` or a bare list), None if unparsable."""
-    m = _JSON.search(strip_think(reply))
-    if m is None:
-        return None
-    try:
-        data = json.loads(m.group(1))
-    except json.JSONDecodeError:
-        return None
+def read_spans(reply: str) -> list[str] | str:
+    """The span strings of a reply (``{"spans": [...]}`` or a bare list), or why it is invalid.
+
+    Every span must be a string: a reply holding numbers, booleans or objects is invalid (asked
+    again), not read as "no evidence". Blank strings are dropped.
+    """
+    data = json_in_reply(strip_think(reply))
+    if data is None:
+        return "no JSON list of spans"
     if isinstance(data, dict):
-        data = data.get("spans")
+        if "spans" not in data:
+            return 'no "spans" field'
+        data = data["spans"]
     if not isinstance(data, list):
-        return None
-    return [s for s in data if isinstance(s, str) and s.strip()]
+        return f'"spans" must be a list, got {type(data).__name__}'
+    for span in data:
+        if not isinstance(span, str):
+            return f'"spans" must hold strings, got {span!r:.40}'
+    return [s for s in data if s.strip()]
+
+
+def parse_spans(reply: str) -> list[str] | None:
+    """The span strings of a reply (``{"spans": [...]}`` or a bare list), None if invalid."""
+    spans = read_spans(reply)
+    return None if isinstance(spans, str) else spans
 
 
 def validate_spans(spans: list[str], text: str, threshold: float) -> dict[str, Any]:
@@ -119,9 +130,9 @@ async def annotate_document(
         except Exception as e:  # a provider error is a failed attempt
             errors.append(f"{type(e).__name__}: {e}"[:200])
             continue
-        spans = parse_spans(output.completion)
-        if spans is None:
-            errors.append(f"unparsable reply: {output.completion[:120]!r}")
+        spans = read_spans(output.completion)
+        if isinstance(spans, str):
+            errors.append(f"unparsable reply ({spans}): {output.completion[:120]!r}")
             continue
         return validate_spans(spans, doc["text"], threshold) | {"error": None}
     return {"spans": [], "rejected": [], "aligned": 0, "error": "; ".join(errors)}

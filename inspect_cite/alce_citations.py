@@ -9,7 +9,8 @@ default, quirks included:
 - an item without statements is skipped (a QAMPARI output always has one: ``"".split(",")``);
 - a statement's hypothesis is ``remove_citations(statement).strip()``; its citations are
   ``int(m[1:]) - 1`` for every ``re.findall(r"\[\d+", statement)``, so ``[0]`` cites the
-  *last* document, ``[1, 2]`` cites only document 1, and ``[1][1]`` cites document 1 twice;
+  *last* document, ``[1, 2]`` cites only document 1, and ``[1][1]`` cites document 1 twice
+  (numbers too long for ``int()`` are out of range: :func:`citation_number`);
 - recall is 0 without citations, 0 when any citation is out of range (checked *before*
   keeping the first ``at_most_citations``), else NLI(joined cited documents, hypothesis);
 - precision: when recall is 1 with more than one citation, each cited document earns 1 if it
@@ -36,6 +37,7 @@ default, quirks included:
 """
 
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -53,6 +55,54 @@ _LEADING_GROUPS = re.compile(r"^(?:\s*\[\s*\d+(?:\s*[,;]\s*\d+)*\s*\])+")
 _COMMA_OUTSIDE_BRACKETS = re.compile(r",(?![^\[\]]*\])")
 
 StatementStatus = Literal["uncited", "invalid", "checked"]
+
+# More significant digits than any document list can need (and fewer than int() refuses).
+_MAX_CITATION_DIGITS = 18
+
+
+def citation_number(digits: str) -> int | None:
+    r"""The number in a citation marker (``"12"`` of ``[12]``); None when out of any range.
+
+    eval.py reads markers with ``int()``, which Python refuses beyond 4,300 digits (and which
+    grows slow long before). A number with more than 18 significant digits names no document
+    in any list, so it is returned as None: an out-of-range, invalid citation, as eval.py
+    judges every number it can read that is past the last document. Every other number is
+    exactly ``int(digits)``.
+
+    Args:
+        digits: Decimal digits (any script ``\d`` matches, as ``int()`` reads them).
+
+    """
+    if len(digits) > _MAX_CITATION_DIGITS:
+        start = 0
+        while start < len(digits) - 1 and unicodedata.decimal(digits[start], -1) == 0:
+            start += 1
+        digits = digits[start:]
+        if len(digits) > _MAX_CITATION_DIGITS:
+            return None
+    return int(digits)
+
+
+def alce_refs(text: str) -> list[int | None]:
+    r"""eval.py's citations of a text, 0-based: ``int(m[1:]) - 1`` for each ``[\d+``.
+
+    ``[0]`` gives -1 (eval.py's last document); a number too long to name any document gives
+    None (:func:`citation_number`). Solvers, scorers and reports read ALCE markers here.
+    """
+    refs: list[int | None] = []
+    for marker in _ALCE_REF.findall(text):
+        number = citation_number(marker[1:])
+        refs.append(None if number is None else number - 1)
+    return refs
+
+
+def at_most_citations_problem(value: int | None) -> str | None:
+    """Why ``at_most_citations`` is unusable (it must be None or at least 1), or None."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        return f"at_most_citations must be a whole number of at least 1, got {value!r}"
+    return None
 
 
 @dataclass
@@ -80,7 +130,7 @@ class StatementVerdict:
     Attributes:
         text: The statement as split from the output (citations included).
         hypothesis: The citation-free text given to NLI.
-        refs: Every citation parsed (0-based).
+        refs: Every citation parsed (0-based; None for a number too long for any document).
         used: The citations kept (after ``at_most_citations``), which count in the precision
             denominator; eval.py keeps none for ``uncited`` and ``invalid`` statements.
         status: ``uncited``, ``invalid`` (a citation out of range) or ``checked``.
@@ -92,8 +142,8 @@ class StatementVerdict:
 
     text: str
     hypothesis: str
-    refs: list[int]
-    used: list[int]
+    refs: list[int | None]
+    used: list[int | None]
     status: StatementStatus
     recall: int = 0
     credit: int = 0
@@ -144,31 +194,33 @@ def _passage(docs: Sequence[Mapping[str, Any]], refs: Sequence[int]) -> str:
     return "\n".join(format_doc(docs[r]) for r in refs)
 
 
-def _alce_statements(output: str, question: str, qampari: bool) -> list[tuple[str, str, list[int]]]:
+Statement = tuple[str, str, list[int | None]]
+
+
+def _alce_statements(output: str, question: str, qampari: bool) -> list[Statement]:
     if qampari:
         parts = output.rstrip().rstrip(".").rstrip(",").split(",")
         sents = [question + " " + x.strip() for x in parts]
     else:
         sents = sent_tokenize(output)
-    return [
-        (s, remove_citations(s).strip(), [int(r[1:]) - 1 for r in _ALCE_REF.findall(s)])
-        for s in sents
-    ]
+    return [(s, remove_citations(s).strip(), alce_refs(s)) for s in sents]
 
 
-def _parse_refs(text: str) -> list[int]:
-    refs = [int(n) - 1 for g in _GROUP.findall(text) for n in re.split(r"\s*[,;]\s*", g)]
+def _parse_refs(text: str) -> list[int | None]:
+    refs: list[int | None] = []
+    for group in _GROUP.findall(text):
+        for digits in re.split(r"\s*[,;]\s*", group):
+            number = citation_number(digits)
+            refs.append(None if number is None else number - 1)
     return list(dict.fromkeys(refs))
 
 
-def _fixed_statements(
-    output: str, question: str, qampari: bool
-) -> list[tuple[str, str, list[int]]]:
+def _fixed_statements(output: str, question: str, qampari: bool) -> list[Statement]:
     if qampari:
         parts = _COMMA_OUTSIDE_BRACKETS.split(output.rstrip().rstrip(".").rstrip(","))
     else:
         parts = sent_tokenize(output)
-    statements: list[tuple[str, str, list[int]]] = []
+    statements: list[Statement] = []
     for part in parts:
         part = part.strip()
         lead = _LEADING_GROUPS.match(part)
@@ -190,6 +242,13 @@ def _fixed_statements(
             (f"{question} {part}" if qampari else part, hypothesis, _parse_refs(part))
         )
     return statements
+
+
+def _in_range(statement: StatementVerdict) -> list[int]:
+    """The kept citations of a ``checked`` statement (all in range by then)."""
+    refs = [r for r in statement.used if r is not None]
+    assert len(refs) == len(statement.used), "only checked statements reach NLI"
+    return refs
 
 
 async def citation_scores(
@@ -220,19 +279,23 @@ async def citation_scores(
 
     Raises:
         NLIError: When the backend could not decide a pair.
+        ValueError: When ``at_most_citations`` is below 1.
 
     """
+    problem = at_most_citations_problem(at_most_citations)
+    if problem is not None:
+        raise ValueError(problem)
     split = _alce_statements if alce_compat else _fixed_statements
     statements: list[StatementVerdict] = []
     for text, hypothesis, refs in split(output, question, qampari):
         if alce_compat:
             # eval.py: any(ref >= len(docs)) before truncation; "[0]" -> -1 is the last doc
             # (with no docs at all eval.py would crash; it is invalid here).
-            invalid = any(r >= len(docs) or r < -len(docs) for r in refs)
+            invalid = any(r is None or r >= len(docs) or r < -len(docs) for r in refs)
             used = refs if at_most_citations is None else refs[:at_most_citations]
         else:
             used = refs if at_most_citations is None else refs[:at_most_citations]
-            invalid = any(r < 0 or r >= len(docs) for r in used)
+            invalid = any(r is None or r < 0 or r >= len(docs) for r in used)
         if not refs:
             status: StatementStatus = "uncited"
         else:
@@ -245,21 +308,23 @@ async def citation_scores(
         return CitationResult(None, None, [], 0, "no statements: the output is empty")
 
     checked = [s for s in statements if s.status == "checked"]
-    joint = await nli.entail([(_passage(docs, s.used), s.hypothesis) for s in checked])
+    joint = await nli.entail([(_passage(docs, _in_range(s)), s.hypothesis) for s in checked])
     for s, result in zip(checked, joint, strict=True):
         s.recall = int(result.entailed)
 
     multi = [s for s in checked if s.recall and len(s.used) > 1]
-    alone_pairs: list[Pair] = [(format_doc(docs[r]), s.hypothesis) for s in multi for r in s.used]
+    alone_pairs: list[Pair] = [
+        (format_doc(docs[r]), s.hypothesis) for s in multi for r in _in_range(s)
+    ]
     alone = iter(await nli.entail(alone_pairs))
     for s in multi:
-        s.citations = [CitationVerdict(r, next(alone).entailed, None, 1) for r in s.used]
+        s.citations = [CitationVerdict(r, next(alone).entailed, None, 1) for r in _in_range(s)]
 
     others_pairs: list[Pair] = []
     for s in multi:
         for c in s.citations:
             if not c.alone:
-                rest = list(s.used)
+                rest = _in_range(s)
                 rest.remove(c.ref)  # one copy only, as eval.py's list.remove
                 others_pairs.append((_passage(docs, rest), s.hypothesis))
     others = iter(await nli.entail(others_pairs))

@@ -16,6 +16,7 @@ import asyncio
 import copy
 import json
 import math
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -23,8 +24,10 @@ from typing import Any
 
 import numpy as np
 
-from inspect_cite.alce_citations import citation_scores, claims_score
+from inspect_cite.alce_citations import at_most_citations_problem, citation_scores, claims_score
+from inspect_cite.alce_items import FIELD_TYPES, field_problem
 from inspect_cite.alce_metrics import qampari_scores, str_em
+from inspect_cite.files import read_json, write_atomic
 from inspect_cite.nli import NLI_SPECS, NLIBackend, NLIConfigError, NLIError, get_nli
 from inspect_cite.text import remove_citations, sent_tokenize
 
@@ -46,6 +49,17 @@ _CONCURRENT_ITEMS = 256
 
 class ResultFileError(ValueError):
     """The result file is missing, unreadable or lacks a field a requested metric needs."""
+
+
+def _citation_limit(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(f"{value!r} is not an integer") from e
+    problem = at_most_citations_problem(number)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return number
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -75,7 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--citations", action="store_true", help="citation recall and precision")
     p.add_argument(
         "--at_most_citations",
-        type=int,
+        type=_citation_limit,
         default=3,
         help="judge at most this many citations per statement (default 3)",
     )
@@ -112,12 +126,7 @@ def load_result_file(path: str) -> list[dict[str, Any]]:
         ResultFileError: Naming the file, item and field at fault.
 
     """
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError as e:
-        raise ResultFileError(f"--f {path}: no such file") from e
-    except (OSError, json.JSONDecodeError) as e:
-        raise ResultFileError(f"--f {path}: cannot read JSON ({e})") from e
+    data = read_json(Path(path), "--f", ResultFileError)
     if isinstance(data, dict):
         if not isinstance(data.get("data"), list):
             raise ResultFileError(f'--f {path}: a JSON object needs a "data" list of items')
@@ -130,12 +139,19 @@ def load_result_file(path: str) -> list[dict[str, Any]]:
     return data
 
 
-def _require(data: list[dict[str, Any]], path: str, field: str, typ: type, why: str) -> None:
+def _require(
+    data: list[dict[str, Any]], path: str, field: str, why: str, nli: bool = False, qa: bool = False
+) -> None:
+    """Every item has ``field`` as the task's validation wants it (``inspect_cite.alce_items``)."""
+    typ = FIELD_TYPES[field]
     for i, item in enumerate(data):
         if not isinstance(item.get(field), typ):
             raise ResultFileError(
                 f'--f {path}: item {i} needs a {typ.__name__} field "{field}" for {why}'
             )
+        problem = field_problem(item, field, nli=nli, qa=qa)
+        if problem is not None:
+            raise ResultFileError(f"--f {path}: item {i}: {problem} (read by {why})")
 
 
 def preprocess(data: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -255,37 +271,39 @@ def _validate(
 ) -> None:
     path = args.f
     if qampari:
-        _require(data, path, "answers", list, "QAMPARI correctness")
+        _require(data, path, "answers", "QAMPARI correctness")
     if not args.no_rouge:
         for i, item in enumerate(data):
-            annotations = item.get("annotations")
-            ok = isinstance(item.get("answer"), str) or (
-                isinstance(annotations, list)
-                and len(annotations) >= 2
-                and all(isinstance(a, dict) and "long_answer" in a for a in annotations[:2])
-            )
-            if not ok:
+            # eval.py reads the two annotations whenever they are not null, else "answer".
+            field = "answer" if item.get("annotations") is None else "annotations"
+            problem = field_problem(item, field)
+            if problem is not None:
                 raise ResultFileError(
-                    f'--f {path}: item {i} needs "answer" (or two "annotations" with '
-                    '"long_answer") for ROUGE; pass --no_rouge to skip it'
+                    f'--f {path}: item {i}: {problem}; ROUGE needs "answer" (or two '
+                    '"annotations" with "long_answer"): pass --no_rouge to skip it'
                 )
-    if data[0].get("qa_pairs") is not None or asqa:
-        _require(data, path, "qa_pairs", list, "STR-EM (ASQA)")
+    uses_qa_pairs = data[0].get("qa_pairs") is not None
+    if uses_qa_pairs or asqa:
+        _require(data, path, "qa_pairs", "STR-EM (ASQA)")
+    if args.qa and uses_qa_pairs:
+        _require(data, path, "qa_pairs", "--qa", qa=True)
     if args.citations:
-        _require(data, path, "docs", list, "--citations")
+        _require(data, path, "docs", "--citations", nli=True)
         if qampari:
-            _require(data, path, "question", str, "--citations (QAMPARI statements)")
-        for i, item in enumerate(data):
-            for j, doc in enumerate(item["docs"]):
-                text_field = "sent" if isinstance(doc, dict) and "sent" in doc else "text"
-                if not isinstance(doc, dict) or not all(
-                    isinstance(doc.get(k), str) for k in ("title", text_field)
-                ):
-                    raise ResultFileError(
-                        f'--f {path}: item {i} "docs"[{j}] needs string "title" and "text"'
-                    )
+            _require(data, path, "question", "--citations (QAMPARI statements)")
     if args.claims_nli:
-        _require(data, path, "claims", list, "--claims_nli")
+        _require(data, path, "claims", "--claims_nli")
+
+
+def _score_path_problem(path: Path) -> str | None:
+    if path.is_dir():
+        return "is a directory"
+    folder = path.parent
+    if not folder.is_dir():
+        return f"cannot be created: {folder} is not a directory"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"cannot be created: {folder} is not writable"
+    return None
 
 
 def score_file(args: argparse.Namespace) -> dict[str, Any]:
@@ -298,6 +316,11 @@ def score_file(args: argparse.Namespace) -> dict[str, Any]:
 
     """
     data = load_result_file(args.f)
+    score_path = Path(args.f + ".score")
+    problem = _score_path_problem(score_path)
+    if problem is not None:
+        # Checked before scoring: a long NLI run must not end in an unwritable file.
+        raise ResultFileError(f"--f {args.f}: the scores file {score_path} {problem}")
     qampari = args.dataset == "qampari" or (args.dataset is None and "qampari" in args.f)
     if qampari:
         # eval.py turns these off for QAMPARI.
@@ -344,8 +367,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"alce-eval: {e}", file=sys.stderr)
         return 1
     print(result)
-    with open(args.f + ".score", "w") as f:
-        json.dump(result, f, indent=4)
+    try:
+        write_atomic(Path(args.f + ".score"), json.dumps(result, indent=4))
+    except OSError as e:
+        print(f"alce-eval: cannot write {args.f}.score ({e.strerror or e})", file=sys.stderr)
+        return 1
     return 0
 
 

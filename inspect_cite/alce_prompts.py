@@ -10,15 +10,16 @@ sequential placeholder replacement, the ``"Answer:"`` + answer concatenation wit
 ``"{D}\\n"`` deletion when no documents are shown, and the summary/extraction filtering.
 """
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 
-from inspect_cite.cache import cache_dir
+from inspect_cite.alce_items import demo_problem
+from inspect_cite.cache import NOT_CACHED, cache_dir, cached_file_problem
 from inspect_cite.download import describe_failure
+from inspect_cite.files import read_json
 
 ALCE_REPO = "princeton-nlp/ALCE"
 ALCE_PROMPT_COMMIT = "246c476a4edfc564266b7346b6e29ef4861ae937"
@@ -75,12 +76,7 @@ class PromptFile:
     def load(cls, path: str | Path) -> "PromptFile":
         """Read and validate a prompt file, naming the file and field on error."""
         path = Path(path)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError as e:
-            raise PromptFileError(f"prompt file {path} does not exist") from e
-        except json.JSONDecodeError as e:
-            raise PromptFileError(f"prompt file {path} is not valid JSON: {e}") from e
+        data = read_json(path, "prompt file", PromptFileError, " (-T prompt_file)")
         if not isinstance(data, dict):
             raise PromptFileError(f"prompt file {path}: expected a JSON object")
         for key in _REQUIRED_FIELDS:
@@ -91,10 +87,12 @@ class PromptFile:
                 raise PromptFileError(f'prompt file {path}: field "{key}" must be a string')
         if not isinstance(data["demos"], list):
             raise PromptFileError(f'prompt file {path}: field "demos" must be a list')
+        # Demonstrations show documents only where the demo prompt has a {D} slot.
+        needs_docs = "{D}" in data["demo_prompt"]
         for i, demo in enumerate(data["demos"]):
-            for key in ("question", "answer"):
-                if not isinstance(demo, dict) or key not in demo:
-                    raise PromptFileError(f'prompt file {path}: demos[{i}] has no "{key}"')
+            problem = demo_problem(demo, needs_docs)
+            if problem is not None:
+                raise PromptFileError(f"prompt file {path}: demos[{i}] {problem}")
         return cls(
             instruction=data["instruction"],
             demo_sep=data["demo_sep"],
@@ -121,14 +119,19 @@ def official_prompt_path(name: str) -> Path:
         raise PromptFileError(f"unknown ALCE prompt file {name!r}; known: {sorted(PROMPT_SHA256)}")
     dest = cache_dir("alce", "prompts", ALCE_PROMPT_COMMIT[:12]) / f"{name}.json"
     url = ALCE_PROMPT_URL.format(repo=ALCE_REPO, commit=ALCE_PROMPT_COMMIT, name=name)
+    # A cached copy with other content is reported and moved aside before it is fetched again.
+    problem = cached_file_problem(dest, PROMPT_SHA256[name])
+    if problem is None:
+        return dest
     from inspect_ai.util import download
 
     try:
-        # download() skips the network when dest already matches the checksum.
+        # download() verifies the checksum and writes atomically.
         return download(url, PROMPT_SHA256[name], dest, timeout=30.0)
     except Exception as e:
+        state = f"{NOT_CACHED} at {dest}" if problem == NOT_CACHED else f"was corrupt ({problem})"
         raise PromptFileError(
-            f"ALCE prompt file {name}.json is not cached at {dest} and could not be downloaded "
+            f"ALCE prompt file {name}.json {state} and could not be downloaded "
             f"from {url} ({describe_failure(e)}). Download it yourself and pass "
             f"-T prompt_file=PATH, or copy it to {dest}."
         ) from e

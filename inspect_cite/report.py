@@ -18,13 +18,13 @@ from typing import Any
 
 import pandas as pd
 
+from inspect_cite.alce_citations import alce_refs
 from inspect_cite.citations import parse_citations
 
 _ID_COLUMNS = ["task", "model", "strategy", "setting"]
 _WEIGHTED = re.compile(r"^score_(.+)_(?:\w+/)?weighted_mean$")
 # Task arguments that name files: never a "setting" that distinguishes runs.
 _PATH_ARGS = re.compile(r"(_path|_file|_dir)$")
-_ALCE_REF = re.compile(r"\[(\d+)")
 
 
 def _strategy(row: pd.Series) -> str:
@@ -130,7 +130,7 @@ def cited_positions(output: str, docs: list[dict[str, Any]]) -> list[int]:
         if citation.doc_id in ids:
             positions.append(ids.index(citation.doc_id) + 1)
     if not positions:
-        positions = [int(n) for n in _ALCE_REF.findall(output) if 1 <= int(n) <= len(docs)]
+        positions = [r + 1 for r in alce_refs(output) if r is not None and 0 <= r < len(docs)]
     return positions
 
 

@@ -7,7 +7,12 @@ from typing import Any
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from inspect_cite.alce_citations import CitationResult, StatementVerdict, citation_scores
+from inspect_cite.alce_citations import (
+    CitationResult,
+    StatementVerdict,
+    at_most_citations_problem,
+    citation_scores,
+)
 from inspect_cite.alce_metrics import AlceDataset
 from inspect_cite.documents import get_docs
 from inspect_cite.nli import NLIError, get_nli
@@ -18,7 +23,9 @@ def _cell(text: str) -> str:
     return " ".join(text.split()) or "*(empty)*"
 
 
-def _doc_label(ref: int, docs: Sequence[Mapping[str, Any]]) -> str:
+def _doc_label(ref: int | None, docs: Sequence[Mapping[str, Any]]) -> str:
+    if ref is None:
+        return "[a number too long to be a document] (no such document)"
     if ref < 0 and docs:
         # eval.py reads "[0]" as index -1: the last document.
         return f"[0] → last document, *{_cell(str(docs[ref]['title']))}*"
@@ -34,7 +41,8 @@ def _statement_lines(i: int, s: StatementVerdict, docs: Sequence[Mapping[str, An
     elif s.status == "invalid":
         verdict = "not supported (a citation is out of range)"
     else:
-        judged = ", ".join(f"[{r + 1}]" if r >= 0 else "[0]" for r in s.used)
+        # A checked statement's citations are all in range (never None).
+        judged = ", ".join(f"[{r + 1}]" if r >= 0 else "[0]" for r in s.used if r is not None)
         verdict = f"{'supported' if s.recall else 'not supported'} by {judged} together (NLI)"
     lines = [
         f"{i}. {_cell(s.hypothesis)}",
@@ -106,6 +114,9 @@ def citation_nli(
         nli_cache: SQLite file caching NLI decisions (default ``$INSPECT_CITE_NLI_CACHE``).
 
     """
+    problem = at_most_citations_problem(at_most_citations)
+    if problem is not None:
+        raise ValueError(f"citation_nli: {problem}")
     backend = get_nli(nli, nli_cache)
 
     async def score(state: TaskState, target: Target) -> Score:

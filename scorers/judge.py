@@ -3,15 +3,15 @@
 For every citation with a snippet, the ``grader`` model rates on 1-5 scales whether the
 snippet supports the statement it follows (Support) and whether it is relevant to answering
 the question (Relevance). On ``vllm/`` and ``openai-api/`` graders the reply is constrained
-to the two-line shape asked for (``structured_outputs`` regex). A failed call or an
-unparsable reply is retried (``attempts``); when all attempts fail the citation is recorded
-as not judged (with the reason), never as a low score. Per sample: mean Support and
+to the two-line shape asked for (``structured_outputs`` regex). Only whole numbers 1-5 are
+ratings (``true``, ``4.9``, ``Infinity`` or ``7`` are not). A failed call or an invalid reply
+is retried (``attempts``); when all attempts fail the citation is recorded as not judged
+(with the reason), never as a low score. Per sample: mean Support and
 Relevance over judged citations (nan when none), ``coverage`` (x100: judged / all
 citations) and ``n_citations``.
 """
 
 import asyncio
-import json
 import math
 import re
 from typing import Any
@@ -20,7 +20,11 @@ from inspect_ai.model import GenerateConfig, Model, get_model, model_roles
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from inspect_cite.structured_outputs import forwards_extra_body, with_structured_outputs
+from inspect_cite.structured_outputs import (
+    forwards_extra_body,
+    json_in_reply,
+    with_structured_outputs,
+)
 from scorers.cited_answer import CheckedCitation, CitedAnswer, citations_markdown, read_cited_answer
 
 # The FullCite authors' human-evaluation scale labels (their annotation UI).
@@ -72,30 +76,60 @@ Relevance: <1-5>"""
 # On vllm/ and openai-api/ graders the reply is constrained to this shape (structured_outputs).
 JUDGE_REPLY_REGEX = r"Support: [1-5]\nRelevance: [1-5]"
 
+# A rating is a lone digit 1-5: not signed, not the start of a longer number or a decimal.
 _RATING = {
-    key: re.compile(rf"\b{key}\b\W{{0,5}}([1-5])(?![\d.])", re.IGNORECASE)
+    key: re.compile(rf"\b{key}\b\W{{0,5}}(?<![-+])([1-5])(?![\w.])", re.IGNORECASE)
     for key in ("support", "relevance")
 }
+_RATING_TEXT = re.compile(r"\s*[1-5]\s*")
 JUDGE_KEYS = ("support", "relevance", "coverage", "n_citations")
 
 
-def parse_judgement(reply: str) -> tuple[int, int] | None:
-    """(support, relevance) from a reply (``Support: 4`` lines or JSON), or None."""
+def _rating(value: Any) -> int | None:
+    """A JSON rating: an integer (or a string holding one) from 1 to 5, else None."""
+    if isinstance(value, bool):  # JSON true/false are ints to Python
+        return None
+    if isinstance(value, int):
+        return value if 1 <= value <= 5 else None
+    if isinstance(value, str) and _RATING_TEXT.fullmatch(value):
+        return int(value)
+    return None
+
+
+def read_judgement(reply: str) -> tuple[int, int] | str:
+    """(support, relevance) from a reply (``Support: 4`` lines or JSON), or why it is invalid.
+
+    Only whole numbers from 1 to 5 count: a JSON reply with ``true``, ``4.9``, ``"high"``,
+    ``Infinity`` or ``7`` is invalid, not rounded or clipped. A JSON object naming either key
+    is judged as JSON alone.
+    """
     text = reply.strip()
-    m = re.search(r"\{.*\}", text, re.DOTALL)
-    if m:
-        try:
-            data = json.loads(m.group(0))
-            s, r = int(data["support"]), int(data["relevance"])
-            if 1 <= s <= 5 and 1 <= r <= 5:
-                return s, r
-        except (ValueError, KeyError, TypeError):
-            pass
+    data = json_in_reply(text)
+    if isinstance(data, dict):
+        fields = {str(k).lower(): v for k, v in data.items()}
+        if "support" in fields or "relevance" in fields:
+            ratings = []
+            for key in ("support", "relevance"):
+                if key not in fields:
+                    return f'no "{key}" rating'
+                rating = _rating(fields[key])
+                if rating is None:
+                    return f'"{key}" must be a whole number from 1 to 5, got {fields[key]!r:.40}'
+                ratings.append(rating)
+            return ratings[0], ratings[1]
     found = [_RATING[key].findall(text) for key in ("support", "relevance")]
-    # Exactly one rating each: a reply that repeats the scale or hedges is unparsable.
+    # Exactly one rating each: a reply that repeats the scale or hedges is not a judgement.
     if all(len(f) == 1 for f in found):
         return int(found[0][0]), int(found[1][0])
-    return None
+    if any(len(f) > 1 for f in found):
+        return "more than one rating for the same scale"
+    return "no Support and Relevance ratings from 1 to 5"
+
+
+def parse_judgement(reply: str) -> tuple[int, int] | None:
+    """(support, relevance) from a reply (``Support: 4`` lines or JSON), or None if invalid."""
+    judgement = read_judgement(reply)
+    return None if isinstance(judgement, str) else judgement
 
 
 async def _wait(seconds: float) -> None:
@@ -113,7 +147,7 @@ async def judge_citation(
     """Ask the grader about one citation, retrying failures; never raises.
 
     A call that raises waits ``backoff`` seconds (doubling) before the next attempt; an
-    unparsable reply is asked again at once.
+    invalid reply (:func:`read_judgement`) is asked again at once.
     """
     prompt = JUDGE_PROMPT.format(
         question=question,
@@ -137,10 +171,10 @@ async def judge_citation(
                 await _wait(delay)
                 delay *= 2
             continue
-        parsed = parse_judgement(output.completion)
-        if parsed is not None:
-            return {"support": parsed[0], "relevance": parsed[1], "reply": output.completion}
-        errors.append(f"unparsable reply: {output.completion[:120]!r}")
+        judgement = read_judgement(output.completion)
+        if not isinstance(judgement, str):
+            return {"support": judgement[0], "relevance": judgement[1], "reply": output.completion}
+        errors.append(f"unparsable reply ({judgement}): {output.completion[:120]!r}")
     return {"support": None, "relevance": None, "reason": "; ".join(errors)}
 
 

@@ -16,7 +16,6 @@ documents shown, or "(continue)"), the assistant message the line as it entered 
 each turn's exact input is in its model event.
 """
 
-import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -24,6 +23,7 @@ import anyio.to_thread
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageUser
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from inspect_cite.alce_citations import alce_refs
 from inspect_cite.alce_prompts import UseShorter, make_doc_prompt
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
 from inspect_cite.retrieval import GTR_RETRIEVER, get_retriever
@@ -73,8 +73,7 @@ def turn_action(output: str) -> str:
 
 def checked_doc_ids(output: str, n_docs: int, max_doc_show: int = MAX_DOC_SHOW) -> list[int]:
     """0-based documents a ``Check:`` line names: in-range ``[n`` markers, the first few."""
-    ids = [int(r[1:]) - 1 for r in re.findall(r"\[\d+", output)]
-    return [i for i in ids if 0 <= i < n_docs][:max_doc_show]
+    return [r for r in alce_refs(output) if r is not None and 0 <= r < n_docs][:max_doc_show]
 
 
 def search_query(output: str) -> str:

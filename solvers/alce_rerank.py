@@ -3,7 +3,7 @@
 from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from inspect_cite.alce_citations import citation_scores
+from inspect_cite.alce_citations import at_most_citations_problem, citation_scores
 from inspect_cite.documents import get_docs
 from inspect_cite.nli import get_nli
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
@@ -37,6 +37,9 @@ def alce_rerank(
     """
     if n < 1:
         raise ValueError(f"alce_rerank: n must be >= 1, got {n}")
+    problem = at_most_citations_problem(at_most_citations)
+    if problem is not None:
+        raise ValueError(f"alce_rerank: {problem}")
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         name = sample_dataset(state, dataset)

@@ -228,6 +228,10 @@ def test_turn_actions():
     assert force_cite("X [2], Y,", [1], qampari=True) == "[2] X, [2] Y, "
 
 
+def test_checked_doc_ids_ignore_numbers_too_long_for_int():
+    assert checked_doc_ids("Check: Document [" + "9" * 5000 + "][2]", 5) == [1]
+
+
 def test_interact_turns(prompt_cache, tmp_path):
     item = _items("asqa")[0]
     lines = [

@@ -4,7 +4,13 @@ from collections.abc import Sequence
 
 import pytest
 
-from inspect_cite.alce_citations import citation_scores, claims_score, format_doc
+from inspect_cite.alce_citations import (
+    alce_refs,
+    citation_number,
+    citation_scores,
+    claims_score,
+    format_doc,
+)
 from inspect_cite.nli import NLIError, NLIResult, get_nli
 from tests.nli_fns import word_entail
 
@@ -77,6 +83,33 @@ async def test_zero_cites_last_document():
     fixed = await score("Rome is the capital of Italy [0].", alce_compat=False)
     assert fixed.statements[0].status == "invalid"
     assert fixed.recall == 0 and fixed.precision == 0 and fixed.total_citations == 1
+
+
+def test_citation_numbers_are_int_exactly_until_they_cannot_name_a_document():
+    assert [citation_number(d) for d in ("0", "1", "0003", "9" * 18)] == [0, 1, 3, 10**18 - 1]
+    assert citation_number("0" * 5000 + "12") == 12  # leading zeros do not make it long
+    assert citation_number("\u0663") == 3  # Arabic-Indic digit, as int() reads it
+    assert citation_number("1" + "0" * 18) is None
+    assert citation_number("9" * 5000) is None  # int() raises past 4,300 digits
+    assert alce_refs("[0] [3][12] [" + "9" * 5000 + "]") == [-1, 2, 11, None]
+
+
+@pytest.mark.parametrize("alce_compat", [True, False])
+async def test_citation_number_too_long_for_int_is_an_invalid_citation(alce_compat):
+    huge = "[" + "9" * 5000 + "]"
+    r = await score(f"Paris is the capital of France [1]{huge}.", alce_compat=alce_compat)
+    (s,) = r.statements
+    assert s.status == "invalid" and s.refs == [0, None]
+    assert r.recall == 0 and r.precision == 0
+    # The same verdict as a number int() can read that is past the last document.
+    same = await score("Paris is the capital of France [1][99].", alce_compat=alce_compat)
+    assert (same.recall, same.precision, same.total_citations) == (
+        r.recall,
+        r.precision,
+        r.total_citations,
+    )
+    fixed_group = await score(f"Paris [1, {huge[1:-1]}].", alce_compat=False)
+    assert fixed_group.statements[0].status == "invalid"
 
 
 async def test_comma_group_reads_only_first_number():

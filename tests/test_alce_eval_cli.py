@@ -197,3 +197,118 @@ def test_console_script_module_runs(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     assert "claims_nli" in json.loads(Path(f"{path}.score").read_text())
+
+
+# --- one validation with the Inspect tasks; each bad input is one line, before scoring -------
+
+
+def test_qampari_flat_answers_are_rejected_as_the_task_rejects_them(tmp_path, capsys):
+    from alce_tasks.data import AlceDataError, load_items
+
+    items = synthetic_items("qampari", 3)
+    items[1]["answers"] = ["flat", "strings"]  # not a list of alias lists
+    path = write_result(tmp_path, "qampari-run.json", items)
+    assert main(["--f", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert f"--f {path}: item 1: " in err and '"answers"[0] must be a list of strings' in err
+    assert not Path(f"{path}.score").exists()
+    with pytest.raises(AlceDataError, match=r'item 1: "answers"\[0\] must be a list of strings'):
+        load_items(path, "qampari")
+
+
+def _pop_short_answers(items: list[dict]) -> None:
+    items[1]["qa_pairs"][0].pop("short_answers")
+
+
+def _null_long_answer(items: list[dict]) -> None:
+    items[1]["annotations"][0]["long_answer"] = None
+
+
+def _one_annotation(items: list[dict]) -> None:
+    items[1]["annotations"] = items[1]["annotations"][:1]
+
+
+def _int_claims(items: list[dict]) -> None:
+    items[1]["claims"] = [1, 2, 3]
+
+
+def _question_qa_pairs(items: list[dict]) -> None:
+    items[1]["qa_pairs"][0].pop("question")
+
+
+@pytest.mark.parametrize(
+    ("dataset", "mutate", "flags", "message"),
+    [
+        ("asqa", _pop_short_answers, [], 'item 1: "qa_pairs"[0] needs a list "short_answers"'),
+        ("asqa", _null_long_answer, [], 'item 1: "annotations"[0] needs a string "long_answer"'),
+        ("asqa", _one_annotation, [], 'item 1: "annotations" must hold two annotations, got 1'),
+        (
+            "eli5",
+            _int_claims,
+            ["--claims_nli", "--nli", NLI],
+            'item 1: "claims" must be a list of strings',
+        ),
+        (
+            "asqa",
+            _question_qa_pairs,
+            ["--qa", "--no_rouge"],
+            'item 1: "qa_pairs"[0] field "question" must be a string',
+        ),
+    ],
+)
+def test_malformed_fields_are_one_line_naming_file_item_and_field(
+    tmp_path, capsys, dataset, mutate, flags, message
+):
+    items = synthetic_items(dataset, 3)
+    mutate(items)
+    path = write_result(tmp_path, f"{dataset}.json", items)
+    assert main(["--f", str(path), *flags]) == 1
+    err = capsys.readouterr().err
+    assert message in err and str(path) in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_unreadable_input_and_unwritable_scores_are_one_line(tmp_path, capsys):
+    path = tmp_path / "asqa.json"
+    path.write_bytes(b'[{"output": "caf\xe9"}]')  # Latin-1, not UTF-8
+    assert main(["--f", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert f"--f {path} is not UTF-8 text" in err and err.count("\n") == 1
+
+    assert main(["--f", str(tmp_path)]) == 1
+    assert f"--f {tmp_path} is a directory" in capsys.readouterr().err
+
+    # The scores file cannot be written: said before any metric is computed.
+    path = write_result(tmp_path, "eli5.json", synthetic_items("eli5", 2))
+    Path(f"{path}.score").mkdir()
+    assert main(["--f", str(path), "--claims_nli", "--nli", NLI]) == 1
+    err = capsys.readouterr().err
+    assert f"{path}.score is a directory" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("value", ["-1", "0"])
+def test_at_most_citations_must_be_positive(tmp_path, capsys, value):
+    path = write_result(tmp_path, "asqa.json", synthetic_items("asqa", 2))
+    with pytest.raises(SystemExit) as e:
+        main(["--f", str(path), "--citations", "--at_most_citations", value, "--nli", NLI])
+    assert e.value.code == 2
+    assert "at_most_citations must be a whole number of at least 1" in capsys.readouterr().err
+    assert not Path(f"{path}.score").exists()
+
+
+def test_citation_numbers_too_long_for_int_are_out_of_range(tmp_path):
+    items = synthetic_items("asqa", 6, seed=2)
+    huge = "[" + "9" * 5000 + "]"
+    for item in items:
+        item["output"] = f"{item['output']} Marker {huge} here."
+    path = write_result(tmp_path, "asqa.json", items)
+    flags = ["--citations", "--nli", NLI, "--no_rouge"]  # ROUGE's bootstrap is random
+    assert main(["--f", str(path), *flags]) == 0
+    result = json.loads(Path(f"{path}.score").read_text())
+    # eval.py judges any citation past the last document as out of range: the same numbers as
+    # a marker that int() can read.
+    for item in items:
+        item["output"] = item["output"].replace(huge, "[99]")
+    path2 = write_result(tmp_path, "asqa2.json", items)
+    assert main(["--f", str(path2), *flags]) == 0
+    assert json.loads(Path(f"{path2}.score").read_text()) == result

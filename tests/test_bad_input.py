@@ -62,6 +62,8 @@ HOSTILE = {
     "numbers_only": "[1][2][3][4][5][6][7][8][9]",
     "think": "<think>[1] {doc_id: A, snippet: x}</think>",
     "im_end": "<|im_end|>[1]",
+    # More digits than int() reads (4,300): an out-of-range citation, never an exception.
+    "huge_citation_number": "The cat sat [" + "9" * 5000 + "][1]. Dogs [2, " + "7" * 4400 + "].",
 }
 SURROGATE = "lone \ud800 surrogate [1] {doc_id: A, snippet: \udfff}"
 
@@ -312,6 +314,90 @@ def test_malformed_alce_files(tmp_path, content, message):
         load_items(path, "asqa")
 
 
+def test_unreadable_dataset_files_are_one_line_naming_the_file(tmp_path, prompt_cache):
+    latin1 = tmp_path / "latin1.json"
+    latin1.write_bytes('[{"question": "caf\u00e9"}]'.encode("latin-1"))
+    for path, problem in ((latin1, "is not UTF-8 text"), (tmp_path, "is a directory")):
+        with pytest.raises(AlceDataError) as e:
+            load_items(path, "asqa")
+        assert f"dataset file {path} {problem}" in str(e.value)
+        # The task constructor says the same, before anything else reads the file.
+        with pytest.raises(AlceDataError) as e:
+            alce_asqa(dataset_path=str(path), nli=NLI, ndoc=3, shot=0)
+        assert f"dataset file {path} {problem}" in str(e.value)
+        assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda d: d.update(question=["a", "list"]), 'demos[1] field "question" must be a string'),
+        (lambda d: d.pop("docs"), 'demos[1] needs a list "docs"'),
+        (lambda d: d.update(answer=None), 'demos[1] field "answer" must be a string or a list'),
+        (lambda d: d["docs"][0].update(title=3), 'demos[1] "docs"[0] field "title" must be'),
+    ],
+)
+def test_malformed_prompt_file_demos_name_the_demo_and_field(tmp_path, mutate, message):
+    from alce_tasks.prompts import PromptFile, PromptFileError
+    from tests.conftest import PROMPTS_REF, reference_dir
+
+    reference_dir()
+    data = json.loads((PROMPTS_REF / "asqa_default.json").read_text(encoding="utf-8"))
+    mutate(data["demos"][1])
+    path = tmp_path / "prompt.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(PromptFileError) as e:
+        PromptFile.load(path)
+    assert f"prompt file {path}: " in str(e.value) and message in str(e.value)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"support": true, "relevance": true}',  # was 1/1
+        '{"support": 4.9, "relevance": 4.9}',  # was 4/4
+        '{"support": 4, "relevance": 4.5}',
+        '{"support": Infinity, "relevance": 3}',  # OverflowError failed the eval
+        '{"support": -Infinity, "relevance": 3}',
+        '{"support": 1e400, "relevance": 3}',
+        "Support: -3\nRelevance: 2",  # was 3/2
+        '{"support": ' * 100_000 + "3" + "}" * 100_000,  # RecursionError
+    ],
+)
+def test_judge_replies_other_than_whole_numbers_1_to_5_are_invalid(reply):
+    assert parse_judgement(reply) is None
+
+
+@pytest.mark.parametrize(
+    ("reply", "reason"),
+    [
+        (
+            '{"support": NaN, "relevance": 3}',
+            '"support" must be a whole number from 1 to 5, got nan',
+        ),
+        ('{"Support": 7, "Relevance": 3}', '"support" must be a whole number from 1 to 5, got 7'),
+        ('{"support": 2, "relevance": "high"}', '"relevance" must be a whole number'),
+        ('{"support": 4}', 'no "relevance" rating'),
+        ('{"support": ' + "9" * 5000 + ', "relevance": 3}', "no Support and Relevance ratings"),
+        ("Support: 4.9\nRelevance: 2", "no Support and Relevance ratings from 1 to 5"),
+        ("Support: 4\nSupport: 5\nRelevance: 2", "more than one rating"),
+    ],
+)
+def test_invalid_judge_replies_say_why(reply, reason):
+    from scorers.judge import read_judgement
+
+    assert parse_judgement(reply) is None
+    assert reason in read_judgement(reply)  # type: ignore[operator]
+    assert read_judgement('{"support": "4", "relevance": 5}') == (4, 5)
+
+
+def test_at_most_citations_below_one_is_refused_at_construction():
+    with pytest.raises(ValueError, match="at_most_citations must be a whole number of at least 1"):
+        citation_nli(nli=NLI, at_most_citations=-1)
+    with pytest.raises(ValueError, match="at least 1"):
+        asyncio.run(citation_scores("A [1].", DOCS, "q", get_nli(NLI), at_most_citations=0))
+
+
 def test_validate_item_other_datasets():
     qampari = load_fixture("alce_qampari.json")[0]
     qampari["answers"] = [["a"], [1]]
@@ -321,6 +407,10 @@ def test_validate_item_other_datasets():
     eli5["claims"] = ["ok", None]
     with pytest.raises(AlceDataError, match='here: "claims" must be a list of strings'):
         validate_item(eli5, "eli5", "here")
+    asqa = load_fixture("alce_asqa.json")[0]
+    asqa["annotations"][1]["long_answer"] = None  # ROUGE reads both annotations
+    with pytest.raises(AlceDataError, match=r'here: "annotations"\[1\] needs a string'):
+        validate_item(asqa, "asqa", "here")
 
 
 @pytest.mark.parametrize(

@@ -219,3 +219,144 @@ def test_alce_data_hub_errors_give_a_clear_error_and_cache_nothing(
     assert f"HTTP Error {status}" in message or f"{status} " in message
     assert "-T dataset_path=" in message and "INSPECT_CITE_ALCE_DATA_DIR" in message
     assert data_cache_entries() == []
+
+
+# --- cache integrity: a corrupt entry is reported, moved aside and fetched or rebuilt -------
+
+
+def prompt_dest() -> Path:
+    from inspect_cite.cache import cache_dir
+
+    return cache_dir("alce", "prompts", ALCE_PROMPT_COMMIT[:12]) / f"{NAME}.json"
+
+
+def test_corrupt_cached_prompt_is_reported_moved_aside_and_fetched_again(
+    cache_root, monkeypatch, sleeps, prompt_bytes, caplog
+):
+    dest = prompt_dest()
+    dest.write_bytes(prompt_bytes[:100])  # cut
+    with ScriptedServer([(200, prompt_bytes, None)]) as s:
+        serve_prompts(monkeypatch, s)
+        assert official_prompt_path(NAME).read_bytes() == prompt_bytes
+    assert f"cached file {dest} is corrupt (SHA-256" in caplog.text
+    [aside] = dest.parent.glob(f"{NAME}.json.corrupt-*")
+    assert aside.read_bytes() == prompt_bytes[:100]
+
+
+def test_corrupt_cached_prompt_offline_is_called_corrupt_not_missing(
+    cache_root, monkeypatch, sleeps
+):
+    dest = prompt_dest()
+    dest.write_bytes(b"")  # emptied
+    with ScriptedServer([(200, b"", None)]) as s:
+        url = s.url
+    monkeypatch.setattr(alce_prompts, "ALCE_PROMPT_URL", url + "/{repo}/{commit}/{name}.json")
+    with pytest.raises(PromptFileError) as e:
+        official_prompt_path(NAME)
+    message = str(e.value)
+    assert f"ALCE prompt file {NAME}.json was corrupt (SHA-256" in message
+    assert f"moved aside to {NAME}.json.corrupt-" in message and "not cached" not in message
+
+
+def test_corrupt_punkt_cache_is_reported_moved_aside_and_rebuilt(cache_root, monkeypatch, caplog):
+    import nltk
+    from nltk.tokenize import PunktTokenizer
+
+    from inspect_cite import punkt
+
+    monkeypatch.setattr(nltk.data, "path", [])  # only this test's cache holds punkt_tab
+    monkeypatch.setattr(punkt, "_ready", False)
+    punkt.ensure_punkt()
+    english = cache_root / "nltk_data" / "tokenizers" / "punkt_tab" / "english"
+    text = "Dr. Smith met Mr. Jones at the U.S. embassy on Jan. 5. They talked about France."
+    expected = PunktTokenizer("english").tokenize(text)
+    assert len(expected) == 2
+    (english / "abbrev_types.txt").write_text("")  # emptied: "Dr." would end a sentence
+    monkeypatch.setattr(punkt, "_ready", False)  # the next process
+    punkt.ensure_punkt()
+    assert PunktTokenizer("english").tokenize(text) == expected
+    assert f"cached file {english / 'abbrev_types.txt'} is corrupt" in caplog.text
+    assert list(english.glob("abbrev_types.txt.corrupt-*"))
+
+
+@pytest.mark.parametrize(
+    "manifest",
+    [
+        "",
+        '{"files": ',
+        "[]",
+        "null",
+        '{"files": []}',
+        '{"files": {"asqa_eval_gtr_top100.json": 3}}',
+    ],
+)
+def test_corrupt_alce_manifest_is_moved_aside_and_the_data_fetched_again(
+    tmp_path, cache_root, monkeypatch, caplog, manifest
+):
+    from tests.test_data import fake_alce_members, install_fake_hub, tar_bytes
+
+    members = fake_alce_members({"asqa_eval_gtr_top100.json": 948})
+    calls = install_fake_hub(monkeypatch, tar_bytes(tmp_path, members))
+    path = alce_data_path("asqa_eval_gtr_top100.json")
+    (path.parent / "manifest.json").write_text(manifest)
+    assert alce_data_path("asqa_eval_gtr_top100.json") == path and len(calls) == 2
+    assert f"cached file {path.parent / 'manifest.json'} is corrupt" in caplog.text
+    assert list(path.parent.glob("manifest.json.corrupt-*"))
+    assert alce_data_path("asqa_eval_gtr_top100.json") == path and len(calls) == 2  # repaired
+
+
+def test_corrupt_alce_data_offline_is_called_corrupt_not_missing(tmp_path, cache_root, monkeypatch):
+    import huggingface_hub
+
+    from tests.test_data import fake_alce_members, install_fake_hub, tar_bytes
+
+    install_fake_hub(monkeypatch, tar_bytes(tmp_path, fake_alce_members()))
+    path = alce_data_path("eli5_eval_bm25_top100.json")
+    path.write_text("[]")
+
+    def offline(**kwargs):
+        raise huggingface_hub.errors.LocalEntryNotFoundError("offline mode is enabled")
+
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", offline)
+    with pytest.raises(AlceDataError) as e:
+        alce_data_path("eli5_eval_bm25_top100.json")
+    message = str(e.value)
+    assert "ALCE data file eli5_eval_bm25_top100.json is corrupt in the cache" in message
+    assert "moved aside to eli5_eval_bm25_top100.json.corrupt-" in message
+    assert "not cached" not in message and "-T dataset_path=" in message
+
+
+def test_a_killed_download_leaves_no_folder_behind(tmp_path, cache_root, monkeypatch):
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+    from tests.test_data import fake_alce_members, install_fake_hub, tar_bytes
+
+    killed = (
+        "import os, signal, huggingface_hub\n"
+        "from alce_tasks.data import alce_data_path\n"
+        "huggingface_hub.hf_hub_download = lambda **kw: os.kill(os.getpid(), signal.SIGKILL)\n"
+        "alce_data_path('asqa_eval_gtr_top100.json')\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "INSPECT_CITE_ALCE_DATA_DIR"}
+    env.update(PYTHONPATH=str(ROOT), INSPECT_CITE_CACHE_DIR=str(cache_root))
+    proc = subprocess.run([sys.executable, "-c", killed], env=env, cwd=ROOT, timeout=300)
+    assert proc.returncode == -9
+    assert [p.name for p in data_cache_entries()][0].startswith(".download-")
+    install_fake_hub(monkeypatch, tar_bytes(tmp_path, fake_alce_members()))
+    alce_data_path("asqa_eval_gtr_top100.json")
+    assert not [p for p in data_cache_entries() if p.name.startswith(".download-")]
+
+
+def test_an_interrupted_cache_write_leaves_the_old_file_and_no_temporary(tmp_path):
+    from inspect_cite.files import atomic_writer
+
+    path = tmp_path / "manifest.json"
+    path.write_text('{"files": {}}')
+    with pytest.raises(KeyboardInterrupt), atomic_writer(path) as f:
+        f.write(b'{"files": {"a.json"')
+        raise KeyboardInterrupt  # the run stops mid-write
+    assert path.read_text() == '{"files": {}}'
+    assert [p.name for p in tmp_path.iterdir()] == ["manifest.json"]

@@ -91,9 +91,11 @@ def test_malformed_answers_are_not_retried(monkeypatch):
         return "yes"
 
     monkeypatch.setattr(nli_fns, "returns_text", returns_text)
-    with pytest.raises(NLIError, match="expected bool or float"):
+    with pytest.raises(NLIError, match="expected bool or float") as e:
         asyncio.run(get_nli("python:tests.nli_fns:returns_text").entail([PAIR]))
     assert calls["n"] == 1
+    # It ran once: the message must not claim retries that never happened.
+    assert "(not retried)" in str(e.value) and "attempts" not in str(e.value)
 
 
 # --- out of memory in a batched NLI forward: halve the batch and continue -------------------
@@ -207,3 +209,47 @@ def test_judge_errors_are_retried_with_backoff_then_reported_not_scored_low(monk
     assert result["support"] is None and result["relevance"] is None
     assert result["reason"].count("judge down") == 3
     assert waits == [0.5, 1.0]  # no wait after the last attempt
+
+
+def test_judge_replies_that_are_not_whole_numbers_are_retried_then_not_judged():
+    from scorers.judge import judge_citation
+    from tests.scripted_models import scripted_model
+    from tests.test_structured_outputs import CITATION
+
+    replies = [
+        '{"support": Infinity, "relevance": 5}',  # int(inf) raised OverflowError
+        '{"support": true, "relevance": true}',  # was rated 1/1
+        '{"support": 4.9, "relevance": 4}',  # was truncated to 4
+        '{"support": 4, "relevance": 5}',
+    ]
+    grader, _ = scripted_model(list(replies))
+    result = asyncio.run(judge_citation(grader, "Q?", CITATION, "Sky", attempts=4))
+    assert (result["support"], result["relevance"]) == (4, 5)
+
+    grader, _ = scripted_model(list(replies[:3]))
+    result = asyncio.run(judge_citation(grader, "Q?", CITATION, "Sky", attempts=3))
+    assert result["support"] is None and result["relevance"] is None
+    reason = result["reason"]
+    assert reason.count("unparsable reply (") == 3
+    assert '"support" must be a whole number from 1 to 5, got inf' in reason
+    assert "got True" in reason and "got 4.9" in reason
+
+
+def test_annotator_replies_with_non_string_spans_are_retried_not_read_as_no_evidence():
+    from fullcite_tasks.annotation import annotate_document
+    from tests.scripted_models import scripted_model
+
+    doc = {"id": "A", "title": "Doc A", "text": "The cat sat on the mat. Dogs bark."}
+    replies = [
+        '{"spans": [3, true]}',  # was read as "no evidence" and cached
+        '{"spans": [' + "1" * 5000 + "]}",  # a number json cannot read as int raised
+        '{"spans": ["The cat sat on the mat."]}',
+    ]
+    model, _ = scripted_model(list(replies))
+    result = asyncio.run(annotate_document(model, "q", "a", doc, attempts=3, threshold=0.7))
+    assert result["error"] is None and result["spans"] == ["The cat sat on the mat."]
+
+    model, _ = scripted_model(list(replies[:2]))
+    result = asyncio.run(annotate_document(model, "q", "a", doc, attempts=2, threshold=0.7))
+    assert result["spans"] == [] and result["error"].count("unparsable reply (") == 2
+    assert '"spans" must hold strings, got 3' in result["error"]

@@ -30,6 +30,7 @@ from fullcite_tasks.data.spans import (
     SpansFileError,
     append_spans,
     gold_spans_for,
+    load_span_cache,
     load_spans_file,
     locate_snippet,
 )
@@ -62,6 +63,37 @@ def test_spans_file_round_trip_and_errors(tmp_path):
         load_spans_file(bad)
     with pytest.raises(SpansFileError, match="does not exist"):
         load_spans_file(tmp_path / "nope.jsonl")
+
+
+def test_annotation_cache_sets_aside_bad_lines_and_the_documents_they_cut(tmp_path, caplog):
+    cache = tmp_path / "spans.jsonl"
+    append_spans(cache, "s1", {"a": ["one"], "b": []})
+    append_spans(cache, "s2", {"a": ["first", "second"], "c": ["kept"]})
+    append_spans(cache, "s3", {"a": ["x"]})
+    lines = cache.read_bytes().splitlines(keepends=True)
+    # s2/a's second span was cut mid-line by a killed run; s3's line is unreadable garbage.
+    cache.write_bytes(b"".join(lines[:3]) + lines[3][:-9] + b"\n" + lines[4] + b"\x00\x01\n")
+    table = load_span_cache(cache)
+    # s2/a may have lost spans: it is dropped whole (annotated again), the rest is kept.
+    assert table == {"s1": {"a": ["one"], "b": []}, "s2": {"c": ["kept"]}}
+    assert f"{cache}:4: not valid JSON" in caplog.text and "document a of sample s2" in caplog.text
+    assert f"{cache}:6: not valid JSON" in caplog.text
+    [aside] = cache.parent.glob("spans.jsonl.corrupt-*")
+    assert len(aside.read_bytes().splitlines()) == 3  # the two bad lines and s2/a's good one
+    # The cache was rewritten with the good lines: it reads cleanly and appends cleanly.
+    caplog.clear()
+    append_spans(cache, "s2", {"a": ["first", "second"]})
+    assert load_spans_file(cache)["s2"] == {"c": ["kept"], "a": ["first", "second"]}
+    assert load_span_cache(cache)["s2"]["a"] == ["first", "second"] and not caplog.text
+
+
+def test_annotation_cache_without_a_final_newline_is_repaired_before_appending(tmp_path):
+    cache = tmp_path / "spans.jsonl"
+    append_spans(cache, "s1", {"a": ["one"]})
+    cache.write_bytes(cache.read_bytes().rstrip(b"\n"))  # killed just before the newline
+    assert load_span_cache(cache) == {"s1": {"a": ["one"]}}
+    append_spans(cache, "s2", {"b": []})
+    assert load_spans_file(cache) == {"s1": {"a": ["one"]}, "s2": {"b": []}}
 
 
 def test_locate_snippet_methods():
@@ -314,3 +346,29 @@ def test_expertqa_download_is_pinned_verified_and_cached(cache_root, monkeypatch
     monkeypatch.setattr("huggingface_hub.hf_hub_download", offline)
     with pytest.raises(ExpertqaDataError, match="dataset_path"):
         expertqa_data.expertqa_data_path()
+
+
+def test_expertqa_corrupt_manifest_is_moved_aside_and_fetched_again(
+    cache_root, monkeypatch, caplog
+):
+    source = FIXTURES / "fullcite_expertqa.jsonl"
+    digest = hashlib.sha256(source.read_bytes()).hexdigest()
+    calls = []
+
+    def fake_download(repo_id, filename, repo_type, revision, cache_dir):
+        calls.append(filename)
+        blob = Path(cache_dir, "blobs", digest)
+        blob.parent.mkdir(parents=True)
+        shutil.copy(source, blob)
+        return str(blob)
+
+    monkeypatch.setattr("huggingface_hub.hf_hub_download", fake_download)
+    path = expertqa_data.expertqa_data_path()
+    manifest = path.parent / "manifest.json"
+    for text in ("", "[1, 2]", '{"sha256": null}', '{"sha2'):
+        manifest.write_text(text)
+        assert expertqa_data.expertqa_data_path() == path
+        assert json.loads(manifest.read_text())["sha256"] == digest
+    assert len(calls) == 5
+    assert caplog.text.count(f"cached file {manifest} is corrupt") == 4
+    assert len(list(path.parent.glob("manifest.json.corrupt-*"))) >= 1

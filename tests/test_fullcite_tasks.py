@@ -219,6 +219,45 @@ def test_asqa_without_spans_annotates_first_and_caches(tmp_path, cache_root, cap
     assert {s.metadata["span_annotation"]["status"] for s in log2.samples} == {"cached"}
 
 
+def test_cut_lines_in_the_annotation_cache_cost_only_their_documents(tmp_path, cache_root, caplog):
+    annotate, calls = annotator_script(set())
+    annotator, _ = scripted_model(annotate)
+    model, _ = scripted_model(cite_first_document)
+    task = asqa(dataset_path=ASQA_ARGS["dataset_path"], ndoc=2, similarity_model=None)
+    roles = {"annotator": annotator}
+
+    def run() -> object:
+        [log] = eval(task, model=model, model_roles=roles, display="none", log_dir=str(tmp_path))
+        assert log.status == "success", log.error
+        return log
+
+    log = run()
+    assert len(calls) == 6
+    cache = annotation_cache_path(log.eval.metadata["data_key"], str(annotator))
+    lines = cache.read_bytes().splitlines(keepends=True)
+    assert len(lines) == 6
+    lost = {json.loads(lines[1])["span"], json.loads(lines[5])["span"]}
+    # Line 2 overwritten by a disk error, line 6 cut by a killed write (no newline).
+    cut = lines[5][: lines[5].index(b'"span": ') + 12]
+    cache.write_bytes(lines[0] + b"\x00\xff garbage\n" + b"".join(lines[2:5]) + cut)
+    from fullcite_tasks import annotation
+
+    annotation._tables.clear()  # a new process
+    caplog.clear()
+    run()
+    # Exactly the two documents whose lines were lost are annotated again.
+    assert len(calls) == 8
+    assert {span for span in lost for doc in calls[6:] if doc.startswith(span)} == lost
+    assert f"{cache}:2: not UTF-8" in caplog.text and f"{cache}:6: not valid JSON" in caplog.text
+    assert len(list(cache.parent.glob(f"{cache.name}.corrupt-*"))) == 1
+    repaired = cache.read_text(encoding="utf-8").splitlines()
+    assert len(repaired) == 6 and all(json.loads(line) for line in repaired)
+
+    annotation._tables.clear()
+    run()
+    assert len(calls) == 8  # nothing left to annotate
+
+
 def test_asqa_without_spans_or_annotator_is_a_clear_error(tmp_path, cache_root):
     model, _ = scripted_model(cite_first_document)
     task = asqa(dataset_path=ASQA_ARGS["dataset_path"], similarity_model=None)

@@ -79,6 +79,12 @@ def test_cited_positions_alce():
     assert cited_positions("A [1][2]. B [5]. C [9].", docs) == [1, 2, 5]
 
 
+def test_cited_positions_ignore_numbers_too_long_for_int():
+    docs = [{"id": str(i), "title": "t", "text": "x"} for i in range(1, 6)]
+    huge = "9" * 5000
+    assert cited_positions(f"A [{huge}][2]. B [0003]. C [{'0' * 5000}4].", docs) == [2, 3, 4]
+
+
 def test_alce_and_fullcite_tasks_of_one_name_get_their_own_tables(log_dir, tmp_path):
     from fullcite_tasks import asqa as fullcite_asqa
     from tests.scripted_models import scripted_model

@@ -11,10 +11,10 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from fullcite_tasks.data.files import read_json
 from fullcite_tasks.data.pubmed import Abstract
 from fullcite_tasks.data.records import FullciteRecord, GoldSpan
 from fullcite_tasks.data.spans import locate_snippet
+from inspect_cite.files import read_json
 
 BIOASQ_DATASETS_URL = "https://participants-area.bioasq.org/datasets/"
 

@@ -12,20 +12,19 @@ sample is that answer's evidence passages: claim evidences look like
 Evidence that is only a URL (``bing_chat``, ``gpt4``) has no passage and is not shown.
 """
 
-import json
 import os
 import re
 import shutil
-import tempfile
 from logging import getLogger
 from pathlib import Path
 from typing import Any, Literal
 
-from fullcite_tasks.data.files import read_jsonl
 from fullcite_tasks.data.records import FullciteRecord
 from fullcite_tasks.data.spans import SpanTable, gold_spans_for, span_status
-from inspect_cite.cache import cache_dir
+from inspect_cite.alce_citations import citation_number
+from inspect_cite.cache import cache_dir, download_folder, verified_file, write_manifest
 from inspect_cite.download import describe_failure, hub_blob_problem, sha256_file
+from inspect_cite.files import read_jsonl
 
 logger = getLogger(__name__)
 
@@ -80,21 +79,22 @@ def verify_hub_blob(path: Path) -> None:
 def expertqa_data_path() -> Path:
     """A verified local copy of the pinned ExpertQA file, downloading it if needed.
 
+    A cached file or manifest that fails its check is reported, moved aside and downloaded
+    again.
+
     Raises:
         ExpertqaDataError: Not cached and the download failed or did not verify.
 
     """
     directory = cache_dir("expertqa", EXPERTQA_REVISION[:12])
     target = directory / EXPERTQA_FILE
-    manifest = directory / _MANIFEST
-    if target.exists() and manifest.exists():
-        expected = json.loads(manifest.read_text()).get("sha256")
-        if expected and sha256_file(target) == expected:
-            return target
+    cached = verified_file(target, directory / _MANIFEST, lambda m: m["sha256"])
+    if isinstance(cached, Path):
+        return cached
     try:
         from huggingface_hub import hf_hub_download
 
-        with tempfile.TemporaryDirectory(dir=directory, prefix=".download-") as tmp:
+        with download_folder(directory) as tmp:
             path = Path(
                 hf_hub_download(
                     repo_id=EXPERTQA_REPO,
@@ -106,29 +106,24 @@ def expertqa_data_path() -> Path:
             )
             # The hub cache names a blob after its object id at the pinned commit.
             verify_hub_blob(path)
-            staged = Path(tmp, "staged")
+            staged = tmp / "staged"
             shutil.copyfile(path, staged)
             os.replace(staged, target)
     except ExpertqaDataError:
         raise
     except Exception as e:
         raise ExpertqaDataError(
-            f"ExpertQA ({EXPERTQA_URL}) is not cached in {directory} and could not be "
+            f"ExpertQA ({EXPERTQA_URL}) {cached} and could not be "
             f"downloaded ({describe_failure(e)}). Download {EXPERTQA_FILE} yourself and pass "
             "-T dataset_path=<path>."
         ) from e
-    digest = sha256_file(target)
-    manifest.write_text(
-        json.dumps(
-            {
-                "repo": EXPERTQA_REPO,
-                "revision": EXPERTQA_REVISION,
-                "file": EXPERTQA_FILE,
-                "sha256": digest,
-            },
-            indent=2,
-        )
-    )
+    manifest = {
+        "repo": EXPERTQA_REPO,
+        "revision": EXPERTQA_REVISION,
+        "file": EXPERTQA_FILE,
+        "sha256": sha256_file(target),
+    }
+    write_manifest(directory / _MANIFEST, manifest)
     return target
 
 
@@ -173,7 +168,9 @@ def evidence_passages(answer: dict[str, Any]) -> list[dict[str, Any]]:
             m = _EVIDENCE.match(evidence)
             if m is None or not m.group(3).strip():
                 continue
-            number = int(m.group(1))
+            number = citation_number(m.group(1))
+            if number is None:  # too long to be a passage number
+                continue
             by_number.setdefault(
                 number, {"number": number, "url": m.group(2), "text": m.group(3).strip()}
             )

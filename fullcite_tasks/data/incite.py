@@ -7,11 +7,11 @@ and the gold spans are the cited snippets. Their extractor sometimes glued the s
 the id (``"the-sound-of-silence snippet"``); that suffix is removed.
 """
 
-import json
 from pathlib import Path
 from typing import Any
 
 from fullcite_tasks.data.records import FullciteRecord, GoldSpan
+from inspect_cite.files import read_json
 
 
 def _doc_id(raw: Any) -> str:
@@ -26,7 +26,7 @@ def incite_records(path: str | Path) -> list[tuple[FullciteRecord, str]]:
 
     """
     path = Path(path)
-    rows = json.loads(path.read_text(encoding="utf-8"))
+    rows = read_json(path, "FullCite outputs file", ValueError)
     if not isinstance(rows, list):
         raise ValueError(f"{path}: expected a list of records")
     out = []

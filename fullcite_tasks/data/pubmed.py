@@ -9,7 +9,6 @@ that efetch does not return (withdrawn, or not in PubMed) is cached as missing.
 
 import json
 import os
-import tempfile
 import threading
 import time
 import urllib.error
@@ -22,7 +21,8 @@ from email.utils import parsedate_to_datetime
 from logging import getLogger
 from pathlib import Path
 
-from inspect_cite.cache import cache_dir
+from inspect_cite.cache import cache_dir, quarantine
+from inspect_cite.files import json_problem, loads, write_atomic
 
 logger = getLogger(__name__)
 
@@ -111,17 +111,6 @@ def parse_efetch_xml(xml: bytes | str) -> dict[str, Abstract]:
     return out
 
 
-def _write_atomic(path: Path, data: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
 class PubMedClient:
     """Fetch PubMed titles and abstracts by PMID: batched, rate-limited, retried, cached.
 
@@ -170,18 +159,30 @@ class PubMedClient:
         return self.cache / f"{pmid}.json"
 
     def cached(self, pmid: str) -> Abstract | None:
-        """The cached record of a PMID, or None (an unreadable cache file counts as absent)."""
+        """The cached record of a PMID, or None when it must be fetched.
+
+        A cache file that cannot be read as a record is reported as corrupt and moved aside.
+        """
         path = self._cache_path(pmid)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            return Abstract(
-                pmid=str(data["pmid"]),
-                title=str(data["title"]),
-                abstract=str(data["abstract"]),
-                missing=bool(data.get("missing", False)),
-            )
-        except (OSError, ValueError, KeyError, TypeError):
+            raw = path.read_bytes()
+        except OSError:
             return None
+        try:
+            data = loads(raw.decode("utf-8"))
+        except ValueError as e:
+            quarantine(path, json_problem(e))
+            return None
+        fields = ("pmid", "title", "abstract")
+        if not isinstance(data, dict) or not all(isinstance(data.get(k), str) for k in fields):
+            quarantine(path, "not a record with string pmid, title and abstract")
+            return None
+        return Abstract(
+            pmid=data["pmid"],
+            title=data["title"],
+            abstract=data["abstract"],
+            missing=bool(data.get("missing", False)),
+        )
 
     def fetch(self, pmids: Iterable[str | int]) -> dict[str, Abstract]:
         """Title and abstract of every PMID (from the cache where possible).
@@ -211,7 +212,7 @@ class PubMedClient:
             found = parse_efetch_xml(self._request(batch))
             for pmid in batch:
                 record = found.get(pmid) or Abstract(pmid=pmid, title="", abstract="", missing=True)
-                _write_atomic(self._cache_path(pmid), json.dumps(asdict(record)))
+                write_atomic(self._cache_path(pmid), json.dumps(asdict(record)))
                 out[pmid] = record
         return out
 

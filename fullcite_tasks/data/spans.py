@@ -10,17 +10,21 @@ document ids. Lines for documents that are not in a sample's context are ignored
 """
 
 import json
+import logging
 import os
 import re
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from fullcite_tasks.data.files import read_jsonl
 from fullcite_tasks.data.records import GoldSpan
 from inspect_cite.alignment import DEFAULT_THRESHOLD, align
+from inspect_cite.cache import corrupt_path
+from inspect_cite.files import json_problem, loads, read_jsonl, write_atomic
+
+logger = logging.getLogger(__name__)
 
 LocateMethod = Literal["offset", "search", "title", "aligned"]
 
@@ -34,6 +38,25 @@ class SpansFileError(ValueError):
     """A spans file is missing or malformed."""
 
 
+def _row_problem(row: Any) -> str | None:
+    if not isinstance(row, dict):
+        return "expected an object with sample_id, doc_id, span"
+    for key in ("sample_id", "doc_id"):
+        if not isinstance(row.get(key), (str, int)) or isinstance(row.get(key), bool):
+            return f'"{key}" must be a string or integer'
+    span = row.get("span")
+    if span is not None and not isinstance(span, str):
+        return '"span" must be a string or null'
+    return None
+
+
+def _add_row(table: SpanTable, row: dict[str, Any]) -> None:
+    spans = table.setdefault(str(row["sample_id"]), {}).setdefault(str(row["doc_id"]), [])
+    span = row.get("span")
+    if span is not None and span.strip() and span not in spans:
+        spans.append(span)
+
+
 def load_spans_file(path: str | Path) -> SpanTable:
     """Read a spans JSONL file.
 
@@ -43,17 +66,93 @@ def load_spans_file(path: str | Path) -> SpanTable:
     """
     table: SpanTable = {}
     for where, row in read_jsonl(Path(path), "spans file", SpansFileError, "-T spans_path"):
-        if not isinstance(row, dict):
-            raise SpansFileError(f"{where}: expected an object with sample_id, doc_id, span")
-        for key in ("sample_id", "doc_id"):
-            if not isinstance(row.get(key), (str, int)) or isinstance(row.get(key), bool):
-                raise SpansFileError(f'{where}: "{key}" must be a string or integer')
-        span = row.get("span")
-        if span is not None and not isinstance(span, str):
-            raise SpansFileError(f'{where}: "span" must be a string or null')
-        spans = table.setdefault(str(row["sample_id"]), {}).setdefault(str(row["doc_id"]), [])
-        if span is not None and span.strip() and span not in spans:
-            spans.append(span)
+        problem = _row_problem(row)
+        if problem is not None:
+            raise SpansFileError(f"{where}: {problem}")
+        _add_row(table, row)
+    return table
+
+
+# What append_spans writes first on each line: enough of a cut line to tell whose it was.
+_ROW_START = re.compile(
+    r'\{"sample_id": ("(?:[^"\\]|\\.)*"|-?\d+)(?:, "doc_id": ("(?:[^"\\]|\\.)*"|-?\d+))?'
+)
+
+
+def _owner(text: str) -> tuple[str, str | None] | None:
+    """(sample_id, doc_id or None) named at the start of a cut spans line, if any."""
+    m = _ROW_START.match(text.strip())
+    if m is None:
+        return None
+    try:
+        sample = str(loads(m.group(1)))
+        doc = str(loads(m.group(2))) if m.group(2) else None
+    except ValueError:
+        return None
+    return sample, doc
+
+
+def load_span_cache(path: Path) -> SpanTable:
+    """Read an annotation cache (spans JSONL from :func:`append_spans`), repairing it if needed.
+
+    Annotations are paid for, so one bad line (a write cut by a killed run, a disk error) must
+    not cost the rest: it is reported with its file and line, moved to
+    ``<file>.corrupt-<time>`` with the other lines of the document it names (whose spans may be
+    incomplete), and the cache is rewritten without them. Those documents are then missing and
+    are annotated again; every good line is kept.
+    """
+    if not path.exists():
+        return {}
+    raw = path.read_bytes()
+    lines = raw.splitlines(keepends=True)
+    rows: list[tuple[bytes, dict[str, Any]]] = []
+    bad: list[bytes] = []
+    broken_samples: set[str] = set()
+    broken_docs: set[tuple[str, str]] = set()
+    for lineno, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            row = loads(line.decode("utf-8"))
+            reason = _row_problem(row)
+        except ValueError as e:
+            row, reason = None, json_problem(e).removeprefix("is ")
+        if reason is None:
+            rows.append((line, row))
+            continue
+        bad.append(line)
+        owner = _owner(line.decode("utf-8", errors="replace"))
+        if owner is None:
+            dropped = "its document is unknown"
+        elif owner[1] is None:
+            broken_samples.add(owner[0])
+            dropped = f"sample {owner[0]} is annotated again"
+        else:
+            broken_docs.add((owner[0], owner[1]))
+            dropped = f"document {owner[1]} of sample {owner[0]} is annotated again"
+        logger.warning(f"annotation cache {path}:{lineno}: {reason}; line set aside, {dropped}")
+    if not bad and raw.endswith(b"\n"):
+        table: SpanTable = {}
+        for _, row in rows:
+            _add_row(table, row)
+        return table
+
+    def broken(row: dict[str, Any]) -> bool:
+        sample, doc = str(row["sample_id"]), str(row["doc_id"])
+        return sample in broken_samples or (sample, doc) in broken_docs
+
+    kept = [(line, row) for line, row in rows if not broken(row)]
+    aside = bad + [line for line, row in rows if broken(row)]
+    with _append_lock:
+        if aside:
+            dest = corrupt_path(path)
+            write_atomic(dest, b"".join(line.rstrip(b"\r\n") + b"\n" for line in aside))
+            logger.warning(f"annotation cache {path}: {len(aside)} line(s) moved to {dest.name}")
+        # Rewritten whole (never appended to): a cut last line would swallow the next append.
+        write_atomic(path, b"".join(line.rstrip(b"\r\n") + b"\n" for line, _ in kept))
+    table = {}
+    for _, row in kept:
+        _add_row(table, row)
     return table
 
 

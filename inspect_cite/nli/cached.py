@@ -103,12 +103,14 @@ class CachedNLI:
             new, error = await self._decide(identity, missing)
             known.update(new)
             if error is not None:
+                # An error that is not retryable ended the pair's tries at once.
+                n = self.retries + 1
+                tries = f"after {n} attempt{'s' if n > 1 else ''}"
+                if not getattr(error, "retryable", True):
+                    tries = "not retried"
                 if isinstance(error, NLIError):
-                    raise NLIError(f"{error} (after {self.retries + 1} attempts)") from error
-                raise NLIError(
-                    f"{identity}: {type(error).__name__}: {error} "
-                    f"(after {self.retries + 1} attempts)"
-                ) from error
+                    raise NLIError(f"{error} ({tries})") from error
+                raise NLIError(f"{identity}: {type(error).__name__}: {error} ({tries})") from error
         return [known[p] for p in pairs]
 
     async def _decide(

@@ -1,0 +1,126 @@
+"""Reading and writing the project's JSON files: errors that name the place, atomic writes.
+
+Every loader of a user-given or cached JSON / JSON Lines file reads it here, so a missing file,
+a directory, bytes that are not UTF-8 and invalid JSON all give one line naming the file (and
+the line of a JSON Lines file), never a traceback. Files the cache rewrites whole (manifests,
+Punkt data, PubMed records, a repaired annotation cache, alce-eval's ``.score``) go through
+:func:`write_atomic`, so a reader never sees half a file.
+"""
+
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+
+def _not_a_file(path: Path, hint: str) -> str | None:
+    if not path.exists():
+        return f"does not exist{hint}"
+    if path.is_dir():
+        return f"is a directory, not a file{hint}"
+    return None
+
+
+def json_problem(error: Exception) -> str:
+    """Why ``json.loads`` refused a text, in a few words (never the whole exception chain)."""
+    if isinstance(error, UnicodeDecodeError):
+        return f"is not UTF-8 text (byte {error.start}: {error.reason})"
+    if isinstance(error, RecursionError):
+        return "is not valid JSON: nested too deeply"
+    return f"is not valid JSON: {error}"
+
+
+def loads(text: str | bytes) -> Any:
+    """``json.loads`` that raises only ``ValueError`` (deep nesting and huge numbers included).
+
+    Raises:
+        ValueError: For anything that is not a JSON text Python can hold (a
+            ``UnicodeDecodeError`` for bytes that are not UTF-8).
+
+    """
+    try:
+        return json.loads(text)
+    except RecursionError as e:
+        raise ValueError("nested too deeply") from e
+
+
+def read_json(path: Path, what: str, error: type[Exception], missing_hint: str = "") -> Any:
+    """Parse a JSON file, raising ``error`` naming ``what`` and the file when it cannot.
+
+    Args:
+        path: The file.
+        what: What the file is, for the message (``"dataset file"``).
+        error: The exception class to raise.
+        missing_hint: Appended to the message when there is no such file (e.g. the flag
+            that names it).
+
+    """
+    problem = _not_a_file(path, missing_hint)
+    if problem is not None:
+        raise error(f"{what} {path} {problem}")
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise error(f"{what} {path} cannot be read ({e.strerror or e})") from e
+    try:
+        return loads(data.decode("utf-8"))
+    except ValueError as e:
+        raise error(f"{what} {path} {json_problem(e)}") from e
+
+
+def read_jsonl(
+    path: Path, what: str, error: type[Exception], flag: str
+) -> Iterator[tuple[str, Any]]:
+    """Parsed non-blank lines of a JSON Lines file as ``("<file>:<line>", value)``.
+
+    Raises:
+        error: Naming the file (missing, a directory, unreadable) or the file and line (not
+            UTF-8, not valid JSON).
+
+    """
+    problem = _not_a_file(path, f" ({flag})")
+    if problem is not None:
+        raise error(f"{what} {path} {problem}")
+    try:
+        lines = path.read_bytes().splitlines()
+    except OSError as e:
+        raise error(f"{what} {path} cannot be read ({e.strerror or e})") from e
+    for lineno, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"{path}:{lineno}"
+        try:
+            value = loads(line.decode("utf-8"))
+        except ValueError as e:
+            raise error(f"{where}: {json_problem(e).removeprefix('is ')}") from e
+        yield where, value
+
+
+@contextmanager
+def atomic_writer(path: Path) -> Iterator[IO[bytes]]:
+    """A binary file that replaces ``path`` only when the block ends without an error.
+
+    The data goes to a temporary file beside ``path`` (same file system), is flushed to disk,
+    and is renamed over ``path`` in one step: readers see the old file or the new one, never a
+    part. On an error the temporary file is removed and ``path`` is left as it was.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.tmp-{os.getpid()}-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def write_atomic(path: Path, data: str | bytes) -> None:
+    """Replace ``path`` with ``data`` (UTF-8 when text) atomically (see :func:`atomic_writer`)."""
+    with atomic_writer(path) as f:
+        f.write(data.encode("utf-8") if isinstance(data, str) else data)
