@@ -1,6 +1,7 @@
 """Deterministic NLI functions for tests, used as ``python:tests.nli_fns:<name>``."""
 
 import re
+import threading
 
 CALLS = {"count": 0}
 
@@ -46,4 +47,13 @@ def flaky_entail(premise: str, hypothesis: str) -> bool:
     FLAKY["calls"] += 1
     if FLAKY["calls"] <= FLAKY["failures"]:
         raise ConnectionError("server busy")
+    return word_entail(premise, hypothesis)
+
+
+HANG = {"release": threading.Event()}
+
+
+def hanging_entail(premise: str, hypothesis: str) -> bool:
+    """``word_entail`` that blocks until ``HANG["release"]`` is set (a hung model call)."""
+    HANG["release"].wait(timeout=120)
     return word_entail(premise, hypothesis)

@@ -2,11 +2,14 @@
 
 import asyncio
 import logging
+import math
+import re
 import time
 from pathlib import Path
 
 import anyio
 import pytest
+from inspect_ai.scorer import Target
 
 from inspect_cite.batching import BatchQueue
 from inspect_cite.nli import (
@@ -186,6 +189,49 @@ def test_classifier_without_entailment_label_is_refused():
     assert entailment_label(Mnli(), "m") == 0
 
 
+@pytest.fixture(scope="session")
+def nan_classifier(tiny_classifier, tmp_path_factory) -> Path:
+    """The tiny classifier with entailment at index 0 (as DeBERTa MNLI models) and NaN logits."""
+    import shutil
+
+    import torch
+    from transformers import AutoModelForSequenceClassification
+
+    out = tmp_path_factory.mktemp("nan-classifier")
+    shutil.copytree(tiny_classifier, out, dirs_exist_ok=True)
+    model = AutoModelForSequenceClassification.from_pretrained(tiny_classifier)
+    model.config.id2label = {0: "ENTAILMENT", 1: "NEUTRAL", 2: "CONTRADICTION"}
+    model.config.label2id = {v: k for k, v in model.config.id2label.items()}
+    with torch.no_grad():
+        model.classifier.bias.fill_(float("nan"))
+    model.save_pretrained(out)
+    return out
+
+
+def test_classifier_nan_logits_fail_the_pair_instead_of_entailing_it(nan_classifier, monkeypatch):
+    from scorers import citation_nli
+    from tests.test_bad_input import state
+
+    monkeypatch.setenv("INSPECT_CITE_NLI_RETRIES", "0")
+    pair = ("The cat sat on the mat.", "the cat sat")
+    # The trap: argmax over NaN logits is index 0, the entailment label.
+    [raw] = ClassifierNLI(str(nan_classifier))([pair])
+    assert isinstance(raw, NLIResult) and raw.entailed is True
+    backend = get_nli(f"classifier:{nan_classifier}")
+    with pytest.raises(NLIError, match=r"probability nan, expected a finite number in \[0, 1\]"):
+        asyncio.run(backend.entail([pair]))
+    docs = [{"id": "1", "title": "T", "text": pair[0]}]
+    meta = {"docs": docs, "dataset": "asqa", "question": "q"}
+    score = asyncio.run(
+        citation_nli(nli=f"classifier:{nan_classifier}")(
+            state("The cat sat [1].", meta), Target("")
+        )
+    )
+    assert score is not None and isinstance(score.value, dict)
+    assert all(math.isnan(v) for v in score.value.values()), score.value  # never recall 100
+    assert "probability nan" in (score.explanation or "")
+
+
 # --- model: (an LLM through Inspect) ---------------------------------------------------------
 
 
@@ -248,6 +294,45 @@ async def test_python_backend_bool_float_and_errors(tmp_path):
     script = tmp_path / "my_nli.py"
     script.write_text("def judge(p, h):\n    return h in p\n")
     assert (await get_nli(f"python:{script}:judge").entail([("abc", "b")]))[0].entailed
+
+
+@pytest.mark.parametrize(
+    "value, shown",
+    [
+        (float("nan"), "nan"),
+        (float("inf"), "inf"),
+        (float("-inf"), "-inf"),
+        (5.0, "5.0"),
+        (-3, "-3.0"),
+        (1.0000001, "1.0000001"),
+    ],
+)
+async def test_python_values_outside_a_probability_fail_the_pair(monkeypatch, value, shown):
+    monkeypatch.setenv("INSPECT_CITE_NLI_RETRIES", "0")
+    monkeypatch.setattr(
+        nli_fns, "constant", lambda p, h: value if h == "bad" else True, raising=False
+    )
+    backend = get_nli("python:tests.nli_fns:constant")
+    with pytest.raises(NLIError, match=rf"returned probability {re.escape(shown)}, expected"):
+        await backend.entail([("a", "good"), ("a", "bad")])
+    # Only the bad pair failed: the good one was decided and cached.
+    assert await backend.entail([("a", "good")]) == [NLIResult(True)]
+    assert backend.model_pairs == 2
+
+
+async def test_numpy_values_are_checked_like_python_ones(monkeypatch):
+    import numpy as np
+
+    monkeypatch.setenv("INSPECT_CITE_NLI_RETRIES", "0")
+    values = {"half": np.float32(0.5), "yes": np.bool_(True), "nan": np.float64("nan")}
+    monkeypatch.setattr(nli_fns, "constant", lambda p, h: values[h], raising=False)
+    backend = get_nli("python:tests.nli_fns:constant")
+    assert await backend.entail([("a", "half"), ("a", "yes")]) == [
+        NLIResult(True, 0.5),
+        NLIResult(True),
+    ]
+    with pytest.raises(NLIError, match="probability nan"):
+        await backend.entail([("a", "nan")])
 
 
 @pytest.mark.parametrize(

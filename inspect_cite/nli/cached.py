@@ -6,34 +6,41 @@ the reason, never "not supported". Configuration errors (a missing model, a bad 
 retried.
 """
 
+import math
 import os
 from collections.abc import Awaitable, Callable, Sequence
 
 import anyio
 
 from inspect_cite.batching import BatchQueue
-from inspect_cite.nli.base import NLIConfigError, NLIError, NLIResult, Pair
+from inspect_cite.nli.base import NLIConfigError, NLIError, NLIResult, Pair, checked_result
 from inspect_cite.nli.cache import DiskCache
 
 Infer = Callable[[list[Pair]], Awaitable[list[NLIResult | Exception]]]
 """Decides a list of distinct pairs; a pair it could not decide gets its exception."""
 
 NLI_RETRIES_ENV = "INSPECT_CITE_NLI_RETRIES"
-"""Retries of an undecided pair (default 3)."""
+"""Retries of an undecided pair (default 3, at most ``MAX_RETRIES``)."""
 NLI_BACKOFF_ENV = "INSPECT_CITE_NLI_BACKOFF"
-"""Seconds before the first retry, doubling at each (default 0.5)."""
+"""Seconds before the first retry, doubling at each (default 0.5, at most ``MAX_BACKOFF``)."""
+
+MAX_RETRIES = 20
+MAX_BACKOFF = 60.0
+"""Longest wait before one retry, in seconds: the doubling stops there."""
 
 
-def _env_number(name: str, default: float) -> float:
-    value = os.environ.get(name)
-    if value is None or not value.strip():
+def _setting(name: str, value: object, default: float, most: float, integer: bool) -> float:
+    """A retry setting: a finite number in [0, most] (an integer for counts), or ``default``."""
+    if value is None or (isinstance(value, str) and not value.strip()):
         return default
     try:
-        number = float(value)
-    except ValueError as e:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError) as e:
         raise NLIConfigError(f"{name}={value!r} is not a number") from e
-    if number < 0:
-        raise NLIConfigError(f"{name}={value!r} must not be negative")
+    # inf or nan would wait forever or never stop retrying; a bound keeps a run finite.
+    if not math.isfinite(number) or not 0 <= number <= most or (integer and number % 1):
+        kind = "an integer" if integer else "a number"
+        raise NLIConfigError(f"{name}={value!r} must be {kind} from 0 to {most:g}")
     return number
 
 
@@ -46,9 +53,13 @@ class CachedNLI:
         infer: Decides a list of distinct pairs.
         disk: An on-disk cache shared across processes and runs, or None.
         queue: The batching queue behind ``infer``, if any (its statistics are public).
-        retries: Retries of a pair that failed (None: ``$INSPECT_CITE_NLI_RETRIES`` or 3).
-        backoff: Seconds before the first retry, doubled at each next one (None:
+        retries: Retries of a pair that failed, 0 to 20 (None: ``$INSPECT_CITE_NLI_RETRIES``
+            or 3).
+        backoff: Seconds before the first retry, doubled at each next one up to 60 (None:
             ``$INSPECT_CITE_NLI_BACKOFF`` or 0.5).
+
+    Raises:
+        NLIConfigError: For a retry setting that is not a finite number in its range.
 
     """
 
@@ -62,8 +73,22 @@ class CachedNLI:
         backoff: float | None = None,
     ) -> None:
         self._identity = identity
-        self.retries = int(_env_number(NLI_RETRIES_ENV, 3)) if retries is None else retries
-        self.backoff = _env_number(NLI_BACKOFF_ENV, 0.5) if backoff is None else backoff
+        self.retries = int(
+            _setting(
+                NLI_RETRIES_ENV if retries is None else "retries",
+                os.environ.get(NLI_RETRIES_ENV) if retries is None else retries,
+                3,
+                MAX_RETRIES,
+                integer=True,
+            )
+        )
+        self.backoff = _setting(
+            NLI_BACKOFF_ENV if backoff is None else "backoff",
+            os.environ.get(NLI_BACKOFF_ENV) if backoff is None else backoff,
+            0.5,
+            MAX_BACKOFF,
+            integer=False,
+        )
         self.queue = queue
         self._infer = infer
         self.disk = disk
@@ -119,7 +144,7 @@ class CachedNLI:
         error: Exception | None = None
         for attempt in range(self.retries + 1):
             if attempt:
-                await anyio.sleep(self.backoff * 2 ** (attempt - 1))
+                await anyio.sleep(min(self.backoff * 2 ** (attempt - 1), MAX_BACKOFF))
             try:
                 results = await self._infer(pairs)
             except NLIConfigError:
@@ -132,9 +157,11 @@ class CachedNLI:
             failed: list[Pair] = []
             final = False
             new: dict[Pair, NLIResult] = {}
-            for pair, result in zip(pairs, results, strict=True):
-                if isinstance(result, NLIConfigError):
-                    raise result
+            for pair, raw in zip(pairs, results, strict=True):
+                if isinstance(raw, NLIConfigError):
+                    raise raw
+                # Every backend's decisions enter here: an invalid one is a failure, not a verdict.
+                result = raw if isinstance(raw, Exception) else checked_result(raw, identity)
                 if isinstance(result, Exception):
                     error = result
                     if getattr(result, "retryable", True):

@@ -7,6 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from inspect_cite.nli.base import NLIConfigError, NLIError, NLIResult, Pair
 
 
@@ -44,7 +46,7 @@ def load_callable(ref: str) -> Callable[[str, str], Any]:
 
 def to_result(value: Any, where: str) -> NLIResult:
     """A bool is the decision; a number is a probability (entailed when >= 0.5)."""
-    if isinstance(value, bool) or type(value).__name__ == "bool_":
+    if isinstance(value, bool | np.bool_):
         return NLIResult(bool(value))
     if isinstance(value, numbers.Real):
         prob = float(value)

@@ -5,7 +5,8 @@ vLLM's classification API: SGLang, Dynamo) and score against it, so the NLI mode
 GPU or cluster. Each pair is sent as one text, ``premise`` + separator + ``hypothesis``, because
 the classification API takes single texts; the separator defaults to `` [SEP] ``, which
 BERT/DeBERTa-style tokenizers read as their pair separator (``INSPECT_CITE_NLI_PAIR_SEP``
-changes it). A pair is entailed when the returned label starts with "entail".
+changes it). A pair is entailed when the returned label starts with "entail"; an item without a
+label is a failure, never "not entailed".
 """
 
 import json
@@ -72,10 +73,30 @@ class RemoteNLI:
             return [NLIError(f"{self.base}: {len(data)} results for {len(pairs)} inputs")] * len(
                 pairs
             )
-        results: list[NLIResult | Exception] = []
-        for item in data:
-            label = str(item.get("label", "")).lower()
-            probs = item.get("probs") or []
-            entailed = label.startswith("entail")
-            results.append(NLIResult(entailed, max(probs) if entailed and probs else None))
-        return results
+        if [d["index"] for d in data] != list(range(len(pairs))):
+            # Duplicated or out-of-range indices: no way to tell which result is whose.
+            return [NLIError(f"{self.base}: reply indices do not match the inputs", False)] * len(
+                pairs
+            )
+        return [self._decision(i, item) for i, item in enumerate(data)]
+
+    def _decision(self, index: int, item: dict[str, Any]) -> NLIResult | Exception:
+        """One reply item as a decision; one without a label is a failure, never "not entailed"."""
+        label = item.get("label")
+        if not isinstance(label, str) or not label.strip():
+            return NLIError(
+                f"{self.base}: reply item {index} has no label (got {label!r:.80})",
+                retryable=False,
+            )
+        entailed = label.lower().startswith("entail")
+        probs = item.get("probs")
+        if not entailed or not probs:
+            return NLIResult(entailed)
+        if not isinstance(probs, list):
+            return NLIError(f"{self.base}: reply item {index} has probs {probs!r:.80}", False)
+        try:
+            prob = max(probs)
+        except TypeError:
+            return NLIError(f"{self.base}: reply item {index} has probs {probs!r:.80}", False)
+        # Range and finiteness are checked with every backend's results (checked_result).
+        return NLIResult(entailed, prob)
