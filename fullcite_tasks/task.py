@@ -30,6 +30,7 @@ from fullcite_tasks.annotation import annotation_cache_path, span_annotator
 from fullcite_tasks.data.records import FullciteRecord
 from inspect_cite import __version__
 from inspect_cite.download import sha256_file
+from inspect_cite.http_client import redact_url
 from scorers.bias import citation_bias
 from scorers.fullcite_answer import fullcite_answer
 from scorers.judge import citation_judge
@@ -191,7 +192,10 @@ def fullcite_records(
         else:
             client = PubMedClient()
             abstracts = select_abstracts(kept, ndoc, client.fetch)
-            data_info["abstracts"] = {"eutils": client.base_url, "requests": client.requests_made}
+            data_info["abstracts"] = {
+                "eutils": redact_url(client.base_url),
+                "requests": client.requests_made,
+            }
         records, counts = bioasq_records(questions, abstracts, ndoc, types)
         gold_info = {"source": "bioasq snippets located in the abstracts"}
     elif source == "asqa":

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from inspect_cite import http_client
 from inspect_cite.cache import cache_dir
 from inspect_cite.download import describe_failure
 
@@ -121,11 +122,10 @@ def official_prompt_path(name: str) -> Path:
         raise PromptFileError(f"unknown ALCE prompt file {name!r}; known: {sorted(PROMPT_SHA256)}")
     dest = cache_dir("alce", "prompts", ALCE_PROMPT_COMMIT[:12]) / f"{name}.json"
     url = ALCE_PROMPT_URL.format(repo=ALCE_REPO, commit=ALCE_PROMPT_COMMIT, name=name)
-    from inspect_ai.util import download
-
     try:
-        # download() skips the network when dest already matches the checksum.
-        return download(url, PROMPT_SHA256[name], dest, timeout=30.0)
+        # download() skips the network when dest already matches the checksum; a redirect to
+        # another origin is refused.
+        return http_client.download(url, PROMPT_SHA256[name], dest, timeout=30.0)
     except Exception as e:
         raise PromptFileError(
             f"ALCE prompt file {name}.json is not cached at {dest} and could not be downloaded "

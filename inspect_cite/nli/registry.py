@@ -5,6 +5,7 @@ import threading
 from pathlib import Path
 
 from inspect_cite.batching import BatchQueue
+from inspect_cite.http_client import redact_text
 from inspect_cite.nli.base import NLIConfigError, NLIResult, Pair
 from inspect_cite.nli.cache import NLI_CACHE_ENV, DiskCache
 from inspect_cite.nli.cached import CachedNLI
@@ -41,7 +42,7 @@ def parse_nli_spec(spec: str) -> tuple[str, str]:
         return "true", TRUE_MODEL
     kind, sep, arg = spec.partition(":")
     if not sep or kind not in _KINDS or not arg.strip():
-        raise NLIConfigError(f"unknown NLI spec {spec!r}; use one of:\n{NLI_SPECS}")
+        raise NLIConfigError(f"unknown NLI spec {redact_text(spec)!r}; use one of:\n{NLI_SPECS}")
     return kind, arg.strip()
 
 
