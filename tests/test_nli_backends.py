@@ -456,3 +456,117 @@ async def test_memory_cache():
     await backend.entail([("a", "a"), ("a", "a"), ("b", "a")])
     await backend.entail([("b", "a")])
     assert nli_fns.CALLS["count"] == 2 and backend.disk is None
+
+
+# --- the disk cache key identifies the model, not the spec text ------------------------------
+
+
+def test_disk_cache_follows_the_python_function_not_the_spec_text(tmp_path, monkeypatch):
+    db = str(tmp_path / "nli.sqlite")
+    for name, verdict in (("a", "True"), ("b", "False")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "judge.py").write_text(f"def judge(p, h):\n    return {verdict}\n")
+
+    def run(folder: str) -> tuple[bool, int]:
+        reset_nli()  # a new process
+        monkeypatch.chdir(tmp_path / folder)
+        backend = get_nli("python:judge.py:judge", db)
+        [result] = asyncio.run(backend.entail([("premise", "hypothesis")]))
+        return result.entailed, backend.model_pairs
+
+    assert run("a") == (True, 1)
+    # The same relative spec from another folder is another function.
+    assert run("b") == (False, 1)
+    assert run("a") == (True, 0)  # unchanged: rescoring makes no call
+    # An edited function is another function.
+    (tmp_path / "a" / "judge.py").write_text("def judge(p, h):\n    return 1 == 0  # edited\n")
+    assert run("a") == (False, 1)
+
+
+@pytest.fixture(scope="session")
+def fixed_classifiers(tiny_classifier, tmp_path_factory) -> dict[bool, Path]:
+    """Two copies of the tiny classifier of the same size: one always entails, one never does."""
+    import shutil
+
+    import torch
+    from transformers import AutoModelForSequenceClassification
+
+    out: dict[bool, Path] = {}
+    for verdict in (True, False):
+        directory = tmp_path_factory.mktemp(f"classifier-{verdict}")
+        shutil.copytree(tiny_classifier, directory, dirs_exist_ok=True)
+        model = AutoModelForSequenceClassification.from_pretrained(tiny_classifier)
+        with torch.no_grad():
+            model.classifier.bias[2] = 1e4 if verdict else -1e4  # index 2: ENTAILMENT
+        model.save_pretrained(directory)
+        out[verdict] = directory
+    return out
+
+
+def test_disk_cache_follows_model_weights_not_the_directory(fixed_classifiers, tmp_path):
+    import os
+    import shutil
+
+    db = str(tmp_path / "nli.sqlite")
+    model_dir = tmp_path / "nli-model"
+    shutil.copytree(fixed_classifiers[True], model_dir)
+    pair = ("The cat sat on the mat.", "the cat sat")
+
+    def run() -> tuple[bool, int]:
+        reset_nli()  # a new process
+        backend = get_nli(f"classifier:{model_dir}", db)
+        [result] = asyncio.run(backend.entail([pair]))
+        return result.entailed, backend.model_pairs
+
+    assert run() == (True, 1)
+    assert run() == (True, 0)  # unchanged: rescoring makes no call
+
+    # Replace the weights by another model's of the very same size, and keep their mtime.
+    weights = model_dir / "model.safetensors"
+    replacement = fixed_classifiers[False] / "model.safetensors"
+    assert weights.stat().st_size == replacement.stat().st_size
+    before = weights.stat()
+    shutil.copyfile(replacement, weights)
+    os.utime(weights, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert weights.stat().st_mtime_ns == before.st_mtime_ns
+    assert run() == (False, 1)
+
+
+def test_model_weights_are_hashed_once_while_unchanged(fixed_classifiers, tmp_path, monkeypatch):
+    db = str(tmp_path / "nli.sqlite")
+    spec = f"classifier:{fixed_classifiers[True]}"
+    pair = ("The cat sat on the mat.", "the cat sat")
+    asyncio.run(get_nli(spec, db).entail([pair]))
+    hashed: list[Path] = []
+    monkeypatch.setattr("inspect_cite.nli.cache.sha256_file", hashed.append)
+    reset_nli()  # a new process
+    backend = get_nli(spec, db)
+    assert [r.entailed for r in asyncio.run(backend.entail([pair]))] == [True]
+    assert hashed == [] and backend.model_pairs == 0
+
+
+def test_hub_model_is_keyed_by_the_revision_it_loads(fixed_classifiers, tmp_path, monkeypatch):
+    import shutil
+
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    repo = tmp_path / "hub" / "models--org--tiny-nli"
+    commits = {True: "a" * 40, False: "b" * 40}
+    for verdict, commit in commits.items():
+        shutil.copytree(fixed_classifiers[verdict], repo / "snapshots" / commit)
+    (repo / "refs").mkdir()
+    db = str(tmp_path / "nli.sqlite")
+    pair = ("The cat sat on the mat.", "the cat sat")
+
+    def run(main: bool) -> tuple[bool, int]:
+        (repo / "refs" / "main").write_text(commits[main])
+        reset_nli()  # a new process
+        backend = get_nli("classifier:org/tiny-nli", db)
+        [result] = asyncio.run(backend.entail([pair]))
+        return result.entailed, backend.model_pairs
+
+    assert run(main=True) == (True, 1)
+    assert run(main=False) == (False, 1)  # main moved: another model, another key
+    assert run(main=True) == (True, 0)

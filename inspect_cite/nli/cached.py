@@ -8,13 +8,16 @@ retried.
 
 import math
 import os
+import threading
 from collections.abc import Awaitable, Callable, Sequence
 
 import anyio
+import anyio.to_thread
 
 from inspect_cite.batching import BatchQueue
 from inspect_cite.nli.base import NLIConfigError, NLIError, NLIResult, Pair, checked_result
 from inspect_cite.nli.cache import DiskCache
+from inspect_cite.nli.fingerprint import FileDigest
 
 Infer = Callable[[list[Pair]], Awaitable[list[NLIResult | Exception]]]
 """Decides a list of distinct pairs; a pair it could not decide gets its exception."""
@@ -57,6 +60,9 @@ class CachedNLI:
             or 3).
         backoff: Seconds before the first retry, doubled at each next one up to 60 (None:
             ``$INSPECT_CITE_NLI_BACKOFF`` or 0.5).
+        fingerprint: What identifies the model beyond ``identity`` (content digests, a
+            revision; see ``inspect_cite.nli.fingerprint``), given a file digest function;
+            computed once, on the first disk lookup, and added to the disk cache's key.
 
     Raises:
         NLIConfigError: For a retry setting that is not a finite number in its range.
@@ -71,8 +77,12 @@ class CachedNLI:
         queue: BatchQueue[Pair, NLIResult | Exception] | None = None,
         retries: int | None = None,
         backoff: float | None = None,
+        fingerprint: Callable[[FileDigest], str] | None = None,
     ) -> None:
         self._identity = identity
+        self._fingerprint = fingerprint
+        self._fingerprint_value: str | None = None
+        self._fingerprint_lock = threading.Lock()
         self.retries = int(
             _setting(
                 NLI_RETRIES_ENV if retries is None else "retries",
@@ -117,15 +127,17 @@ class CachedNLI:
                 missing.append(pair)
             else:
                 known[pair] = hit
+        disk_key = identity
         if missing and self.disk is not None:
-            found = self.disk.get_many(identity, missing)
+            disk_key = await self._disk_key(identity)
+            found = self.disk.get_many(disk_key, missing)
             known.update(found)
             for pair, cached in found.items():
                 self._memory[(identity, pair)] = cached
             missing = [p for p in missing if p not in found]
         if missing:
             self.model_pairs += len(missing)
-            new, error = await self._decide(identity, missing)
+            new, error = await self._decide(identity, missing, disk_key)
             known.update(new)
             if error is not None:
                 if isinstance(error, NLIError):
@@ -136,8 +148,29 @@ class CachedNLI:
                 ) from error
         return [known[p] for p in pairs]
 
+    async def _disk_key(self, identity: str) -> str:
+        """The disk cache's identity: ``identity`` plus the model's fingerprint."""
+        if self._fingerprint is None:
+            return identity
+        if self._fingerprint_value is None:
+            # Hashing model files reads from disk: not in the event loop.
+            await anyio.to_thread.run_sync(self._compute_fingerprint, abandon_on_cancel=True)
+        return f"{identity}@{self._fingerprint_value}"
+
+    def _compute_fingerprint(self) -> None:
+        assert self._fingerprint is not None and self.disk is not None
+        with self._fingerprint_lock:
+            if self._fingerprint_value is None:
+                try:
+                    self._fingerprint_value = self._fingerprint(self.disk.file_digest)
+                except OSError as e:
+                    raise NLIConfigError(
+                        f"{self.identity}: cannot read the model's files to key the NLI "
+                        f"cache ({type(e).__name__}: {e})"
+                    ) from e
+
     async def _decide(
-        self, identity: str, pairs: list[Pair]
+        self, identity: str, pairs: list[Pair], disk_key: str
     ) -> tuple[dict[Pair, NLIResult], Exception | None]:
         """Decide ``pairs``, retrying failures; returns the decisions and the last error."""
         decided: dict[Pair, NLIResult] = {}
@@ -172,7 +205,7 @@ class CachedNLI:
                     new[pair] = result
                     self._memory[(identity, pair)] = result
             if self.disk is not None and new:
-                self.disk.put_many(identity, new)
+                self.disk.put_many(disk_key, new)
             decided.update(new)
             pairs = failed
             if final:
