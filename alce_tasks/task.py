@@ -31,6 +31,7 @@ from alce_tasks.prompts import (
 )
 from inspect_cite import __version__
 from inspect_cite.download import sha256_file
+from inspect_cite.http_client import redact_text
 from inspect_cite.retrieval import GTR_RETRIEVER
 from scorers.alce_correctness import alce_correctness
 from scorers.alce_qa import alce_qa
@@ -240,7 +241,7 @@ def alce_task(
         pool=pool,
     )
     info["parameters"].update(
-        nli=nli, strategy=strategy, qa=qa, mauve=mauve, mauve_model=mauve_model
+        nli=redact_text(nli), strategy=strategy, qa=qa, mauve=mauve, mauve_model=mauve_model
     )
     scorers: list[Scorer] = [alce_correctness(dataset), citation_nli(nli=nli, dataset=dataset)]
     if dataset == "eli5":

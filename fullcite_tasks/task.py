@@ -30,6 +30,7 @@ from fullcite_tasks.annotation import annotation_cache_path, span_annotator
 from fullcite_tasks.data.records import FullciteRecord
 from inspect_cite import __version__
 from inspect_cite.download import sha256_file
+from inspect_cite.http_client import redact_text, redact_url
 from inspect_cite.nli import NLIConfigError, parse_nli_spec
 from scorers.bias import citation_bias
 from scorers.claim_support import claim_support
@@ -233,7 +234,10 @@ def fullcite_records(
         else:
             client = PubMedClient()
             abstracts = select_abstracts(kept, ndoc, client.fetch)
-            data_info["abstracts"] = {"eutils": client.base_url, "requests": client.requests_made}
+            data_info["abstracts"] = {
+                "eutils": redact_url(client.base_url),
+                "requests": client.requests_made,
+            }
         records, counts = bioasq_records(questions, abstracts, ndoc, types)
         gold_info = {"source": "bioasq snippets located in the abstracts"}
     elif source == "asqa":
@@ -343,7 +347,7 @@ def fullcite_task(
             "similarity_model": similarity_model,
             "judge": judge,
             "attribution": attribution,
-            "nli": nli,
+            "nli": redact_text(nli),
             **data_args,
         },
     }

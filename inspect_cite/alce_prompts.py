@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from inspect_cite import http_client
 from inspect_cite.alce_items import demo_problem
 from inspect_cite.cache import NOT_CACHED, cache_dir, cached_file_problem
 from inspect_cite.download import describe_failure
@@ -123,11 +124,10 @@ def official_prompt_path(name: str) -> Path:
     problem = cached_file_problem(dest, PROMPT_SHA256[name])
     if problem is None:
         return dest
-    from inspect_ai.util import download
-
     try:
-        # download() verifies the checksum and writes atomically.
-        return download(url, PROMPT_SHA256[name], dest, timeout=30.0)
+        # download() verifies the checksum and writes atomically; a redirect to another origin
+        # is refused.
+        return http_client.download(url, PROMPT_SHA256[name], dest, timeout=30.0)
     except Exception as e:
         state = f"{NOT_CACHED} at {dest}" if problem == NOT_CACHED else f"was corrupt ({problem})"
         raise PromptFileError(

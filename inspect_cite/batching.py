@@ -144,7 +144,10 @@ class BatchQueue(Generic[T, R]):
     async def _run(self, batch: list[_Request[T, R]]) -> None:
         flat = [item for r in batch for item in r.items]
         try:
-            results = await anyio.to_thread.run_sync(self._call, flat)
+            # Cancellable: a sample's time or working limit (Inspect cancels its task) ends the
+            # wait at once even when the model call hangs; the thread finishes on its own, its
+            # results are dropped and the batch is requeued for the callers still waiting.
+            results = await anyio.to_thread.run_sync(self._call, flat, abandon_on_cancel=True)
         except Exception as e:
             for r in batch:
                 r.error = e

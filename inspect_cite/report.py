@@ -20,6 +20,7 @@ import pandas as pd
 
 from inspect_cite.alce_citations import alce_refs
 from inspect_cite.citations import parse_citations
+from inspect_cite.http_client import redact_text
 
 _ID_COLUMNS = ["task", "model", "strategy", "setting"]
 _WEIGHTED = re.compile(r"^score_(.+)_(?:\w+/)?weighted_mean$")
@@ -74,7 +75,9 @@ def load_runs(log_dir: str | Path) -> pd.DataFrame:
     def setting(row: pd.Series) -> str:
         same_task = df[df["task"] == row["task"]]
         varying = [c for c in arg_cols if same_task[c].astype(str).nunique() > 1]
-        return ", ".join(f"{c[len('task_arg_') :]}={row[c]}" for c in varying) or "-"
+        # Logs written before specs with credentials were refused may still hold them.
+        shown = (f"{c[len('task_arg_') :]}={redact_text(str(row[c]))}" for c in varying)
+        return ", ".join(shown) or "-"
 
     df["setting"] = df.apply(setting, axis=1)
     out = df[_ID_COLUMNS + ["log"]].copy()

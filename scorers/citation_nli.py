@@ -15,6 +15,7 @@ from inspect_cite.alce_citations import (
 )
 from inspect_cite.alce_metrics import AlceDataset
 from inspect_cite.documents import get_docs
+from inspect_cite.http_client import redact_text
 from inspect_cite.nli import NLIError, get_nli
 from inspect_cite.text import alce_citation_spans, alce_scoring_output, highlight_markdown
 
@@ -71,8 +72,8 @@ def citation_explanation(
         f"**Citation recall {100 * result.recall:.1f}, precision {100 * result.precision:.1f}** "
         f"({sum(s.recall for s in result.statements)}/{len(result.statements)} statements "
         f"supported; precision credit {sum(s.credit for s in result.statements)}/"
-        f"{result.total_citations} citations; NLI `{nli}`, at most {at_most} citations "
-        "per statement)"
+        f"{result.total_citations} citations; NLI `{redact_text(nli)}`, at most {at_most} "
+        "citations per statement)"
     )
     lines = [head, ""]
     for i, s in enumerate(result.statements, 1):

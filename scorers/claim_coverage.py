@@ -6,6 +6,7 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from inspect_cite.alce_citations import claims_score
+from inspect_cite.http_client import redact_text
 from inspect_cite.nli import NLIError, get_nli
 from inspect_cite.text import alce_scoring_output
 
@@ -57,7 +58,7 @@ def claim_coverage(nli: str = "true", nli_cache: str | None = None) -> Scorer:
             answer=output,
             explanation=(
                 f"**Claims entailed: {sum(ok for _, ok in result.verdicts)}/"
-                f"{len(result.verdicts)}** (NLI `{nli}`; premise = the output without "
+                f"{len(result.verdicts)}** (NLI `{redact_text(nli)}`; premise = the output without "
                 f"citations)\n\n{rows}"
             ),
         )

@@ -1,6 +1,7 @@
 """Deterministic NLI functions for tests, used as ``python:tests.nli_fns:<name>``."""
 
 import re
+import threading
 
 CALLS = {"count": 0}
 
@@ -72,3 +73,12 @@ def counting_claim_overlap(premise: str, hypothesis: str) -> bool:
     """``claim_overlap`` that counts its calls (cache tests)."""
     CALLS["count"] += 1
     return claim_overlap(premise, hypothesis)
+
+
+HANG = {"release": threading.Event()}
+
+
+def hanging_entail(premise: str, hypothesis: str) -> bool:
+    """``word_entail`` that blocks until ``HANG["release"]`` is set (a hung model call)."""
+    HANG["release"].wait(timeout=120)
+    return word_entail(premise, hypothesis)

@@ -11,6 +11,7 @@ import importlib.metadata
 import os
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -128,3 +129,28 @@ def test_solver_and_scorer_by_registry_name(tiny_qwen3, prompt_cache, tmp_path):
     assert rescored.results is not None
     assert {"length", "rougeLsum"} <= {s.name for s in rescored.results.scores}
     assert rescored.samples[0].scores
+
+
+def test_credentials_in_a_remote_url_never_reach_a_log_or_the_terminal(
+    tiny_qwen3, prompt_cache, tmp_path
+):
+    token = "tok3n-cli-do-not-log-5150"
+    log_dir = tmp_path / "logs"
+    proc = subprocess.run(
+        [
+            INSPECT, "eval", "alce_tasks/asqa",
+            "--model", "hf/tiny", "-M", f"model_path={tiny_qwen3}", "-M", "device=cpu",
+            "-T", f"dataset_path={FIXTURES / 'alce_asqa.json'}",
+            "-T", f"nli=remote:http://user:{token}@127.0.0.1:9#nli",
+            "--limit", "1", "--log-dir", str(log_dir), "--display", "plain",
+        ],
+        cwd=tmp_path,
+        env={**os.environ, "HF_HUB_OFFLINE": "1", "INSPECT_CITE_CACHE_DIR": str(prompt_cache)},
+        capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    printed = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "INSPECT_CITE_NLI_API_KEY" in printed
+    assert token not in printed
+    for log in log_dir.glob("*.eval") if log_dir.exists() else []:
+        with zipfile.ZipFile(log) as z:
+            assert all(token.encode() not in z.read(name) for name in z.namelist()), log

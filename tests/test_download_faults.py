@@ -1,6 +1,7 @@
 """Download faults against a real local HTTP server: 5xx, 429, truncated bodies, refused connections.
 
-The prompt files go through ``inspect_ai.util.download`` and the ALCE data tarball through
+The prompt files go through ``inspect_cite.http_client.download`` (Inspect's download policy
+under the project's redirect policy) and the ALCE data tarball through
 ``huggingface_hub.hf_hub_download``; both are pointed at a server on 127.0.0.1 that answers
 from a script, so the real HTTP clients, their retry policies and our error handling run.
 Whatever happens, the cache holds either a verified file or nothing.
@@ -76,7 +77,7 @@ class ScriptedServer:
 
 @pytest.fixture
 def sleeps(monkeypatch) -> list[float]:
-    """Record the backoff waits of tenacity (used by inspect_ai.util.download) without waiting."""
+    """Record the backoff waits of tenacity (used by http_client.download) without waiting."""
     waited: list[float] = []
 
     class Clock:

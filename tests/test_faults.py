@@ -1,8 +1,12 @@
 """Injected faults: a flaky NLI backend is retried with backoff, then reported per sample."""
 
 import asyncio
+import json
 import math
+import threading
+from collections.abc import Iterator
 
+import anyio
 import pytest
 from inspect_ai.scorer import Target
 
@@ -37,15 +41,21 @@ def test_flaky_backend_is_retried_until_it_answers(monkeypatch):
     assert result.entailed and nli_fns.FLAKY["calls"] == 4
 
 
-def test_backoff_doubles(monkeypatch):
-    monkeypatch.setenv(NLI_RETRIES_ENV, "3")
-    monkeypatch.setenv(NLI_BACKOFF_ENV, "0.25")
-    sleeps: list[float] = []
+@pytest.fixture
+def sleeps(monkeypatch) -> list[float]:
+    """The retry waits of CachedNLI, recorded instead of waited."""
+    waited: list[float] = []
 
     async def fake_sleep(seconds: float) -> None:
-        sleeps.append(seconds)
+        waited.append(seconds)
 
     monkeypatch.setattr("inspect_cite.nli.cached.anyio.sleep", fake_sleep)
+    return waited
+
+
+def test_backoff_doubles(monkeypatch, sleeps):
+    monkeypatch.setenv(NLI_RETRIES_ENV, "3")
+    monkeypatch.setenv(NLI_BACKOFF_ENV, "0.25")
     nli_fns.FLAKY["failures"] = 3
     asyncio.run(get_nli(FLAKY).entail([PAIR]))
     assert [s for s in sleeps if s > 0] == [0.25, 0.5, 1.0]  # 0: the batch queue's wait
@@ -253,3 +263,90 @@ def test_annotator_replies_with_non_string_spans_are_retried_not_read_as_no_evid
     result = asyncio.run(annotate_document(model, "q", "a", doc, attempts=2, threshold=0.7))
     assert result["spans"] == [] and result["error"].count("unparsable reply (") == 2
     assert '"spans" must hold strings, got 3' in result["error"]
+
+
+# --- a hung NLI call: Inspect's limits still end the sample, and no wait is unbounded ---------
+
+
+@pytest.mark.parametrize(
+    "name, value",
+    [
+        (NLI_BACKOFF_ENV, "inf"),
+        (NLI_BACKOFF_ENV, "nan"),
+        (NLI_BACKOFF_ENV, "1e9"),
+        (NLI_BACKOFF_ENV, "-1"),
+        (NLI_RETRIES_ENV, "inf"),
+        (NLI_RETRIES_ENV, "nan"),
+        (NLI_RETRIES_ENV, "2.5"),
+        (NLI_RETRIES_ENV, "1000000"),
+    ],
+)
+def test_unbounded_retry_settings_are_config_errors(monkeypatch, name, value):
+    monkeypatch.setenv(name, value)
+    with pytest.raises(NLIConfigError, match=rf"{name}='{value}' must be an? \w+ from 0 to"):
+        get_nli(FLAKY)
+
+
+def test_backoff_stops_doubling_at_its_bound(monkeypatch, sleeps):
+    monkeypatch.setenv(NLI_RETRIES_ENV, "8")
+    monkeypatch.setenv(NLI_BACKOFF_ENV, "20")
+    nli_fns.FLAKY["failures"] = 8
+    asyncio.run(get_nli(FLAKY).entail([PAIR]))
+    assert [s for s in sleeps if s > 0] == [20, 40, 60, 60, 60, 60, 60, 60]
+
+
+@pytest.fixture
+def hang() -> Iterator[threading.Event]:
+    """Holds ``nli_fns.hanging_entail`` until set; set by a watchdog after 30 s at the latest."""
+    release = threading.Event()
+    nli_fns.HANG["release"] = release
+    # Bounds the test where cancellation would wait for the hung call.
+    watchdog = threading.Timer(30, release.set)
+    watchdog.start()
+    yield release
+    release.set()
+    watchdog.cancel()
+
+
+def test_a_cancelled_caller_does_not_wait_for_a_hung_call_nor_strand_others(hang):
+    backend = get_nli("python:tests.nli_fns:hanging_entail")
+    order: list[str] = []
+
+    async def main() -> None:
+        async def impatient() -> None:
+            with anyio.move_on_after(0.2):
+                await backend.entail([("a b", "a")])
+            order.append("cancelled" + (" after the release" if hang.is_set() else ""))
+            hang.set()
+
+        async def patient() -> None:
+            await anyio.sleep(0.05)  # joins while the hung call runs
+            [result] = await backend.entail([("c d", "c")])
+            order.append(f"patient got {result.entailed}")
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(impatient)
+            tg.start_soon(patient)
+
+    anyio.run(main)
+    assert order == ["cancelled", "patient got True"]
+
+
+def test_a_hung_nli_call_ends_at_the_samples_time_limit(hang, prompt_cache, tmp_path):
+    from inspect_ai import eval as inspect_eval
+
+    from alce_tasks import asqa
+    from tests.conftest import FIXTURES
+    from tests.scripted_models import scripted_model
+
+    items = json.loads((FIXTURES / "alce_asqa.json").read_text())[:1]
+    model, _ = scripted_model([f"{items[0]['docs'][0]['text'][:60]} [1]."])
+    task = asqa(
+        dataset_path=str(FIXTURES / "alce_asqa.json"), nli="python:tests.nli_fns:hanging_entail"
+    )
+    [log] = inspect_eval(
+        task, model=model, display="none", log_dir=str(tmp_path), limit=1, time_limit=2
+    )
+    assert not hang.is_set(), "the eval waited for the hung NLI call instead of its time limit"
+    assert log.samples and log.samples[0].error is not None
+    assert "time limit" in log.samples[0].error.message.lower()

@@ -68,25 +68,29 @@ def inspect_scores(dataset_fixture: str, outputs: list[str], tmp_path) -> dict[s
     return values
 
 
-def test_lm_eval_scores_equal_inspect_scores(prompt_cache, tmp_path):
+def lm_eval_eli5(outputs: list[str], nli: str) -> dict:
+    """lm-eval's results for the ELI5 fixture answered with ``outputs`` (in fixture order)."""
     from lm_eval import simple_evaluate
     from lm_eval.tasks import TaskManager
 
     items = json.loads((FIXTURES / "alce_eli5.json").read_text())
-    by_question = {it["question"]: out for it, out in zip(items, ELI5_OUTPUTS, strict=True)}
-    results = simple_evaluate(
+    by_question = {it["question"]: out for it, out in zip(items, outputs, strict=True)}
+    return simple_evaluate(
         model=ScriptedLM(by_question),
         tasks=["alce_eli5"],
         # Task options reach the custom_dataset hook through the TaskManager's metadata,
         # as `lm_eval run --metadata` does.
         task_manager=TaskManager(
             include_path=str(CONFIG_DIR),
-            metadata={"dataset_path": str(FIXTURES / "alce_eli5.json"), "nli": NLI},
+            metadata={"dataset_path": str(FIXTURES / "alce_eli5.json"), "nli": nli},
         ),
         bootstrap_iters=0,
         log_samples=True,
     )
-    lm = results["results"]["alce_eli5"]
+
+
+def test_lm_eval_scores_equal_inspect_scores(prompt_cache, tmp_path):
+    lm = lm_eval_eli5(ELI5_OUTPUTS, NLI)["results"]["alce_eli5"]
     ours = inspect_scores("alce_eli5.json", ELI5_OUTPUTS, tmp_path)
     for key in ("citation_rec", "citation_prec", "claims_nli", "length", "rougeLsum"):
         expected = [v for v in ours[key] if not math.isnan(v)]
@@ -133,3 +137,33 @@ def test_lm_eval_cli_with_tiny_model(tiny_qwen3, prompt_cache, tmp_path):
             assert got == pytest.approx(sum(expected) / len(expected)), key
         else:
             assert got is None or math.isnan(float(got)), key
+
+
+FAILING_NLI = "python:tests.nli_fns:failing_on_fail"
+# The first answer's statements hold the word "fail": FAILING_NLI raises on them.
+OUTPUTS_WITH_A_FAILURE = [
+    "Rayleigh scattering does not fail for shorter wavelengths [1].",
+    *ELI5_OUTPUTS[1:],
+]
+
+
+def test_lm_eval_nli_failure_is_nan_for_that_document_only(prompt_cache, caplog):
+    from alce_tasks.lm_eval.utils import load_eli5, process_eli5
+
+    docs = load_eli5(dataset_path=str(FIXTURES / "alce_eli5.json"), nli=FAILING_NLI)["test"]
+    failed = process_eli5(docs[0], [OUTPUTS_WITH_A_FAILURE[0]])
+    assert math.isnan(failed["citation_rec"]) and math.isnan(failed["citation_prec"])
+    assert failed["claims_nli"] == 0  # its claims were judged: none says "fail"
+    assert "cannot judge this" in caplog.text
+    scored = process_eli5(docs[1], [OUTPUTS_WITH_A_FAILURE[1]])
+    assert not math.isnan(scored["citation_rec"]) and not math.isnan(scored["claims_nli"])
+
+
+def test_lm_eval_run_survives_an_nli_failure(prompt_cache):
+    results = lm_eval_eli5(OUTPUTS_WITH_A_FAILURE, FAILING_NLI)
+    samples = sorted(results["samples"]["alce_eli5"], key=lambda s: s["doc_id"])
+    assert math.isnan(samples[0]["citation_rec"])
+    assert all(not math.isnan(s["citation_rec"]) for s in samples[1:])
+    lm = results["results"]["alce_eli5"]
+    expected = [s["citation_rec"] for s in samples[1:]]
+    assert lm["citation_rec,none"] == pytest.approx(sum(expected) / len(expected))

@@ -2,11 +2,14 @@
 
 import asyncio
 import logging
+import math
+import re
 import time
 from pathlib import Path
 
 import anyio
 import pytest
+from inspect_ai.scorer import Target
 
 from inspect_cite.batching import BatchQueue
 from inspect_cite.nli import (
@@ -186,6 +189,49 @@ def test_classifier_without_entailment_label_is_refused():
     assert entailment_label(Mnli(), "m") == 0
 
 
+@pytest.fixture(scope="session")
+def nan_classifier(tiny_classifier, tmp_path_factory) -> Path:
+    """The tiny classifier with entailment at index 0 (as DeBERTa MNLI models) and NaN logits."""
+    import shutil
+
+    import torch
+    from transformers import AutoModelForSequenceClassification
+
+    out = tmp_path_factory.mktemp("nan-classifier")
+    shutil.copytree(tiny_classifier, out, dirs_exist_ok=True)
+    model = AutoModelForSequenceClassification.from_pretrained(tiny_classifier)
+    model.config.id2label = {0: "ENTAILMENT", 1: "NEUTRAL", 2: "CONTRADICTION"}
+    model.config.label2id = {v: k for k, v in model.config.id2label.items()}
+    with torch.no_grad():
+        model.classifier.bias.fill_(float("nan"))
+    model.save_pretrained(out)
+    return out
+
+
+def test_classifier_nan_logits_fail_the_pair_instead_of_entailing_it(nan_classifier, monkeypatch):
+    from scorers import citation_nli
+    from tests.test_bad_input import state
+
+    monkeypatch.setenv("INSPECT_CITE_NLI_RETRIES", "0")
+    pair = ("The cat sat on the mat.", "the cat sat")
+    # The trap: argmax over NaN logits is index 0, the entailment label.
+    [raw] = ClassifierNLI(str(nan_classifier))([pair])
+    assert isinstance(raw, NLIResult) and raw.entailed is True
+    backend = get_nli(f"classifier:{nan_classifier}")
+    with pytest.raises(NLIError, match=r"probability nan, expected a finite number in \[0, 1\]"):
+        asyncio.run(backend.entail([pair]))
+    docs = [{"id": "1", "title": "T", "text": pair[0]}]
+    meta = {"docs": docs, "dataset": "asqa", "question": "q"}
+    score = asyncio.run(
+        citation_nli(nli=f"classifier:{nan_classifier}")(
+            state("The cat sat [1].", meta), Target("")
+        )
+    )
+    assert score is not None and isinstance(score.value, dict)
+    assert all(math.isnan(v) for v in score.value.values()), score.value  # never recall 100
+    assert "probability nan" in (score.explanation or "")
+
+
 # --- model: (an LLM through Inspect) ---------------------------------------------------------
 
 
@@ -248,6 +294,45 @@ async def test_python_backend_bool_float_and_errors(tmp_path):
     script = tmp_path / "my_nli.py"
     script.write_text("def judge(p, h):\n    return h in p\n")
     assert (await get_nli(f"python:{script}:judge").entail([("abc", "b")]))[0].entailed
+
+
+@pytest.mark.parametrize(
+    "value, shown",
+    [
+        (float("nan"), "nan"),
+        (float("inf"), "inf"),
+        (float("-inf"), "-inf"),
+        (5.0, "5.0"),
+        (-3, "-3.0"),
+        (1.0000001, "1.0000001"),
+    ],
+)
+async def test_python_values_outside_a_probability_fail_the_pair(monkeypatch, value, shown):
+    monkeypatch.setenv("INSPECT_CITE_NLI_RETRIES", "0")
+    monkeypatch.setattr(
+        nli_fns, "constant", lambda p, h: value if h == "bad" else True, raising=False
+    )
+    backend = get_nli("python:tests.nli_fns:constant")
+    with pytest.raises(NLIError, match=rf"returned probability {re.escape(shown)}, expected"):
+        await backend.entail([("a", "good"), ("a", "bad")])
+    # Only the bad pair failed: the good one was decided and cached.
+    assert await backend.entail([("a", "good")]) == [NLIResult(True)]
+    assert backend.model_pairs == 2
+
+
+async def test_numpy_values_are_checked_like_python_ones(monkeypatch):
+    import numpy as np
+
+    monkeypatch.setenv("INSPECT_CITE_NLI_RETRIES", "0")
+    values = {"half": np.float32(0.5), "yes": np.bool_(True), "nan": np.float64("nan")}
+    monkeypatch.setattr(nli_fns, "constant", lambda p, h: values[h], raising=False)
+    backend = get_nli("python:tests.nli_fns:constant")
+    assert await backend.entail([("a", "half"), ("a", "yes")]) == [
+        NLIResult(True, 0.5),
+        NLIResult(True),
+    ]
+    with pytest.raises(NLIError, match="probability nan"):
+        await backend.entail([("a", "nan")])
 
 
 @pytest.mark.parametrize(
@@ -371,3 +456,117 @@ async def test_memory_cache():
     await backend.entail([("a", "a"), ("a", "a"), ("b", "a")])
     await backend.entail([("b", "a")])
     assert nli_fns.CALLS["count"] == 2 and backend.disk is None
+
+
+# --- the disk cache key identifies the model, not the spec text ------------------------------
+
+
+def test_disk_cache_follows_the_python_function_not_the_spec_text(tmp_path, monkeypatch):
+    db = str(tmp_path / "nli.sqlite")
+    for name, verdict in (("a", "True"), ("b", "False")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "judge.py").write_text(f"def judge(p, h):\n    return {verdict}\n")
+
+    def run(folder: str) -> tuple[bool, int]:
+        reset_nli()  # a new process
+        monkeypatch.chdir(tmp_path / folder)
+        backend = get_nli("python:judge.py:judge", db)
+        [result] = asyncio.run(backend.entail([("premise", "hypothesis")]))
+        return result.entailed, backend.model_pairs
+
+    assert run("a") == (True, 1)
+    # The same relative spec from another folder is another function.
+    assert run("b") == (False, 1)
+    assert run("a") == (True, 0)  # unchanged: rescoring makes no call
+    # An edited function is another function.
+    (tmp_path / "a" / "judge.py").write_text("def judge(p, h):\n    return 1 == 0  # edited\n")
+    assert run("a") == (False, 1)
+
+
+@pytest.fixture(scope="session")
+def fixed_classifiers(tiny_classifier, tmp_path_factory) -> dict[bool, Path]:
+    """Two copies of the tiny classifier of the same size: one always entails, one never does."""
+    import shutil
+
+    import torch
+    from transformers import AutoModelForSequenceClassification
+
+    out: dict[bool, Path] = {}
+    for verdict in (True, False):
+        directory = tmp_path_factory.mktemp(f"classifier-{verdict}")
+        shutil.copytree(tiny_classifier, directory, dirs_exist_ok=True)
+        model = AutoModelForSequenceClassification.from_pretrained(tiny_classifier)
+        with torch.no_grad():
+            model.classifier.bias[2] = 1e4 if verdict else -1e4  # index 2: ENTAILMENT
+        model.save_pretrained(directory)
+        out[verdict] = directory
+    return out
+
+
+def test_disk_cache_follows_model_weights_not_the_directory(fixed_classifiers, tmp_path):
+    import os
+    import shutil
+
+    db = str(tmp_path / "nli.sqlite")
+    model_dir = tmp_path / "nli-model"
+    shutil.copytree(fixed_classifiers[True], model_dir)
+    pair = ("The cat sat on the mat.", "the cat sat")
+
+    def run() -> tuple[bool, int]:
+        reset_nli()  # a new process
+        backend = get_nli(f"classifier:{model_dir}", db)
+        [result] = asyncio.run(backend.entail([pair]))
+        return result.entailed, backend.model_pairs
+
+    assert run() == (True, 1)
+    assert run() == (True, 0)  # unchanged: rescoring makes no call
+
+    # Replace the weights by another model's of the very same size, and keep their mtime.
+    weights = model_dir / "model.safetensors"
+    replacement = fixed_classifiers[False] / "model.safetensors"
+    assert weights.stat().st_size == replacement.stat().st_size
+    before = weights.stat()
+    shutil.copyfile(replacement, weights)
+    os.utime(weights, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert weights.stat().st_mtime_ns == before.st_mtime_ns
+    assert run() == (False, 1)
+
+
+def test_model_weights_are_hashed_once_while_unchanged(fixed_classifiers, tmp_path, monkeypatch):
+    db = str(tmp_path / "nli.sqlite")
+    spec = f"classifier:{fixed_classifiers[True]}"
+    pair = ("The cat sat on the mat.", "the cat sat")
+    asyncio.run(get_nli(spec, db).entail([pair]))
+    hashed: list[Path] = []
+    monkeypatch.setattr("inspect_cite.nli.cache.sha256_file", hashed.append)
+    reset_nli()  # a new process
+    backend = get_nli(spec, db)
+    assert [r.entailed for r in asyncio.run(backend.entail([pair]))] == [True]
+    assert hashed == [] and backend.model_pairs == 0
+
+
+def test_hub_model_is_keyed_by_the_revision_it_loads(fixed_classifiers, tmp_path, monkeypatch):
+    import shutil
+
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    repo = tmp_path / "hub" / "models--org--tiny-nli"
+    commits = {True: "a" * 40, False: "b" * 40}
+    for verdict, commit in commits.items():
+        shutil.copytree(fixed_classifiers[verdict], repo / "snapshots" / commit)
+    (repo / "refs").mkdir()
+    db = str(tmp_path / "nli.sqlite")
+    pair = ("The cat sat on the mat.", "the cat sat")
+
+    def run(main: bool) -> tuple[bool, int]:
+        (repo / "refs" / "main").write_text(commits[main])
+        reset_nli()  # a new process
+        backend = get_nli("classifier:org/tiny-nli", db)
+        [result] = asyncio.run(backend.entail([pair]))
+        return result.entailed, backend.model_pairs
+
+    assert run(main=True) == (True, 1)
+    assert run(main=False) == (False, 1)  # main moved: another model, another key
+    assert run(main=True) == (True, 0)

@@ -154,12 +154,12 @@ def test_official_prompt_from_cache_needs_no_network(prompt_cache):
 
 
 def test_official_prompt_offline_error_names_url_and_override(cache_root, monkeypatch):
-    import inspect_ai.util
+    from inspect_cite import http_client
 
     def no_network(url, sha256, dest, **kwargs):
         raise ConnectionError("network unreachable")
 
-    monkeypatch.setattr(inspect_ai.util, "download", no_network)
+    monkeypatch.setattr(http_client, "download", no_network)
     with pytest.raises(PromptFileError) as e:
         official_prompt_path("asqa_default")
     msg = str(e.value)
@@ -183,9 +183,9 @@ def test_corrupted_cached_prompt_is_not_used(cache_root, monkeypatch):
         calls.append(url)
         raise ValueError(f"Checksum mismatch for {url}")
 
-    import inspect_ai.util
+    from inspect_cite import http_client
 
-    monkeypatch.setattr(inspect_ai.util, "download", fake_download)
+    monkeypatch.setattr(http_client, "download", fake_download)
     with pytest.raises(PromptFileError, match="Checksum mismatch"):
         official_prompt_path("asqa_default")
     assert calls

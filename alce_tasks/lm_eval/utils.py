@@ -7,6 +7,7 @@ defaults are the Inspect tasks' defaults.
 
 import asyncio
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +15,10 @@ from alce_tasks.data import AlceDatasetName, alce_data_path, eval_file_name, loa
 from alce_tasks.prompts import AlcePromptBuilder, PromptFile, official_prompt_path, prompt_name
 from inspect_cite.alce_citations import citation_scores, claims_score
 from inspect_cite.alce_metrics import correctness
-from inspect_cite.nli import get_nli
+from inspect_cite.nli import NLIError, get_nli
 from inspect_cite.text import alce_scoring_output
+
+logger = logging.getLogger(__name__)
 
 _DEFAULT_RETRIEVER = {"asqa": "gtr", "qampari": "gtr", "eli5": "bm25"}
 
@@ -80,18 +83,31 @@ def _process(dataset: AlceDatasetName, doc: dict[str, Any], results: list[str]) 
     output = alce_scoring_output(results[0])
     values = dict(correctness(output, item, dataset))
     nli = get_nli(doc["nli"])
-    cites = asyncio.run(
-        citation_scores(
-            output, item["docs"], item["question"], nli, qampari=dataset == "qampari",
-            at_most_citations=doc["at_most_citations"],
-        )
-    )  # fmt: skip
-    # eval.py skips items without statements; lm-eval averages every doc, so they count as nan.
-    values["citation_rec"] = 100 * cites.recall if cites.recall is not None else float("nan")
-    values["citation_prec"] = 100 * cites.precision if cites.precision is not None else float("nan")
+    nan = float("nan")
+    # As the Inspect scorers: a failed NLI call makes this document's NLI metrics nan (with the
+    # reason logged), never "not supported" and never the end of the whole run.
+    try:
+        cites = asyncio.run(
+            citation_scores(
+                output, item["docs"], item["question"], nli, qampari=dataset == "qampari",
+                at_most_citations=doc["at_most_citations"],
+            )
+        )  # fmt: skip
+    except NLIError as e:
+        logger.warning(f"ALCE {dataset} {item['question']!r:.80}: citations not scored: {e}")
+        values["citation_rec"] = values["citation_prec"] = nan
+    else:
+        # eval.py skips items without statements; lm-eval averages every doc: they count as nan.
+        values["citation_rec"] = 100 * cites.recall if cites.recall is not None else nan
+        values["citation_prec"] = 100 * cites.precision if cites.precision is not None else nan
     if dataset == "eli5":
-        claims = asyncio.run(claims_score(output, item["claims"], nli))
-        values["claims_nli"] = 100 * claims.score if claims.score is not None else float("nan")
+        try:
+            claims = asyncio.run(claims_score(output, item["claims"], nli))
+        except NLIError as e:
+            logger.warning(f"ALCE eli5 {item['question']!r:.80}: claims_nli not scored: {e}")
+            values["claims_nli"] = nan
+        else:
+            values["claims_nli"] = 100 * claims.score if claims.score is not None else nan
     return values
 
 

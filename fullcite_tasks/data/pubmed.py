@@ -2,7 +2,8 @@
 
 NCBI's usage rules: at most 3 requests per second, 10 with an API key (``NCBI_API_KEY``);
 ids are sent in batches (POST, up to 200 per request). Requests that get HTTP 429 or 5xx, or
-fail to connect, are retried with exponential backoff (``Retry-After`` honoured). Every PMID
+fail to connect, are retried with exponential backoff (``Retry-After`` honoured); a redirect to
+another origin is refused (``inspect_cite.http_client``). Every PMID
 fetched is cached as one JSON file, written atomically, so a rerun makes no request; a PMID
 that efetch does not return (withdrawn, or not in PubMed) is cached as missing.
 """
@@ -23,6 +24,7 @@ from pathlib import Path
 
 from inspect_cite.cache import cache_dir, quarantine
 from inspect_cite.files import json_problem, loads, write_atomic
+from inspect_cite.http_client import CrossOriginRedirectError, redact_url, urlopen
 
 logger = getLogger(__name__)
 
@@ -238,12 +240,14 @@ class PubMedClient:
             self.requests_made += 1
             request = urllib.request.Request(url, data=body, method="POST")
             try:
-                with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                    return response.read()
+                with urlopen(request, timeout=self.timeout) as response:
+                    return response.read()  # type: ignore[no-any-return]
+            except CrossOriginRedirectError as e:
+                raise PubMedError(f"PubMed efetch: {e}") from e
             except urllib.error.HTTPError as e:
                 if e.code not in _RETRY_STATUS:
                     raise PubMedError(
-                        f"PubMed efetch at {url} failed with HTTP {e.code} for PMIDs "
+                        f"PubMed efetch at {redact_url(url)} failed with HTTP {e.code} for PMIDs "
                         f"{batch[0]}..{batch[-1]}"
                     ) from e
                 last_error = f"HTTP {e.code}"
@@ -252,7 +256,7 @@ class PubMedClient:
                 last_error = f"{type(e).__name__}: {getattr(e, 'reason', e)}"
                 retry_after = None
         raise PubMedError(
-            f"PubMed efetch at {url} failed after {self.max_retries + 1} attempts "
+            f"PubMed efetch at {redact_url(url)} failed after {self.max_retries + 1} attempts "
             f"({last_error}) for {len(batch)} PMIDs starting {batch[0]}; retry later, set "
             f"{NCBI_API_KEY_ENV} for a higher rate, or pass -T abstracts_path=<JSON file "
             "PMID -> {title, abstract}>"

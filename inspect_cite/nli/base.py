@@ -1,8 +1,12 @@
-"""The NLI interface every backend implements, and its errors."""
+"""The NLI interface every backend implements, its errors, and the contract on its results."""
 
+import math
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
+
+import numpy as np
 
 Pair = tuple[str, str]
 """A (premise, hypothesis) pair."""
@@ -58,6 +62,48 @@ class NLIError(RuntimeError):
     def __init__(self, message: str, retryable: bool = True) -> None:
         super().__init__(message)
         self.retryable = retryable
+
+
+def checked_result(result: object, where: str) -> "NLIResult | NLIError":
+    """``result`` if it is a valid decision, else the ``NLIError`` saying why (never a verdict).
+
+    The one check every backend's results pass before they are cached or scored: a decision
+    is a bool, and a probability, where given, a finite number in [0, 1]. Anything else (NaN
+    or infinite logits, 5.0, -3, a missing label) would otherwise read as "not entailed" or,
+    worse, "entailed"; it fails the pair instead, with its reason and without retrying.
+
+    Args:
+        result: What the backend returned for one pair.
+        where: The backend's identity, named in the reason.
+
+    """
+    if isinstance(result, NLIError):
+        return result
+    if not isinstance(result, NLIResult):
+        return NLIError(
+            f"{where} returned {type(result).__name__} {result!r:.80}, expected a decision",
+            retryable=False,
+        )
+    entailed, prob = result.entailed, result.prob
+    # numpy's bool_ is not a bool subclass but is a valid decision.
+    if not isinstance(entailed, bool | np.bool_):
+        return NLIError(
+            f"{where} returned entailed={entailed!r:.80}, expected True or False", retryable=False
+        )
+    if prob is not None:
+        if isinstance(prob, bool) or not isinstance(prob, numbers.Real):
+            return NLIError(
+                f"{where} returned probability {prob!r:.80}, expected a number in [0, 1]",
+                retryable=False,
+            )
+        value = float(prob)
+        if not (math.isfinite(value) and 0.0 <= value <= 1.0):
+            return NLIError(
+                f"{where} returned probability {value!r}, expected a finite number in [0, 1]",
+                retryable=False,
+            )
+        return NLIResult(bool(entailed), value)
+    return NLIResult(bool(entailed))
 
 
 class NLIConfigError(ValueError):

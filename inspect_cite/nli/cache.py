@@ -1,9 +1,10 @@
 """Decision cache for NLI backends: in memory, and optionally on disk (SQLite).
 
 The disk cache is enabled by ``get_nli(..., cache_path=...)`` or the environment variable
-``INSPECT_CITE_NLI_CACHE`` (a file path). It is keyed by (backend identity, premise,
-hypothesis), so rescoring a log with the same backend makes no model calls. Several processes
-may share one file (SQLite WAL mode).
+``INSPECT_CITE_NLI_CACHE`` (a file path). It is keyed by (backend identity and the model's
+fingerprint, premise, hypothesis; see ``inspect_cite.nli.fingerprint``), so rescoring a log with
+the same model makes no model calls, and a changed model never reuses stale decisions. Several
+processes may share one file (SQLite WAL mode).
 """
 
 import hashlib
@@ -12,7 +13,9 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
+from inspect_cite.download import sha256_file
 from inspect_cite.nli.base import NLIResult, Pair
+from inspect_cite.nli.fingerprint import file_signature
 
 NLI_CACHE_ENV = "INSPECT_CITE_NLI_CACHE"
 
@@ -22,6 +25,15 @@ CREATE TABLE IF NOT EXISTS nli (
     identity TEXT NOT NULL,
     entailed INTEGER NOT NULL,
     prob REAL
+)
+"""
+# Content digests of model files, valid while the file's signature (size, mtime, ctime, inode)
+# is unchanged: gigabytes of weights are hashed once, not at every run.
+_DIGESTS = """
+CREATE TABLE IF NOT EXISTS file_digest (
+    path TEXT PRIMARY KEY,
+    signature TEXT NOT NULL,
+    sha256 TEXT NOT NULL
 )
 """
 
@@ -47,6 +59,7 @@ class DiskCache:
         with self._lock:
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute(_SCHEMA)
+            self._conn.execute(_DIGESTS)
             self._conn.commit()
 
     def get_many(self, identity: str, pairs: Sequence[Pair]) -> dict[Pair, NLIResult]:
@@ -71,6 +84,26 @@ class DiskCache:
         with self._lock:
             self._conn.executemany("INSERT OR REPLACE INTO nli VALUES (?, ?, ?, ?)", rows)
             self._conn.commit()
+
+    def file_digest(self, path: Path) -> str:
+        """SHA-256 of a file's content, remembered while its signature stays the same."""
+        path = path.resolve()
+        signature = file_signature(path)
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT signature, sha256 FROM file_digest WHERE path = ?", (str(path),)
+            ).fetchone()
+        if row is not None and row[0] == signature:
+            return str(row[1])
+        digest = sha256_file(path)
+        if file_signature(path) == signature:  # not rewritten while it was read
+            with self._lock:
+                self._conn.execute(
+                    "INSERT OR REPLACE INTO file_digest VALUES (?, ?, ?)",
+                    (str(path), signature, digest),
+                )
+                self._conn.commit()
+        return digest
 
     def close(self) -> None:
         """Close the connection."""

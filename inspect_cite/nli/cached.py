@@ -6,34 +6,44 @@ the reason, never "not supported". Configuration errors (a missing model, a bad 
 retried.
 """
 
+import math
 import os
+import threading
 from collections.abc import Awaitable, Callable, Sequence
 
 import anyio
+import anyio.to_thread
 
 from inspect_cite.batching import BatchQueue
-from inspect_cite.nli.base import NLIConfigError, NLIError, NLIResult, Pair
+from inspect_cite.nli.base import NLIConfigError, NLIError, NLIResult, Pair, checked_result
 from inspect_cite.nli.cache import DiskCache
+from inspect_cite.nli.fingerprint import FileDigest
 
 Infer = Callable[[list[Pair]], Awaitable[list[NLIResult | Exception]]]
 """Decides a list of distinct pairs; a pair it could not decide gets its exception."""
 
 NLI_RETRIES_ENV = "INSPECT_CITE_NLI_RETRIES"
-"""Retries of an undecided pair (default 3)."""
+"""Retries of an undecided pair (default 3, at most ``MAX_RETRIES``)."""
 NLI_BACKOFF_ENV = "INSPECT_CITE_NLI_BACKOFF"
-"""Seconds before the first retry, doubling at each (default 0.5)."""
+"""Seconds before the first retry, doubling at each (default 0.5, at most ``MAX_BACKOFF``)."""
+
+MAX_RETRIES = 20
+MAX_BACKOFF = 60.0
+"""Longest wait before one retry, in seconds: the doubling stops there."""
 
 
-def _env_number(name: str, default: float) -> float:
-    value = os.environ.get(name)
-    if value is None or not value.strip():
+def _setting(name: str, value: object, default: float, most: float, integer: bool) -> float:
+    """A retry setting: a finite number in [0, most] (an integer for counts), or ``default``."""
+    if value is None or (isinstance(value, str) and not value.strip()):
         return default
     try:
-        number = float(value)
-    except ValueError as e:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError) as e:
         raise NLIConfigError(f"{name}={value!r} is not a number") from e
-    if number < 0:
-        raise NLIConfigError(f"{name}={value!r} must not be negative")
+    # inf or nan would wait forever or never stop retrying; a bound keeps a run finite.
+    if not math.isfinite(number) or not 0 <= number <= most or (integer and number % 1):
+        kind = "an integer" if integer else "a number"
+        raise NLIConfigError(f"{name}={value!r} must be {kind} from 0 to {most:g}")
     return number
 
 
@@ -46,9 +56,16 @@ class CachedNLI:
         infer: Decides a list of distinct pairs.
         disk: An on-disk cache shared across processes and runs, or None.
         queue: The batching queue behind ``infer``, if any (its statistics are public).
-        retries: Retries of a pair that failed (None: ``$INSPECT_CITE_NLI_RETRIES`` or 3).
-        backoff: Seconds before the first retry, doubled at each next one (None:
+        retries: Retries of a pair that failed, 0 to 20 (None: ``$INSPECT_CITE_NLI_RETRIES``
+            or 3).
+        backoff: Seconds before the first retry, doubled at each next one up to 60 (None:
             ``$INSPECT_CITE_NLI_BACKOFF`` or 0.5).
+        fingerprint: What identifies the model beyond ``identity`` (content digests, a
+            revision; see ``inspect_cite.nli.fingerprint``), given a file digest function;
+            computed once, on the first disk lookup, and added to the disk cache's key.
+
+    Raises:
+        NLIConfigError: For a retry setting that is not a finite number in its range.
 
     """
 
@@ -60,10 +77,28 @@ class CachedNLI:
         queue: BatchQueue[Pair, NLIResult | Exception] | None = None,
         retries: int | None = None,
         backoff: float | None = None,
+        fingerprint: Callable[[FileDigest], str] | None = None,
     ) -> None:
         self._identity = identity
-        self.retries = int(_env_number(NLI_RETRIES_ENV, 3)) if retries is None else retries
-        self.backoff = _env_number(NLI_BACKOFF_ENV, 0.5) if backoff is None else backoff
+        self._fingerprint = fingerprint
+        self._fingerprint_value: str | None = None
+        self._fingerprint_lock = threading.Lock()
+        self.retries = int(
+            _setting(
+                NLI_RETRIES_ENV if retries is None else "retries",
+                os.environ.get(NLI_RETRIES_ENV) if retries is None else retries,
+                3,
+                MAX_RETRIES,
+                integer=True,
+            )
+        )
+        self.backoff = _setting(
+            NLI_BACKOFF_ENV if backoff is None else "backoff",
+            os.environ.get(NLI_BACKOFF_ENV) if backoff is None else backoff,
+            0.5,
+            MAX_BACKOFF,
+            integer=False,
+        )
         self.queue = queue
         self._infer = infer
         self.disk = disk
@@ -92,15 +127,17 @@ class CachedNLI:
                 missing.append(pair)
             else:
                 known[pair] = hit
+        disk_key = identity
         if missing and self.disk is not None:
-            found = self.disk.get_many(identity, missing)
+            disk_key = await self._disk_key(identity)
+            found = self.disk.get_many(disk_key, missing)
             known.update(found)
             for pair, cached in found.items():
                 self._memory[(identity, pair)] = cached
             missing = [p for p in missing if p not in found]
         if missing:
             self.model_pairs += len(missing)
-            new, error = await self._decide(identity, missing)
+            new, error = await self._decide(identity, missing, disk_key)
             known.update(new)
             if error is not None:
                 # An error that is not retryable ended the pair's tries at once.
@@ -113,15 +150,36 @@ class CachedNLI:
                 raise NLIError(f"{identity}: {type(error).__name__}: {error} ({tries})") from error
         return [known[p] for p in pairs]
 
+    async def _disk_key(self, identity: str) -> str:
+        """The disk cache's identity: ``identity`` plus the model's fingerprint."""
+        if self._fingerprint is None:
+            return identity
+        if self._fingerprint_value is None:
+            # Hashing model files reads from disk: not in the event loop.
+            await anyio.to_thread.run_sync(self._compute_fingerprint, abandon_on_cancel=True)
+        return f"{identity}@{self._fingerprint_value}"
+
+    def _compute_fingerprint(self) -> None:
+        assert self._fingerprint is not None and self.disk is not None
+        with self._fingerprint_lock:
+            if self._fingerprint_value is None:
+                try:
+                    self._fingerprint_value = self._fingerprint(self.disk.file_digest)
+                except OSError as e:
+                    raise NLIConfigError(
+                        f"{self.identity}: cannot read the model's files to key the NLI "
+                        f"cache ({type(e).__name__}: {e})"
+                    ) from e
+
     async def _decide(
-        self, identity: str, pairs: list[Pair]
+        self, identity: str, pairs: list[Pair], disk_key: str
     ) -> tuple[dict[Pair, NLIResult], Exception | None]:
         """Decide ``pairs``, retrying failures; returns the decisions and the last error."""
         decided: dict[Pair, NLIResult] = {}
         error: Exception | None = None
         for attempt in range(self.retries + 1):
             if attempt:
-                await anyio.sleep(self.backoff * 2 ** (attempt - 1))
+                await anyio.sleep(min(self.backoff * 2 ** (attempt - 1), MAX_BACKOFF))
             try:
                 results = await self._infer(pairs)
             except NLIConfigError:
@@ -134,9 +192,11 @@ class CachedNLI:
             failed: list[Pair] = []
             final = False
             new: dict[Pair, NLIResult] = {}
-            for pair, result in zip(pairs, results, strict=True):
-                if isinstance(result, NLIConfigError):
-                    raise result
+            for pair, raw in zip(pairs, results, strict=True):
+                if isinstance(raw, NLIConfigError):
+                    raise raw
+                # Every backend's decisions enter here: an invalid one is a failure, not a verdict.
+                result = raw if isinstance(raw, Exception) else checked_result(raw, identity)
                 if isinstance(result, Exception):
                     error = result
                     if getattr(result, "retryable", True):
@@ -147,7 +207,7 @@ class CachedNLI:
                     new[pair] = result
                     self._memory[(identity, pair)] = result
             if self.disk is not None and new:
-                self.disk.put_many(identity, new)
+                self.disk.put_many(disk_key, new)
             decided.update(new)
             pairs = failed
             if final:

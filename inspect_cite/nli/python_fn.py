@@ -7,7 +7,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from inspect_cite.nli.base import NLIConfigError, NLIError, NLIResult, Pair
+from inspect_cite.nli.fingerprint import function_fingerprint
 
 
 def load_callable(ref: str) -> Callable[[str, str], Any]:
@@ -44,7 +47,7 @@ def load_callable(ref: str) -> Callable[[str, str], Any]:
 
 def to_result(value: Any, where: str) -> NLIResult:
     """A bool is the decision; a number is a probability (entailed when >= 0.5)."""
-    if isinstance(value, bool) or type(value).__name__ == "bool_":
+    if isinstance(value, bool | np.bool_):
         return NLIResult(bool(value))
     if isinstance(value, numbers.Real):
         prob = float(value)
@@ -54,12 +57,25 @@ def to_result(value: Any, where: str) -> NLIResult:
     )
 
 
+def absolute_ref(ref: str) -> str:
+    """``ref`` with a ``.py`` module path made absolute (relative paths depend on the folder)."""
+    module_name, sep, attr = ref.rpartition(":")
+    if sep and module_name.endswith(".py"):
+        return f"{Path(module_name).expanduser().resolve()}:{attr}"
+    return ref
+
+
 class PythonNLI:
-    """Calls a user function ``(premise, hypothesis) -> bool | float`` on each pair."""
+    """Calls a user function ``(premise, hypothesis) -> bool | float`` on each pair.
+
+    ``fingerprint`` is the digest of the function's source file as imported, so the disk cache
+    never serves the decisions of an earlier version of it.
+    """
 
     def __init__(self, ref: str) -> None:
-        self.identity = f"python:{ref}"
+        self.identity = f"python:{absolute_ref(ref)}"
         self.fn = load_callable(ref)
+        self.fingerprint = function_fingerprint(self.fn)
 
     def __call__(self, pairs: list[Pair]) -> list[NLIResult | Exception]:
         """Decide each pair; an exception from the function fails only its pair."""

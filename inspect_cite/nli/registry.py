@@ -2,13 +2,16 @@
 
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from inspect_cite.batching import BatchQueue
+from inspect_cite.http_client import redact_text
 from inspect_cite.nli.base import NLIConfigError, NLIResult, Pair
 from inspect_cite.nli.cache import NLI_CACHE_ENV, DiskCache
 from inspect_cite.nli.cached import CachedNLI
 from inspect_cite.nli.classifier import ClassifierNLI
+from inspect_cite.nli.fingerprint import FileDigest, model_fingerprint
 from inspect_cite.nli.llm import ModelNLI
 from inspect_cite.nli.python_fn import PythonNLI
 from inspect_cite.nli.remote import RemoteNLI
@@ -41,7 +44,7 @@ def parse_nli_spec(spec: str) -> tuple[str, str]:
         return "true", TRUE_MODEL
     kind, sep, arg = spec.partition(":")
     if not sep or kind not in _KINDS or not arg.strip():
-        raise NLIConfigError(f"unknown NLI spec {spec!r}; use one of:\n{NLI_SPECS}")
+        raise NLIConfigError(f"unknown NLI spec {redact_text(spec)!r}; use one of:\n{NLI_SPECS}")
     return kind, arg.strip()
 
 
@@ -63,7 +66,20 @@ def _make(spec: str, disk: DiskCache | None) -> CachedNLI:
     queue: BatchQueue[Pair, NLIResult | Exception] = BatchQueue(
         engine, max_batch=64, max_wait=0.0 if kind == "python" else 0.02
     )
-    return CachedNLI(engine.identity, queue.submit, disk, queue)
+    return CachedNLI(engine.identity, queue.submit, disk, queue, fingerprint=_fingerprint(engine))
+
+
+def _fingerprint(
+    engine: "Seq2SeqNLI | ClassifierNLI | PythonNLI | RemoteNLI",
+) -> Callable[[FileDigest], str] | None:
+    """What identifies the engine's model beyond its spec (None: the identity names it)."""
+    if isinstance(engine, PythonNLI):
+        source = engine.fingerprint
+        return lambda digest: source
+    if isinstance(engine, Seq2SeqNLI | ClassifierNLI):
+        name = engine.model_name
+        return lambda digest: model_fingerprint(name, digest)
+    return None  # remote: names its served model
 
 
 def get_nli(spec: str = "true", cache_path: str | None = None) -> CachedNLI:

@@ -5,15 +5,28 @@ vLLM's classification API: SGLang, Dynamo) and score against it, so the NLI mode
 GPU or cluster. Each pair is sent as one text, ``premise`` + separator + ``hypothesis``, because
 the classification API takes single texts; the separator defaults to `` [SEP] ``, which
 BERT/DeBERTa-style tokenizers read as their pair separator (``INSPECT_CITE_NLI_PAIR_SEP``
-changes it). A pair is entailed when the returned label starts with "entail".
+changes it). A pair is entailed when the returned label starts with "entail"; an item without a
+label is a failure, never "not entailed".
+
+The bearer key comes from ``INSPECT_CITE_NLI_API_KEY`` only: a URL carrying credentials is
+refused (Inspect records the spec in the log), and a redirect to another origin is not followed
+(``inspect_cite.http_client``), so the key reaches no other host.
 """
 
 import json
 import os
 import urllib.error
+import urllib.parse
 import urllib.request
 from typing import Any
 
+from inspect_cite.http_client import (
+    CrossOriginRedirectError,
+    redact_text,
+    redact_url,
+    url_credentials,
+    urlopen,
+)
 from inspect_cite.nli.base import NLIConfigError, NLIError, NLIResult, Pair
 
 PAIR_SEP_ENV = "INSPECT_CITE_NLI_PAIR_SEP"
@@ -22,13 +35,42 @@ API_KEY_ENV = "INSPECT_CITE_NLI_API_KEY"
 _TRANSIENT = (429, 500, 502, 503, 504)
 
 
+def check_base_url(base: str) -> None:
+    """Refuse a base URL that carries credentials or a query string.
+
+    Inspect records task and scorer arguments in every log, and the spec is shown in
+    explanations, so a secret in the URL would be copied into logs; the key belongs in
+    ``INSPECT_CITE_NLI_API_KEY``, sent as a bearer header to that origin only.
+
+    Raises:
+        NLIConfigError: Naming what to remove and where the secret goes instead.
+
+    """
+    try:
+        parts = urllib.parse.urlsplit(base)
+        found = url_credentials(base)
+    except ValueError as e:
+        raise NLIConfigError(f"remote:{redact_url(base)}: not a valid URL ({e})") from e
+    if found is None and parts.query:
+        found = "a query string"
+    if found is not None:
+        raise NLIConfigError(
+            f"remote:{redact_url(base)}: the URL carries {found}. Inspect records task and "
+            f"scorer arguments in the log, so give the URL without it and put the key in "
+            f"{API_KEY_ENV} (sent as a bearer header to that server only)."
+        )
+
+
 class RemoteNLI:
     """Batches of pairs to ``POST <base>/classify``; 429, 5xx and network errors are retryable."""
 
     def __init__(self, arg: str, timeout: float = 60.0) -> None:
         base, _, model = arg.partition("#")
         if not base.startswith(("http://", "https://")):
-            raise NLIConfigError(f"remote:{arg}: expected remote:<http(s) base url>#<model>")
+            raise NLIConfigError(
+                f"remote:{redact_text(arg)}: expected remote:<http(s) base url>#<model>"
+            )
+        check_base_url(base)
         self.base = base.rstrip("/")
         self.model = model or None
         self.sep = os.environ.get(PAIR_SEP_ENV, " [SEP] ")
@@ -46,8 +88,10 @@ class RemoteNLI:
         # One attempt: CachedNLI retries retryable failures with its backoff, outside the
         # batch thread, so a server that is busy does not block other batches while waiting.
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+            with urlopen(request, timeout=self.timeout) as response:
                 return json.loads(response.read())  # type: ignore[no-any-return]
+        except CrossOriginRedirectError as e:
+            raise NLIError(f"{self.base}{path}: {e}", retryable=False) from e
         except urllib.error.HTTPError as e:
             raise NLIError(
                 f"{self.base}{path}: HTTP {e.code} {e.reason}", retryable=e.code in _TRANSIENT
@@ -72,10 +116,30 @@ class RemoteNLI:
             return [NLIError(f"{self.base}: {len(data)} results for {len(pairs)} inputs")] * len(
                 pairs
             )
-        results: list[NLIResult | Exception] = []
-        for item in data:
-            label = str(item.get("label", "")).lower()
-            probs = item.get("probs") or []
-            entailed = label.startswith("entail")
-            results.append(NLIResult(entailed, max(probs) if entailed and probs else None))
-        return results
+        if [d["index"] for d in data] != list(range(len(pairs))):
+            # Duplicated or out-of-range indices: no way to tell which result is whose.
+            return [NLIError(f"{self.base}: reply indices do not match the inputs", False)] * len(
+                pairs
+            )
+        return [self._decision(i, item) for i, item in enumerate(data)]
+
+    def _decision(self, index: int, item: dict[str, Any]) -> NLIResult | Exception:
+        """One reply item as a decision; one without a label is a failure, never "not entailed"."""
+        label = item.get("label")
+        if not isinstance(label, str) or not label.strip():
+            return NLIError(
+                f"{self.base}: reply item {index} has no label (got {label!r:.80})",
+                retryable=False,
+            )
+        entailed = label.lower().startswith("entail")
+        probs = item.get("probs")
+        if not entailed or not probs:
+            return NLIResult(entailed)
+        if not isinstance(probs, list):
+            return NLIError(f"{self.base}: reply item {index} has probs {probs!r:.80}", False)
+        try:
+            prob = max(probs)
+        except TypeError:
+            return NLIError(f"{self.base}: reply item {index} has probs {probs!r:.80}", False)
+        # Range and finiteness are checked with every backend's results (checked_result).
+        return NLIResult(entailed, prob)

@@ -1,0 +1,195 @@
+"""Every HTTP request the project makes, under one policy, and URLs made safe to record.
+
+Redirects are followed only within the origin (scheme, host and port) of the URL asked for. A
+redirect to another origin is refused with ``CrossOriginRedirectError`` naming both URLs: the
+credentials sent with a request (the ``remote:`` NLI bearer key, the NCBI API key) never leave
+their origin, and no other host's reply is used. Clients: ``remote:`` NLI and the PubMed client
+(``urlopen``), the ALCE prompt files (``download``). Hugging Face hub files go through
+huggingface_hub, which follows the hub's redirects to its CDN, drops the token on a cross-host
+redirect itself, and whose files are checked against the hub's object ids.
+
+``redact_url`` and ``redact_text`` hide user-info and secret-looking query values wherever a URL
+or spec is recorded (metadata, explanations, error messages, reports).
+"""
+
+import hashlib
+import os
+import re
+import urllib.parse
+import urllib.request
+import uuid
+from pathlib import Path
+from typing import IO, Any
+
+import httpx
+from tenacity import (
+    retry,
+    retry_if_exception,
+    stop_after_attempt,
+    stop_after_delay,
+    wait_exponential_jitter,
+)
+
+from inspect_cite.download import sha256_file
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+# Query parameters whose values are secrets (api_key=, access_token=, sig=, ...).
+_SECRET_PARAM = re.compile(r"key|token|secret|passw|auth|sig|credential|session", re.IGNORECASE)
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>`|]+")
+_REDACTED = "***"
+_CHUNK = 1 << 20
+
+
+class CrossOriginRedirectError(RuntimeError):
+    """A server redirected a request to another origin; the redirect was not followed."""
+
+    def __init__(self, source: str, target: str) -> None:
+        super().__init__(
+            f"refused a redirect from {redact_url(source)} to {redact_url(target)}: it leaves "
+            "the origin (scheme, host and port) that was asked, so no credentials are sent "
+            "there and its reply is not used. Use the final URL directly if you trust it."
+        )
+        self.source = source
+        self.target = target
+
+
+def origin(url: str) -> tuple[str, str, int | None]:
+    """(scheme, host, port) of ``url``, with the scheme's default port filled in."""
+    parts = urllib.parse.urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    return scheme, (parts.hostname or "").lower(), port or _DEFAULT_PORTS.get(scheme)
+
+
+def check_redirect(source: str, target: str) -> None:
+    """Allow a redirect from ``source`` to ``target`` only within one origin.
+
+    Raises:
+        CrossOriginRedirectError: When ``target`` is on another scheme, host or port.
+
+    """
+    if origin(urllib.parse.urljoin(source, target)) != origin(source):
+        raise CrossOriginRedirectError(source, urllib.parse.urljoin(source, target))
+
+
+def redact_url(url: str) -> str:
+    """``url`` without user-info and with secret-looking query values replaced by ``***``."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:
+        return _URL.sub(_REDACTED, url)
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = f"{_REDACTED}@{netloc.rsplit('@', 1)[1]}"
+    query = parts.query
+    if query:
+        query = "&".join(
+            f"{name}={_REDACTED}" if sep and _SECRET_PARAM.search(name) else f"{name}{sep}{value}"
+            for name, sep, value in (item.partition("=") for item in query.split("&"))
+        )
+    return urllib.parse.urlunsplit(parts._replace(netloc=netloc, query=query))
+
+
+def redact_text(text: str) -> str:
+    """``text`` (a spec, a message) with every URL in it passed through ``redact_url``."""
+    return _URL.sub(lambda m: redact_url(m.group(0)), text)
+
+
+def url_credentials(url: str) -> str | None:
+    """What in ``url`` is a credential (user-info, a secret-looking query value), or None."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.username is not None or parts.password is not None:
+        return "user-info (user:password@)"
+    secret = [n for n, _, _ in (i.partition("=") for i in parts.query.split("&")) if n]
+    secret = [n for n in secret if _SECRET_PARAM.search(n)]
+    return f"query parameter {secret[0]!r}" if secret else None
+
+
+class _SameOriginRedirects(urllib.request.HTTPRedirectHandler):
+    def redirect_request(
+        self,
+        req: urllib.request.Request,
+        fp: IO[bytes],
+        code: int,
+        msg: str,
+        headers: Any,
+        newurl: str,
+    ) -> urllib.request.Request | None:
+        try:
+            check_redirect(req.full_url, newurl)
+        except CrossOriginRedirectError:
+            fp.close()
+            raise
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+def urlopen(request: urllib.request.Request, timeout: float) -> Any:
+    """``urllib.request.urlopen`` that follows same-origin redirects only.
+
+    Raises:
+        CrossOriginRedirectError: When the server redirects to another origin.
+
+    """
+    return urllib.request.build_opener(_SameOriginRedirects).open(request, timeout=timeout)
+
+
+def _refuse_cross_origin(response: httpx.Response) -> None:
+    if response.has_redirect_location:
+        check_redirect(str(response.request.url), response.headers["Location"])
+
+
+def _transient(error: BaseException) -> bool:
+    """HTTP 408, 429 and 5xx, and transport errors: worth another attempt."""
+    if isinstance(error, httpx.HTTPStatusError):
+        status = error.response.status_code
+        return status in (408, 429) or status >= 500
+    return isinstance(error, httpx.TransportError)
+
+
+def download(url: str, sha256: str, dest: Path, *, timeout: float = 30.0) -> Path:
+    """Fetch ``url`` to ``dest`` unless ``dest`` already has the SHA-256 ``sha256``.
+
+    Inspect's ``inspect_ai.util.download`` policy (five attempts or 60 s with jittered
+    exponential backoff on 408/429/5xx and transport errors; the body is hashed on the way and
+    moved into place only when it matches), under this module's redirect policy.
+
+    Raises:
+        CrossOriginRedirectError: When the server redirects to another origin.
+        httpx.HTTPStatusError: For a status that is not retried.
+        ValueError: When the content does not match ``sha256``.
+
+    """
+    if dest.exists() and sha256_file(dest) == sha256:
+        return dest
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(f"{dest.name}.{uuid.uuid4().hex}.partial")
+
+    @retry(
+        wait=wait_exponential_jitter(),
+        stop=stop_after_attempt(5) | stop_after_delay(60),
+        retry=retry_if_exception(_transient),
+    )
+    def fetch() -> str:
+        digest = hashlib.sha256()
+        hooks = {"response": [_refuse_cross_origin]}
+        with httpx.Client(follow_redirects=True, timeout=timeout, event_hooks=hooks) as client:
+            with client.stream("GET", url) as response:
+                response.raise_for_status()
+                with open(tmp, "wb") as f:
+                    for chunk in response.iter_bytes(_CHUNK):
+                        f.write(chunk)
+                        digest.update(chunk)
+        return digest.hexdigest()
+
+    try:
+        actual = fetch()
+        if actual != sha256:
+            raise ValueError(f"Checksum mismatch for {url}: expected {sha256}, got {actual}")
+        os.replace(tmp, dest)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return dest
