@@ -128,7 +128,7 @@ class Seq2SeqNLI(LazyModel):
         """The decoder's cross-attention keys and values, kept for every input token.
 
         1.5 MiB a token for T5-11B (24 layers x 2 x 128 heads x 128 x bf16): 48 GiB for a
-        32k-token pass, twice the weights; plus the encoder's feed-forward activations.
+        32k-token pass, more than twice the weights; plus the encoder's feed-forward activations.
         """
         config = model.config
         layers = getattr(config, "num_decoder_layers", None) or config.num_hidden_layers
