@@ -29,7 +29,7 @@ from inspect_cite.nli.seq2seq import TRUE_TEMPLATE, Seq2SeqNLI
 from tests import nli_fns
 from tests.alce_synthetic import synthetic_items
 from tests.nli_judge import judge_model
-from tests.nli_models import vary_t5_outputs
+from tests.nli_models import per_pair_generate, vary_t5_outputs
 
 
 @pytest.fixture(autouse=True)
@@ -56,22 +56,6 @@ def varied_t5(tiny_t5, tmp_path_factory) -> Path:
     return vary_t5_outputs(tiny_t5, tmp_path_factory.mktemp("varied-t5"), texts)
 
 
-def per_pair_generate(model_dir: Path, pairs: list[tuple[str, str]]) -> list[str]:
-    """eval.py's ``_run_nli_autoais``: one unpadded greedy generate per pair."""
-    import torch
-    from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
-
-    tok = AutoTokenizer.from_pretrained(model_dir)
-    model = AutoModelForSeq2SeqLM.from_pretrained(model_dir)
-    texts = []
-    for premise, hypothesis in pairs:
-        ids = tok(f"premise: {premise} hypothesis: {hypothesis}", return_tensors="pt").input_ids
-        with torch.inference_mode():
-            out = model.generate(ids, max_new_tokens=10)
-        texts.append(tok.decode(out[0], skip_special_tokens=True))
-    return texts
-
-
 def test_seq2seq_batched_equals_per_pair(varied_t5):
     pairs = doc_pairs(5)
     expected = per_pair_generate(varied_t5, pairs)
@@ -86,7 +70,7 @@ def test_seq2seq_batched_equals_per_pair(varied_t5):
 
 def test_seq2seq_entailed_only_for_exactly_one(tiny_t5, monkeypatch):
     engine = Seq2SeqNLI(str(tiny_t5))
-    monkeypatch.setattr(engine, "generate", lambda pairs: ["1", "11", " 1", "", "0"])
+    monkeypatch.setattr(engine, "answers", lambda pairs: ["1", "11", " 1", "", "0"])
     assert [r.entailed for r in engine([("p", "h")] * 5)] == [True, False, False, False, False]  # type: ignore[union-attr]
 
 

@@ -39,18 +39,18 @@ class ClassifierNLI(LazyModel):
 
     Args:
         model: Hub id or local directory.
-        batch_size: Most pairs per forward pass.
-        max_batch_tokens: Most padded tokens per forward pass.
+        batch_size: Most pairs per forward pass (None: by device).
+        max_batch_tokens: Most padded tokens per forward pass (None: by device).
 
     """
 
     def __init__(
-        self, model: str, *, batch_size: int | None = None, max_batch_tokens: int = 65536
+        self, model: str, *, batch_size: int | None = None, max_batch_tokens: int | None = None
     ) -> None:
-        super().__init__(model)
+        super().__init__(
+            model, batch_size=batch_size or default_batch_size(), max_batch_tokens=max_batch_tokens
+        )
         self.identity = f"classifier:{self.model_name}"
-        self.batch_size = batch_size or default_batch_size(32)
-        self.max_batch_tokens = max_batch_tokens
         self._label = -1
 
     def _load(self) -> tuple[Any, Any]:
@@ -61,6 +61,11 @@ class ClassifierNLI(LazyModel):
         model = load_pretrained(AutoModelForSequenceClassification, self.model_name, **kwargs)
         self._label = entailment_label(model.config, self.model_name)
         return tokenizer, model
+
+    def preload(self, *, tokenizer: Any, model: Any) -> None:
+        """Use an already built tokenizer and model (benchmarks); reads its entailment label."""
+        self._label = entailment_label(model.config, self.model_name)
+        super().preload(tokenizer=tokenizer, model=model)
 
     def __call__(self, pairs: list[Pair]) -> list[NLIResult | Exception]:
         """Decide a batch of pairs (blocking; runs in the batching thread)."""
@@ -81,15 +86,12 @@ class ClassifierNLI(LazyModel):
             enc = tok.pad(rows, padding=True, return_tensors="pt").to(model.device)
             with torch.inference_mode():
                 logits = model(**enc).logits.float()
-            probs = torch.softmax(logits, dim=-1)
-            best = logits.argmax(dim=-1)
+            # Two device-to-host copies per batch, not two per row.
+            best = logits.argmax(dim=-1).tolist()
+            probs = torch.softmax(logits, dim=-1)[:, self._label].tolist()
             for row, i in enumerate(batch):
-                results[i] = NLIResult(
-                    bool(best[row].item() == self._label), float(probs[row, self._label].item())
-                )
+                results[i] = NLIResult(best[row] == self._label, probs[row])
 
-        for batch in chunks_by_length(
-            [len(x) for x in ids], self.batch_size, self.max_batch_tokens
-        ):
+        for batch in chunks_by_length([len(x) for x in ids], *self.batch_limits()):
             run_halving(batch, forward, self.shrink_batch)
         return results

@@ -12,7 +12,7 @@ from inspect_cite.nli.cache import NLI_CACHE_ENV, DiskCache
 from inspect_cite.nli.cached import CachedNLI
 from inspect_cite.nli.classifier import ClassifierNLI
 from inspect_cite.nli.fingerprint import FileDigest, model_fingerprint
-from inspect_cite.nli.llm import ModelNLI
+from inspect_cite.nli.hf import LazyModel
 from inspect_cite.nli.python_fn import PythonNLI
 from inspect_cite.nli.remote import RemoteNLI
 from inspect_cite.nli.seq2seq import TRUE_MODEL, Seq2SeqNLI
@@ -51,6 +51,10 @@ def parse_nli_spec(spec: str) -> tuple[str, str]:
 def _make(spec: str, disk: DiskCache | None) -> CachedNLI:
     kind, arg = parse_nli_spec(spec)
     if kind == "model":
+        # Imported here: it needs Inspect, which the model backends do not (a GPU machine
+        # running bench/bench_nli_gpu.py has torch and transformers, not Inspect).
+        from inspect_cite.nli.llm import ModelNLI
+
         llm = ModelNLI(arg)
         return CachedNLI(lambda: llm.identity, llm, disk)
     engine: Seq2SeqNLI | ClassifierNLI | PythonNLI | RemoteNLI
@@ -64,7 +68,9 @@ def _make(spec: str, disk: DiskCache | None) -> CachedNLI:
         engine = PythonNLI(arg)
     # A user function is cheap per pair: batch whatever is queued, without waiting for more.
     queue: BatchQueue[Pair, NLIResult | Exception] = BatchQueue(
-        engine, max_batch=64, max_wait=0.0 if kind == "python" else 0.02
+        engine,
+        max_batch=engine.queue_batch if isinstance(engine, LazyModel) else 64,
+        max_wait=0.0 if kind == "python" else 0.02,
     )
     return CachedNLI(engine.identity, queue.submit, disk, queue, fingerprint=_fingerprint(engine))
 

@@ -66,15 +66,18 @@ def true_resource_message(problem: str) -> str:
 class Seq2SeqNLI(LazyModel):
     """A seq2seq model asked in TRUE format; entailed iff the greedy output is exactly "1".
 
-    Loads on first use (in the batching thread). Inputs are sorted by length and padded into
-    batches; each decision is the one eval.py's unbatched ``generate`` makes (up to float
-    rounding of padded batches in bf16; ``INSPECT_CITE_NLI_BATCH_SIZE=1`` removes even that).
+    Loads on first use (in the batching thread). Inputs are tokenized once, bucketed by length
+    and padded into batches sized by rows and tokens (larger on a GPU, see
+    ``inspect_cite.nli.hf.GPU_BATCH``); each batch is one ``generate`` call that stops as soon
+    as every row's answer is known to be "1" or not (``inspect_cite.nli.greedy``). Each
+    decision is the one eval.py's unbatched ``generate`` makes, up to float rounding of padded
+    batches in bf16; ``INSPECT_CITE_NLI_BATCH_SIZE=1`` gives eval.py's unpadded one-pair calls.
 
     Args:
         model: Hub id or local directory.
         true_checks: Check GPU resources first and use bf16 (the ``true`` spec).
-        batch_size: Most pairs per forward pass.
-        max_batch_tokens: Most padded input tokens per forward pass.
+        batch_size: Most pairs per forward pass (None: by device).
+        max_batch_tokens: Most padded input tokens per forward pass (None: by device).
         max_new_tokens: Greedy decoding length (eval.py: 10).
 
     """
@@ -85,15 +88,17 @@ class Seq2SeqNLI(LazyModel):
         *,
         true_checks: bool = False,
         batch_size: int | None = None,
-        max_batch_tokens: int = 65536,
+        max_batch_tokens: int | None = None,
         max_new_tokens: int = 10,
     ) -> None:
-        super().__init__(model)
+        super().__init__(
+            model,
+            batch_size=batch_size or default_batch_size(),
+            max_batch_tokens=max_batch_tokens,
+        )
         # `true` loads in bf16 on GPU, `seq2seq:` in the checkpoint's dtype: cached apart.
         self.identity = f"{'true' if true_checks else 'seq2seq'}:{self.model_name}"
         self.true_checks = true_checks
-        self.batch_size = batch_size or default_batch_size(32)
-        self.max_batch_tokens = max_batch_tokens
         self.max_new_tokens = max_new_tokens
         if true_checks:
             problem = true_resource_problem()
@@ -119,13 +124,43 @@ class Seq2SeqNLI(LazyModel):
             model = load_pretrained(AutoModelForSeq2SeqLM, self.model_name, dtype=torch.float32)
         return tokenizer, model
 
+    def bytes_per_token(self, model: Any) -> int:
+        """The decoder's cross-attention keys and values, kept for every input token.
+
+        1.5 MiB a token for T5-11B (24 layers x 2 x 128 heads x 128 x bf16): 48 GiB for a
+        32k-token pass, more than twice the weights; plus the encoder's feed-forward activations.
+        """
+        config = model.config
+        layers = getattr(config, "num_decoder_layers", None) or config.num_hidden_layers
+        d_model = getattr(config, "d_model", None) or config.hidden_size
+        inner = getattr(config, "num_heads", 0) * getattr(config, "d_kv", 0) or d_model
+        d_ff = getattr(config, "d_ff", None) or 4 * d_model
+        size = model.dtype.itemsize
+        return int(layers * 2 * inner * size + 2 * d_ff * size)
+
     def __call__(self, pairs: list[Pair]) -> list[NLIResult | Exception]:
         """Decide a batch of pairs (blocking; runs in the batching thread)."""
-        return [NLIResult(text == "1") for text in self.generate(pairs)]
+        from inspect_cite.nli.greedy import ENTAILED
+
+        return [NLIResult(text == ENTAILED) for text in self.answers(pairs)]
+
+    def answers(self, pairs: list[Pair]) -> list[str]:
+        """Each pair's greedy output, decoded until it is known to be "1" or not.
+
+        The whole output where it is "1"; elsewhere possibly only its beginning (which is
+        already not "1"), since decoding stops once every row of a batch is decided.
+        """
+        return self._greedy(pairs, until_decided=True)
 
     def generate(self, pairs: list[Pair]) -> list[str]:
-        """The model's greedy output for each pair, decoded without special tokens."""
+        """The model's whole greedy output for each pair, decoded without special tokens."""
+        return self._greedy(pairs, until_decided=False)
+
+    def _greedy(self, pairs: list[Pair], *, until_decided: bool) -> list[str]:
         import torch
+        from transformers import StoppingCriteriaList
+
+        from inspect_cite.nli.greedy import UntilDecided
 
         tok, model = self.load()
         texts = [TRUE_TEMPLATE.format(premise=p, hypothesis=h) for p, h in pairs]
@@ -137,15 +172,19 @@ class Seq2SeqNLI(LazyModel):
             enc = tok.pad(
                 {"input_ids": [ids[i] for i in batch]}, padding=True, return_tensors="pt"
             ).to(model.device)
+            stop = StoppingCriteriaList([UntilDecided(tok)] if until_decided else [])
             with torch.inference_mode():
                 out = model.generate(
-                    **enc, max_new_tokens=self.max_new_tokens, do_sample=False, num_beams=1
+                    **enc,
+                    max_new_tokens=self.max_new_tokens,
+                    do_sample=False,
+                    num_beams=1,
+                    stopping_criteria=stop,
                 )
-            for i, text in zip(batch, tok.batch_decode(out, skip_special_tokens=True), strict=True):
+            answers = tok.batch_decode(out.tolist(), skip_special_tokens=True)
+            for i, text in zip(batch, answers, strict=True):
                 decoded[i] = text
 
-        for batch in chunks_by_length(
-            [len(x) for x in ids], self.batch_size, self.max_batch_tokens
-        ):
+        for batch in chunks_by_length([len(x) for x in ids], *self.batch_limits()):
             run_halving(batch, forward, self.shrink_batch)
         return decoded
