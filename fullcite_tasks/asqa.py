@@ -5,6 +5,7 @@ from typing import Literal
 from inspect_ai import Task, task
 
 from fullcite_tasks.task import fullcite_task
+from inspect_cite.thinking import DEFAULT_THINKING_TOKENS
 from scorers.similarity import DEFAULT_SIMILARITY_MODEL
 
 
@@ -18,6 +19,8 @@ def asqa(
     strategy: Literal["prompt", "constrained", "posthoc"] = "prompt",
     similarity_model: str | None = DEFAULT_SIMILARITY_MODEL,
     judge: bool = False,
+    thinking: bool = False,
+    thinking_tokens: int = DEFAULT_THINKING_TOKENS,
 ) -> Task:
     r"""FullCite on ASQA: cite a Wikipedia passage and a verbatim snippet after every claim.
 
@@ -42,6 +45,10 @@ def asqa(
         similarity_model: sentence-transformers model for claim-snippet similarity (name or
             local path); ``null`` to skip that scorer.
         judge: Also run the LLM judge (needs ``--model-role grader=<model>``).
+        thinking: Generate answers with the chat template's thinking on (Qwen3 and other
+            ``enable_thinking`` templates; default off). An answer cut inside ``<think>`` is
+            scored nan ("no answer").
+        thinking_tokens: With ``thinking``, tokens added to ``max_tokens`` for the thinking.
 
     """
     return fullcite_task(
@@ -53,5 +60,7 @@ def asqa(
         strategy,
         similarity_model,
         judge,
+        thinking=thinking,
+        thinking_tokens=thinking_tokens,
         spans_path=spans_path,
     )

@@ -5,6 +5,7 @@ from typing import Literal
 from inspect_ai import Task, task
 
 from fullcite_tasks.task import fullcite_task
+from inspect_cite.thinking import DEFAULT_THINKING_TOKENS
 from scorers.similarity import DEFAULT_SIMILARITY_MODEL
 
 
@@ -19,6 +20,8 @@ def bioasq(
     question_types: str | list[str] | None = None,
     similarity_model: str | None = DEFAULT_SIMILARITY_MODEL,
     judge: bool = False,
+    thinking: bool = False,
+    thinking_tokens: int = DEFAULT_THINKING_TOKENS,
 ) -> Task:
     r"""FullCite on BioASQ: cite a PMID and a verbatim abstract snippet after every claim.
 
@@ -47,6 +50,10 @@ def bioasq(
         similarity_model: sentence-transformers model for claim-snippet similarity (name or
             local path); ``null`` to skip that scorer.
         judge: Also run the LLM judge (needs ``--model-role grader=<model>``).
+        thinking: Generate answers with the chat template's thinking on (Qwen3 and other
+            ``enable_thinking`` templates; default off). An answer cut inside ``<think>`` is
+            scored nan ("no answer").
+        thinking_tokens: With ``thinking``, tokens added to ``max_tokens`` for the thinking.
 
     """
     return fullcite_task(
@@ -58,6 +65,8 @@ def bioasq(
         strategy,
         similarity_model,
         judge,
+        thinking=thinking,
+        thinking_tokens=thinking_tokens,
         abstracts_path=abstracts_path,
         question_types=question_types,
     )

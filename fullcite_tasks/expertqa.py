@@ -6,6 +6,7 @@ from inspect_ai import Task, task
 
 from fullcite_tasks.data.expertqa import DEFAULT_SYSTEM, ExpertqaSystem
 from fullcite_tasks.task import fullcite_task
+from inspect_cite.thinking import DEFAULT_THINKING_TOKENS
 from scorers.similarity import DEFAULT_SIMILARITY_MODEL
 
 
@@ -20,6 +21,8 @@ def expertqa(
     strategy: Literal["prompt", "constrained", "posthoc"] = "prompt",
     similarity_model: str | None = DEFAULT_SIMILARITY_MODEL,
     judge: bool = False,
+    thinking: bool = False,
+    thinking_tokens: int = DEFAULT_THINKING_TOKENS,
 ) -> Task:
     r"""FullCite on ExpertQA: cite an evidence passage and a verbatim snippet after every claim.
 
@@ -49,6 +52,10 @@ def expertqa(
         similarity_model: sentence-transformers model for claim-snippet similarity (name or
             local path); ``null`` to skip that scorer.
         judge: Also run the LLM judge (needs ``--model-role grader=<model>``).
+        thinking: Generate answers with the chat template's thinking on (Qwen3 and other
+            ``enable_thinking`` templates; default off). An answer cut inside ``<think>`` is
+            scored nan ("no answer").
+        thinking_tokens: With ``thinking``, tokens added to ``max_tokens`` for the thinking.
 
     """
     return fullcite_task(
@@ -60,6 +67,8 @@ def expertqa(
         strategy,
         similarity_model,
         judge,
+        thinking=thinking,
+        thinking_tokens=thinking_tokens,
         spans_path=spans_path,
         system=system,
     )

@@ -30,6 +30,7 @@ from fullcite_tasks.annotation import annotation_cache_path, span_annotator
 from fullcite_tasks.data.records import FullciteRecord
 from inspect_cite import __version__
 from inspect_cite.download import sha256_file
+from inspect_cite.thinking import DEFAULT_THINKING_TOKENS, thinking_generate_config
 from scorers.bias import citation_bias
 from scorers.fullcite_answer import fullcite_answer
 from scorers.judge import citation_judge
@@ -117,14 +118,14 @@ def records_dataset(
     return MemoryDataset(samples, name=name)
 
 
-def strategy_solver(strategy: str) -> Solver:
+def strategy_solver(strategy: str, thinking: bool = False) -> Solver:
     """The FullCite solver of a strategy (issue-5 solvers, FullCite citation format)."""
     check_choice("strategy", strategy, STRATEGIES)
     if strategy == "constrained":
-        return constrained_citations(format="fullcite")
+        return constrained_citations(format="fullcite", thinking=thinking)
     if strategy == "posthoc":
-        return posthoc_citations()
-    return prompted_citations()
+        return posthoc_citations(thinking=thinking)
+    return prompted_citations(thinking=thinking)
 
 
 def fullcite_scorers(
@@ -264,13 +265,21 @@ def fullcite_task(
     strategy: str,
     similarity_model: str | None,
     judge: bool,
+    *,
+    thinking: bool = False,
+    thinking_tokens: int = DEFAULT_THINKING_TOKENS,
     **data_args: Any,
 ) -> Task:
-    """Build a FullCite task; the @task functions fix the dataset and document the parameters."""
+    """Build a FullCite task; the @task functions fix the dataset and document the parameters.
+
+    Answers are generated with chat-template thinking off unless ``thinking`` (then
+    ``max_tokens`` grows by ``thinking_tokens``; see ``inspect_cite.thinking``).
+    """
     check_choice("doc_order", doc_order, DOC_ORDERS)
     check_choice("strategy", strategy, STRATEGIES)
+    config = thinking_generate_config(FULLCITE_GENERATE_CONFIG, thinking, thinking_tokens)
     records, info = fullcite_records(source, dataset_path, ndoc, **data_args)
-    solver: list[Solver] = [strategy_solver(strategy)]
+    solver: list[Solver] = [strategy_solver(strategy, thinking)]
     needs_annotation = any(r.extra.get("gold_spans_status") == "missing" for r in records)
     if needs_annotation:
         key = info["data_key"]
@@ -296,6 +305,9 @@ def fullcite_task(
             "strategy": strategy,
             "similarity_model": similarity_model,
             "judge": judge,
+            "thinking": thinking,
+            "thinking_tokens": thinking_tokens,
+            "max_tokens": config.max_tokens,
             **data_args,
         },
     }
@@ -303,7 +315,7 @@ def fullcite_task(
         dataset=records_dataset(records, f"fullcite_{source}", doc_order, seed),
         solver=solver,
         scorer=fullcite_scorers(source, ndoc, similarity_model, judge),
-        config=FULLCITE_GENERATE_CONFIG,
+        config=config,
         version=FULLCITE_TASK_VERSION,
         metadata=info,
     )
