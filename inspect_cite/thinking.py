@@ -135,6 +135,7 @@ def apply_thinking(model: Model, thinking: bool) -> dict[str, Any]:
         # No public way: the hf provider reads enable_thinking only as a model arg at load time
         # and no GenerateConfig field reaches its chat template. Setting the loaded provider's
         # attribute (the same one -M enable_thinking sets) avoids loading the weights twice.
+        # It is per model, not per request: tasks sharing one loaded model share the setting.
         model.api.enable_thinking = thinking  # type: ignore[attr-defined]
         record["template_reads_enable_thinking"] = "enable_thinking" in _hf_template(model.api)
     elif control == "chat_template_kwargs":
