@@ -7,6 +7,7 @@ from inspect_ai import Task, task
 from alce_tasks.prompts import UseShorter
 from alce_tasks.task import Strategy, alce_task
 from inspect_cite.retrieval import GTR_RETRIEVER
+from inspect_cite.thinking import DEFAULT_THINKING_TOKENS
 
 
 @task
@@ -26,6 +27,8 @@ def eli5(
     mauve: bool = False,
     mauve_model: str = "gpt2-large",
     mauve_seeds: int = 1,
+    thinking: bool = False,
+    thinking_tokens: int = DEFAULT_THINKING_TOKENS,
 ) -> Task:
     """ALCE ELI5 with ALCE's prompts, data and scoring.
 
@@ -60,6 +63,10 @@ def eli5(
         mauve: Add MAUVE fluency (x100), as eval.py's `--mauve`.
         mauve_model: Causal LM whose features MAUVE compares (hub id or local dir).
         mauve_seeds: k-means seeds to report MAUVE's spread over (1 = ALCE's).
+        thinking: Generate answers with the chat template's thinking on (Qwen3 and other
+            `enable_thinking` templates; default off, so that the answer gets ALCE's 300
+            tokens). An answer cut inside `<think>` is scored nan ("no answer").
+        thinking_tokens: With `thinking`, tokens added to `max_tokens` for the thinking.
 
     """
     return alce_task(
@@ -79,4 +86,6 @@ def eli5(
         mauve=mauve,
         mauve_model=mauve_model,
         mauve_seeds=mauve_seeds,
+        thinking=thinking,
+        thinking_tokens=thinking_tokens,
     )

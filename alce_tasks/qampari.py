@@ -7,6 +7,7 @@ from inspect_ai import Task, task
 from alce_tasks.prompts import UseShorter
 from alce_tasks.task import Strategy, alce_task
 from inspect_cite.retrieval import GTR_RETRIEVER
+from inspect_cite.thinking import DEFAULT_THINKING_TOKENS
 
 
 @task
@@ -23,6 +24,8 @@ def qampari(
     nli: str = "true",
     strategy: Strategy = "vanilla",
     retrieval_model: str = GTR_RETRIEVER,
+    thinking: bool = False,
+    thinking_tokens: int = DEFAULT_THINKING_TOKENS,
 ) -> Task:
     """ALCE QAMPARI with ALCE's prompts, data and scoring.
 
@@ -54,6 +57,10 @@ def qampari(
             vanilla).
         retrieval_model: sentence-transformers model (hub id or local dir) with which
             `postcite`, `posthoc` and `inlinesearch` find documents (the paper: GTR-large).
+        thinking: Generate answers with the chat template's thinking on (Qwen3 and other
+            `enable_thinking` templates; default off, so that the answer gets ALCE's 300
+            tokens). An answer cut inside `<think>` is scored nan ("no answer").
+        thinking_tokens: With `thinking`, tokens added to `max_tokens` for the thinking.
 
     """
     return alce_task(
@@ -70,4 +77,6 @@ def qampari(
         nli,
         strategy=strategy,
         retrieval_model=retrieval_model,
+        thinking=thinking,
+        thinking_tokens=thinking_tokens,
     )

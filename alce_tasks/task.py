@@ -33,6 +33,7 @@ from inspect_cite import __version__
 from inspect_cite.download import sha256_file
 from inspect_cite.http_client import redact_text
 from inspect_cite.retrieval import GTR_RETRIEVER
+from inspect_cite.thinking import DEFAULT_THINKING_TOKENS, thinking_generate_config
 from scorers.alce_correctness import alce_correctness
 from scorers.alce_qa import alce_qa
 from scorers.citation_nli import citation_nli
@@ -166,31 +167,42 @@ def strategy_solver(
     nli: str,
     prompt_file: str | None,
     retrieval_model: str = GTR_RETRIEVER,
+    thinking: bool = False,
 ) -> Solver:
     """The solver that implements a strategy, with the task's settings."""
     match strategy:
         case "vanilla" | "prompt" | "oracle":
-            return alce_vanilla()
+            return alce_vanilla(thinking=thinking)
         case "closedbook":
-            return alce_closedbook(shot=shot, seed=seed, prompt_file=prompt_file)
+            return alce_closedbook(shot=shot, seed=seed, prompt_file=prompt_file, thinking=thinking)
         case "summ":
-            return alce_summ(ndoc=ndoc, shot=shot, seed=seed, prompt_file=prompt_file)
+            return alce_summ(
+                ndoc=ndoc, shot=shot, seed=seed, prompt_file=prompt_file, thinking=thinking
+            )
         case "snippet":
-            return alce_snippet(ndoc=ndoc, shot=shot, seed=seed, prompt_file=prompt_file)
+            return alce_snippet(
+                ndoc=ndoc, shot=shot, seed=seed, prompt_file=prompt_file, thinking=thinking
+            )
         case "rerank":
-            return alce_rerank(n=4, nli=nli)
+            return alce_rerank(n=4, nli=nli, thinking=thinking)
         case "postcite":
-            return alce_postcite(base="closedbook", retriever=retrieval_model)
+            return alce_postcite(base="closedbook", retriever=retrieval_model, thinking=thinking)
         case "posthoc":
-            return alce_postcite(base="vanilla", retriever=retrieval_model)
+            return alce_postcite(base="vanilla", retriever=retrieval_model, thinking=thinking)
         case "interact":
-            return alce_interact(ndoc=ndoc, shot=shot, seed=seed, prompt_file=prompt_file)
+            return alce_interact(
+                ndoc=ndoc, shot=shot, seed=seed, prompt_file=prompt_file, thinking=thinking
+            )
         case "inlinesearch":
             return alce_inlinesearch(
-                shot=shot, seed=seed, prompt_file=prompt_file, retriever=retrieval_model
+                shot=shot,
+                seed=seed,
+                prompt_file=prompt_file,
+                retriever=retrieval_model,
+                thinking=thinking,
             )
         case "constrained":
-            return constrained_citations(format="alce")
+            return constrained_citations(format="alce", thinking=thinking)
     raise ValueError(f"unknown strategy {strategy!r}")
 
 
@@ -213,12 +225,17 @@ def alce_task(
     mauve_model: str = "gpt2-large",
     mauve_seeds: int = 1,
     retrieval_model: str = GTR_RETRIEVER,
+    thinking: bool = False,
+    thinking_tokens: int = DEFAULT_THINKING_TOKENS,
 ) -> Task:
     """Build an ALCE task; the @task functions only fix the dataset and document parameters.
 
     Scorers: correctness and NLI citation recall/precision; ELI5 adds claim coverage; ASQA adds
-    QA accuracy with ``qa``; ASQA and ELI5 add MAUVE with ``mauve``.
+    QA accuracy with ``qa``; ASQA and ELI5 add MAUVE with ``mauve``. Answers are generated
+    with chat-template thinking off unless ``thinking`` (then ``max_tokens`` grows by
+    ``thinking_tokens``; see ``inspect_cite.thinking``).
     """
+    config = thinking_generate_config(ALCE_GENERATE_CONFIG, thinking, thinking_tokens)
     if strategy == "oracle":
         oracle = True
     if ndoc is None:
@@ -241,7 +258,14 @@ def alce_task(
         pool=pool,
     )
     info["parameters"].update(
-        nli=redact_text(nli), strategy=strategy, qa=qa, mauve=mauve, mauve_model=mauve_model
+        nli=redact_text(nli),
+        strategy=strategy,
+        qa=qa,
+        mauve=mauve,
+        mauve_model=mauve_model,
+        thinking=thinking,
+        thinking_tokens=thinking_tokens,
+        max_tokens=config.max_tokens,
     )
     scorers: list[Scorer] = [alce_correctness(dataset), citation_nli(nli=nli, dataset=dataset)]
     if dataset == "eli5":
@@ -254,12 +278,14 @@ def alce_task(
         if dataset == "qampari":
             raise ValueError("mauve=true: eval.py does not compute MAUVE for QAMPARI lists")
         scorers.append(mauve_scorer(mauve_model=mauve_model, mauve_seeds=mauve_seeds))
-    solver = strategy_solver(strategy, ndoc, shot, seed, nli, prompt_file, retrieval_model)
+    solver = strategy_solver(
+        strategy, ndoc, shot, seed, nli, prompt_file, retrieval_model, thinking=thinking
+    )
     return Task(
         dataset=ds,
         solver=solver,
         scorer=scorers,
-        config=ALCE_GENERATE_CONFIG,
+        config=config,
         version=ALCE_TASK_VERSION,
         metadata=info,
     )

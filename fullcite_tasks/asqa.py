@@ -5,6 +5,7 @@ from typing import Literal
 from inspect_ai import Task, task
 
 from fullcite_tasks.task import fullcite_task
+from inspect_cite.thinking import DEFAULT_THINKING_TOKENS
 from scorers.similarity import DEFAULT_SIMILARITY_MODEL
 
 
@@ -20,6 +21,8 @@ def asqa(
     judge: bool = False,
     attribution: bool = False,
     nli: str = "true",
+    thinking: bool = False,
+    thinking_tokens: int = DEFAULT_THINKING_TOKENS,
 ) -> Task:
     r"""FullCite on ASQA: cite a Wikipedia passage and a verbatim snippet after every claim.
 
@@ -48,6 +51,10 @@ def asqa(
             (``claim_support``: NLI per claim).
         nli: NLI spec for ``attribution``, as ALCE's ``-T nli``: ``true`` (T5-11B, needs a
             GPU with ~23 GB), ``classifier:<dir>``, ``python:<module>:<fn>``, ... (README).
+        thinking: Generate answers with the chat template's thinking on (Qwen3 and other
+            ``enable_thinking`` templates; default off). An answer cut inside ``<think>`` is
+            scored nan ("no answer").
+        thinking_tokens: With ``thinking``, tokens added to ``max_tokens`` for the thinking.
 
     """
     return fullcite_task(
@@ -61,5 +68,7 @@ def asqa(
         judge,
         attribution=attribution,
         nli=nli,
+        thinking=thinking,
+        thinking_tokens=thinking_tokens,
         spans_path=spans_path,
     )

@@ -6,6 +6,7 @@ from inspect_ai import Task, task
 
 from fullcite_tasks.data.expertqa import DEFAULT_SYSTEM, ExpertqaSystem
 from fullcite_tasks.task import fullcite_task
+from inspect_cite.thinking import DEFAULT_THINKING_TOKENS
 from scorers.similarity import DEFAULT_SIMILARITY_MODEL
 
 
@@ -22,6 +23,8 @@ def expertqa(
     judge: bool = False,
     attribution: bool = False,
     nli: str = "true",
+    thinking: bool = False,
+    thinking_tokens: int = DEFAULT_THINKING_TOKENS,
 ) -> Task:
     r"""FullCite on ExpertQA: cite an evidence passage and a verbatim snippet after every claim.
 
@@ -55,6 +58,10 @@ def expertqa(
             (``claim_support``: NLI per claim).
         nli: NLI spec for ``attribution``, as ALCE's ``-T nli``: ``true`` (T5-11B, needs a
             GPU with ~23 GB), ``classifier:<dir>``, ``python:<module>:<fn>``, ... (README).
+        thinking: Generate answers with the chat template's thinking on (Qwen3 and other
+            ``enable_thinking`` templates; default off). An answer cut inside ``<think>`` is
+            scored nan ("no answer").
+        thinking_tokens: With ``thinking``, tokens added to ``max_tokens`` for the thinking.
 
     """
     return fullcite_task(
@@ -68,6 +75,8 @@ def expertqa(
         judge,
         attribution=attribution,
         nli=nli,
+        thinking=thinking,
+        thinking_tokens=thinking_tokens,
         spans_path=spans_path,
         system=system,
     )

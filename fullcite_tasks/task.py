@@ -32,6 +32,7 @@ from inspect_cite import __version__
 from inspect_cite.download import sha256_file
 from inspect_cite.http_client import redact_text, redact_url
 from inspect_cite.nli import NLIConfigError, parse_nli_spec
+from inspect_cite.thinking import DEFAULT_THINKING_TOKENS, thinking_generate_config
 from scorers.bias import citation_bias
 from scorers.claim_support import claim_support
 from scorers.fullcite_answer import fullcite_answer
@@ -120,14 +121,14 @@ def records_dataset(
     return MemoryDataset(samples, name=name)
 
 
-def strategy_solver(strategy: str) -> Solver:
+def strategy_solver(strategy: str, thinking: bool = False) -> Solver:
     """The FullCite solver of a strategy (issue-5 solvers, FullCite citation format)."""
     check_choice("strategy", strategy, STRATEGIES)
     if strategy == "constrained":
-        return constrained_citations(format="fullcite")
+        return constrained_citations(format="fullcite", thinking=thinking)
     if strategy == "posthoc":
-        return posthoc_citations()
-    return prompted_citations()
+        return posthoc_citations(thinking=thinking)
+    return prompted_citations(thinking=thinking)
 
 
 def check_nli(nli: Any) -> str:
@@ -313,14 +314,21 @@ def fullcite_task(
     *,
     attribution: bool = False,
     nli: str = "true",
+    thinking: bool = False,
+    thinking_tokens: int = DEFAULT_THINKING_TOKENS,
     **data_args: Any,
 ) -> Task:
-    """Build a FullCite task; the @task functions fix the dataset and document the parameters."""
+    """Build a FullCite task; the @task functions fix the dataset and document the parameters.
+
+    Answers are generated with chat-template thinking off unless ``thinking`` (then
+    ``max_tokens`` grows by ``thinking_tokens``; see ``inspect_cite.thinking``).
+    """
     check_choice("doc_order", doc_order, DOC_ORDERS)
     check_choice("strategy", strategy, STRATEGIES)
     nli = check_nli(nli)
+    config = thinking_generate_config(FULLCITE_GENERATE_CONFIG, thinking, thinking_tokens)
     records, info = fullcite_records(source, dataset_path, ndoc, **data_args)
-    solver: list[Solver] = [strategy_solver(strategy)]
+    solver: list[Solver] = [strategy_solver(strategy, thinking)]
     needs_annotation = any(r.extra.get("gold_spans_status") == "missing" for r in records)
     if needs_annotation:
         key = info["data_key"]
@@ -348,6 +356,9 @@ def fullcite_task(
             "judge": judge,
             "attribution": attribution,
             "nli": redact_text(nli),
+            "thinking": thinking,
+            "thinking_tokens": thinking_tokens,
+            "max_tokens": config.max_tokens,
             **data_args,
         },
     }
@@ -357,7 +368,7 @@ def fullcite_task(
         scorer=fullcite_scorers(
             source, ndoc, similarity_model, judge, attribution=attribution, nli=nli
         ),
-        config=FULLCITE_GENERATE_CONFIG,
+        config=config,
         version=FULLCITE_TASK_VERSION,
         metadata=info,
     )

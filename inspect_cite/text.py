@@ -107,6 +107,11 @@ def strip_think(text: str) -> str:
     return text.replace("</think>", "")
 
 
+def unclosed_think(text: str) -> bool:
+    """Whether ``text`` opens a ``<think>`` block that it never closes (cut while reasoning)."""
+    return "<think>" in _THINK_RE.sub("", text)
+
+
 def alce_postprocess(text: str) -> str:
     """ALCE run.py's cleanup of a generation, after removing think blocks.
 

@@ -5,6 +5,7 @@ from inspect_ai.solver import TaskState
 
 from inspect_cite.alce_metrics import CORRECTNESS_KEYS, AlceDataset, correctness
 from inspect_cite.text import alce_scoring_output
+from scorers.no_answer import no_answer_score
 
 
 def _explanation(output: str, values: dict[str, float], dataset: str) -> str:
@@ -35,6 +36,8 @@ def alce_correctness(dataset: AlceDataset | None = None) -> Scorer:
                 f'sample {state.sample_id}: alce_correctness needs dataset= or metadata["dataset"] '
                 f"in {sorted(CORRECTNESS_KEYS)}, got {ds!r}"
             )
+        if unscored := no_answer_score(state, CORRECTNESS_KEYS[ds]):
+            return unscored
         output = alce_scoring_output(state.output.completion if state.output else "")
         values = correctness(output, state.metadata, ds)
         return Score(value=values, answer=output, explanation=_explanation(output, values, ds))

@@ -7,6 +7,7 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from inspect_cite.alce_qa import QA_KEYS, QA_MODEL, get_qa_model, qa_context, qa_item_scores
+from scorers.no_answer import no_answer_score
 
 
 def _explanation(context: str, rows: list[tuple[str, list[str], str]], values: dict) -> str:
@@ -36,6 +37,8 @@ def alce_qa(qa_model: str = QA_MODEL, device: str | None = None) -> Scorer:
     """
 
     async def score(state: TaskState, target: Target) -> Score:
+        if unscored := no_answer_score(state, QA_KEYS):
+            return unscored
         output = state.output.completion if state.output else ""
         context = qa_context(output)
         pairs = (state.metadata or {}).get("qa_pairs")

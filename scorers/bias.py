@@ -31,6 +31,7 @@ from inspect_ai.solver import TaskState
 
 from scorers.cited_answer import CheckedCitation, citations_markdown, read_cited_answer
 from scorers.fullcite_metrics import mean_by_group, weighted_mean, weighted_mean_by_group
+from scorers.no_answer import no_answer_score
 
 
 def position_shares(
@@ -102,13 +103,16 @@ def citation_bias(max_positions: int = 5, group_key: str = "question_type") -> S
         raise ValueError(f"max_positions must be at least 1, got {max_positions}")
 
     async def score(state: TaskState, target: Target) -> Score:
+        group = (state.metadata or {}).get(group_key)
+        group = str(group) if group not in (None, "") else "unknown"
+        keys = ["n_citations", "omission_rate", *position_shares([], max_positions)]
+        if unscored := no_answer_score(state, keys, {"n_citations": 0, "group": group}):
+            return unscored  # neither an omission nor a citation: no answer at all
         answer = read_cited_answer(state)
         n = len(answer.citations)
         values = {"n_citations": float(n), "omission_rate": 100.0 if n == 0 else 0.0}
         ranks = _retrieval_ranks(list(answer.docs))
         values |= position_shares(answer.citations, max_positions, ranks)
-        group = (state.metadata or {}).get(group_key)
-        group = str(group) if group not in (None, "") else "unknown"
         positions = [c.position for c in answer.citations]
         table = "\n".join(
             f"| {k} | {v:.1f} |"

@@ -18,6 +18,7 @@ from inspect_cite.documents import get_docs
 from inspect_cite.http_client import redact_text
 from inspect_cite.nli import NLIError, get_nli
 from inspect_cite.text import alce_citation_spans, alce_scoring_output, highlight_markdown
+from scorers.no_answer import no_answer_score
 
 
 def _cell(text: str) -> str:
@@ -129,6 +130,8 @@ def citation_nli(
         question = metadata.get("question")
         if qampari and not isinstance(question, str):
             raise ValueError(f'{where}: QAMPARI citation scoring needs metadata["question"]')
+        if unscored := no_answer_score(state, ["citation_rec", "citation_prec"]):
+            return unscored
         try:
             result = await citation_scores(
                 output,

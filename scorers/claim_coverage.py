@@ -9,6 +9,7 @@ from inspect_cite.alce_citations import claims_score
 from inspect_cite.http_client import redact_text
 from inspect_cite.nli import NLIError, get_nli
 from inspect_cite.text import alce_scoring_output
+from scorers.no_answer import no_answer_score
 
 
 def _unscored(reason: str, output: str) -> Score:
@@ -42,6 +43,8 @@ def claim_coverage(nli: str = "true", nli_cache: str | None = None) -> Scorer:
                 f'sample {state.sample_id}: claim_coverage needs metadata["claims"], a list of '
                 "strings (ELI5)"
             )
+        if unscored := no_answer_score(state, ["claims_nli"]):
+            return unscored
         output = alce_scoring_output(state.output.completion if state.output else "")
         try:
             result = await claims_score(output, claims, backend)

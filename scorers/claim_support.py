@@ -43,6 +43,7 @@ from inspect_ai.solver import TaskState
 from inspect_cite.alce_citations import format_doc
 from inspect_cite.nli import NLIBackend, NLIError, Pair, get_nli
 from scorers.cited_answer import CheckedCitation, CitedAnswer, read_cited_answer
+from scorers.no_answer import no_answer_score
 
 CLAIM_SUPPORT_KEYS = ("snippet_support", "doc_support", "unsupported_claims")
 
@@ -219,6 +220,8 @@ def claim_support(nli: str = "true", nli_cache: str | None = None) -> Scorer:
     backend = get_nli(nli, nli_cache)
 
     async def score(state: TaskState, target: Target) -> Score:
+        if unscored := no_answer_score(state, CLAIM_SUPPORT_KEYS):
+            return unscored
         answer = read_cited_answer(state)
         try:
             verdicts = await judge_claims(answer, backend)

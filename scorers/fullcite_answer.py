@@ -37,6 +37,7 @@ from inspect_ai.solver import TaskState
 from inspect_cite.alce_metrics import str_em
 from inspect_cite.citations import strip_citations
 from inspect_cite.text import normalize_answer, sent_tokenize, strip_think
+from scorers.no_answer import no_answer_score
 
 FullciteSource = Literal["bioasq", "asqa", "expertqa"]
 
@@ -221,6 +222,9 @@ def fullcite_answer(source: FullciteSource | None = None) -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
         metadata = state.metadata or {}
         src = source or str(metadata.get("source", ""))
+        keys = ALL_ANSWER_KEYS if source is None else ANSWER_KEYS.get(src, ())
+        if unscored := no_answer_score(state, keys):
+            return unscored
         text = answer_text(state.output.completion if state.output else "")
         values, note = answer_values(text, metadata, src)
         if source is None:  # same keys on every sample, whatever its source

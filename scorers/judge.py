@@ -26,6 +26,7 @@ from inspect_cite.structured_outputs import (
     with_structured_outputs,
 )
 from scorers.cited_answer import CheckedCitation, CitedAnswer, citations_markdown, read_cited_answer
+from scorers.no_answer import no_answer_score
 
 # The FullCite authors' human-evaluation scale labels (their annotation UI).
 SUPPORT_SCALE = (
@@ -219,8 +220,10 @@ def citation_judge(attempts: int = 3, model: str | None = None, backoff: float =
         raise ValueError(f"backoff must be >= 0, got {backoff}")
 
     async def score(state: TaskState, target: Target) -> Score:
-        answer = read_cited_answer(state)
         grader = _grader(model)
+        if unscored := no_answer_score(state, JUDGE_KEYS):
+            return unscored
+        answer = read_cited_answer(state)
         question = str((state.metadata or {}).get("question") or state.input_text)
         todo = [c for c in answer.citations if c.snippet]
         outcomes = await asyncio.gather(

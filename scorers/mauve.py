@@ -37,6 +37,7 @@ from inspect_cite.mauve_score import (
 )
 from inspect_cite.mauve_score import mauve_seeds as seed_list
 from inspect_cite.text import alce_answer_text
+from scorers.no_answer import no_answer_score
 
 logger = logging.getLogger(__name__)
 
@@ -137,6 +138,8 @@ def mauve(
         reference = metadata.get("answer")
         if not isinstance(reference, str):
             reference = target.text
+        if unscored := no_answer_score(state, ["mauve"], {"mauve_seeds": seeds_count}):
+            return unscored  # no features: the sample stays out of the corpus MAUVE
         output = alce_answer_text(state.output.completion if state.output else "")
         p_text, q_text = mauve_text(question, reference), mauve_text(question, output)
         texts = [t for t in (p_text, q_text) if t]

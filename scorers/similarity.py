@@ -17,6 +17,7 @@ from inspect_cite.batching import BatchQueue
 from inspect_cite.retrieval import get_retriever
 from inspect_cite.shared import shared_instance
 from scorers.cited_answer import citations_markdown, read_cited_answer
+from scorers.no_answer import no_answer_score
 
 DEFAULT_SIMILARITY_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 # Texts per encoder call; claims and snippets of concurrently scored samples share batches.
@@ -48,6 +49,8 @@ def citation_similarity(similarity_model: str = DEFAULT_SIMILARITY_MODEL) -> Sco
     """
 
     async def score(state: TaskState, target: Target) -> Score:
+        if unscored := no_answer_score(state, ["similarity", "n_scored"]):
+            return unscored
         answer = read_cited_answer(state)
         pairs = [(c.index, c.claim, c.snippet) for c in answer.citations if c.claim and c.snippet]
         verdicts: dict[int, str] = {}

@@ -34,6 +34,7 @@ from inspect_ai.solver import TaskState
 
 from inspect_cite.alce_qa import compute_exact, compute_f1
 from scorers.cited_answer import CitedAnswer, citations_markdown, read_cited_answer
+from scorers.no_answer import no_answer_score
 
 SNIPPET_KEYS = (
     "doc_precision",
@@ -184,6 +185,8 @@ def doc_snippet_f1() -> Scorer:
     """
 
     async def score(state: TaskState, target: Target) -> Score:
+        if unscored := no_answer_score(state, SNIPPET_KEYS):
+            return unscored
         answer = read_cited_answer(state)
         gold = _gold_by_doc(state, {d["id"] for d in answer.docs})
         values, per = snippet_values(answer, gold)

@@ -4,10 +4,13 @@ from inspect_ai.model import ChatMessageSystem
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
+from solvers.thinking import thinking_generate
 
 
 @solver
-def alce_vanilla(system_message: str | None = ALCE_SYSTEM_MESSAGE) -> Solver:
+def alce_vanilla(
+    system_message: str | None = ALCE_SYSTEM_MESSAGE, thinking: bool = False
+) -> Solver:
     """VANILLA: answer the ALCE prompt (demonstrations, documents, question) in one generation.
 
     The ALCE tasks put the full ALCE prompt in the sample input. As ALCE's run.py does for chat
@@ -15,10 +18,13 @@ def alce_vanilla(system_message: str | None = ALCE_SYSTEM_MESSAGE) -> Solver:
 
     Args:
         system_message: The system message; ``None`` sends the prompt alone.
+        thinking: Generate with the chat template's thinking on (see
+            ``inspect_cite.thinking``; off by default).
 
     """
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
+        generate = thinking_generate(state, generate, thinking)
         if system_message and not any(m.role == "system" for m in state.messages):
             state.messages.insert(0, ChatMessageSystem(content=system_message))
         return await generate(state)

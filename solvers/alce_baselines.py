@@ -5,6 +5,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_cite.alce_prompts import UseShorter
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
 from solvers.alce_prompting import AlcePrompts, prepare, warn_small_pool
+from solvers.thinking import thinking_generate
 
 
 @solver
@@ -14,6 +15,7 @@ def alce_closedbook(
     prompt_file: str | None = None,
     system_message: str | None = ALCE_SYSTEM_MESSAGE,
     dataset: str | None = None,
+    thinking: bool = False,
 ) -> Solver:
     """CLOSEDBOOK: answer from the question alone with ALCE's closed-book prompt (ndoc 0).
 
@@ -27,11 +29,13 @@ def alce_closedbook(
         prompt_file: An ALCE-format prompt file instead of the official ``*_closedbook.json``.
         system_message: System message for chat models (ALCE's); ``None`` sends none.
         dataset: ``asqa``, ``qampari`` or ``eli5``; default ``metadata["dataset"]``.
+        thinking: Generate with the chat template's thinking on (off by default).
 
     """
     prompts = AlcePrompts("closedbook", shot=shot, seed=seed, ndoc=0, prompt_file=prompt_file)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
+        generate = thinking_generate(state, generate, thinking)
         prepare(state, prompts, dataset, system_message)
         state.metadata["docs"] = []
         return await generate(state)
@@ -48,6 +52,7 @@ def _shortened(
     prompt_file: str | None,
     system_message: str | None,
     dataset: str | None,
+    thinking: bool,
 ) -> Solver:
     prompts = AlcePrompts(
         "sum_or_ext",
@@ -59,6 +64,7 @@ def _shortened(
     )
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
+        generate = thinking_generate(state, generate, thinking)
         prep = prepare(state, prompts, dataset, system_message)
         warn_small_pool(name, prep.pool, ndoc)
         state.metadata["docs"] = prep.shown
@@ -75,6 +81,7 @@ def alce_summ(
     prompt_file: str | None = None,
     system_message: str | None = ALCE_SYSTEM_MESSAGE,
     dataset: str | None = None,
+    thinking: bool = False,
 ) -> Solver:
     """SUMM: show up to ``ndoc`` documents' ``summary`` (ALCE's ``sum_or_ext`` prompt).
 
@@ -90,10 +97,11 @@ def alce_summ(
         prompt_file: An ALCE-format prompt file instead of the official ``*_sum_or_ext.json``.
         system_message: System message for chat models (ALCE's); ``None`` sends none.
         dataset: ``asqa``, ``qampari`` or ``eli5``; default ``metadata["dataset"]``.
+        thinking: Generate with the chat template's thinking on (off by default).
 
     """
     return _shortened(
-        "alce_summ", "summary", ndoc, shot, seed, prompt_file, system_message, dataset
+        "alce_summ", "summary", ndoc, shot, seed, prompt_file, system_message, dataset, thinking
     )
 
 
@@ -105,6 +113,7 @@ def alce_snippet(
     prompt_file: str | None = None,
     system_message: str | None = ALCE_SYSTEM_MESSAGE,
     dataset: str | None = None,
+    thinking: bool = False,
 ) -> Solver:
     """SNIPPET: as SUMM with each document's ``extraction`` (a snippet) instead of a summary.
 
@@ -115,8 +124,17 @@ def alce_snippet(
         prompt_file: An ALCE-format prompt file instead of the official ``*_sum_or_ext.json``.
         system_message: System message for chat models (ALCE's); ``None`` sends none.
         dataset: ``asqa``, ``qampari`` or ``eli5``; default ``metadata["dataset"]``.
+        thinking: Generate with the chat template's thinking on (off by default).
 
     """
     return _shortened(
-        "alce_snippet", "extraction", ndoc, shot, seed, prompt_file, system_message, dataset
+        "alce_snippet",
+        "extraction",
+        ndoc,
+        shot,
+        seed,
+        prompt_file,
+        system_message,
+        dataset,
+        thinking,
     )

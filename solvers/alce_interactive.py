@@ -8,6 +8,10 @@ The model writes one line per turn (generation stops at a newline):
 - ``End`` stops; so do an abstention ("sorry ... relevant document/information", "none of the
   documents"), any other line, and the turn limit.
 
+With thinking on, a turn is not stopped at a newline (that would end it inside ``<think>``):
+its line is the first line after the think block. A turn that ends inside thinking stops the
+loop and stays the sample's output, so that scorers report it as no answer.
+
 Each turn the model sees the whole prompt so far as one user message (after ALCE's system
 message): the original prompt, every earlier line, and the documents shown for this turn
 only. For the log viewer the conversation is kept as one user/assistant pair per turn: the
@@ -27,7 +31,8 @@ from inspect_cite.alce_citations import alce_refs
 from inspect_cite.alce_prompts import UseShorter, make_doc_prompt
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
 from inspect_cite.retrieval import GTR_RETRIEVER, get_retriever
-from inspect_cite.text import alce_postprocess, remove_citations, sent_tokenize
+from inspect_cite.text import alce_postprocess, remove_citations, sent_tokenize, strip_think
+from inspect_cite.thinking import ended_while_thinking
 from solvers.alce_prompting import (
     AlcePrompts,
     Prepared,
@@ -36,6 +41,7 @@ from solvers.alce_prompting import (
     set_output,
     warn_small_pool,
 )
+from solvers.thinking import thinking_generate
 
 MAX_TURN = 10
 MAX_DOC_SHOW = 3
@@ -114,12 +120,14 @@ async def interactive_answer(
     qampari: bool,
     max_turn: int = MAX_TURN,
     force_cite_show: bool = False,
+    thinking: bool = False,
 ) -> str:
     """Run ALCE's interactive loop from ``prompt`` and return the final answer.
 
     ``state.messages`` must hold the system message (if any) and is left as the readable
     per-turn conversation; ``metadata["interactive"]`` records the turns, the documents shown
-    (1-based, per Check/Search) and why the loop stopped.
+    (1-based, per Check/Search) and why the loop stopped (``thinking`` when a turn ended
+    inside the model's thinking: ``state.output`` is then that turn's output).
     """
     system = [m for m in state.messages if m.role == "system"]
     interactive_prompt = prompt.rstrip() + "\n"
@@ -131,9 +139,19 @@ async def interactive_answer(
     for num_turn in range(1, max_turn + 1):
         added = interactive_prompt if num_turn == 1 else (inline_doc or CONTINUE_NOTE)
         state.messages = [*system, ChatMessageUser(content=interactive_prompt + inline_doc)]
-        state = await generate(state, tool_calls="none", stop_seqs=TURN_STOP_SEQS)
+        if thinking:
+            state = await generate(state, tool_calls="none")
+        else:
+            state = await generate(state, tool_calls="none", stop_seqs=TURN_STOP_SEQS)
+        if ended_while_thinking(state.output):
+            conversation.append(ChatMessageUser(content=added))
+            stop = "thinking"
+            break
+        completion = strip_think(state.output.completion)
+        if completion != state.output.completion:
+            completion = completion.lstrip()  # the line starts after the think block
         # What an API with stop=["\n"] returns, whatever the provider does with stop strings.
-        output = state.output.completion.split("\n")[0]
+        output = completion.split("\n")[0]
         if inline_doc:
             output = "Output: " + output  # "Output:" ended the shown documents
         inline_doc = ""
@@ -161,6 +179,8 @@ async def interactive_answer(
             break
     if qampari:
         answer = answer.rstrip().rstrip(",")
+    if stop == "thinking":
+        conversation.append(state.output.message)
     state.messages = conversation
     state.metadata["interactive"] = {
         "turns": len(conversation) // 2,
@@ -178,8 +198,10 @@ async def _interactive(
     find_docs: FindDocs,
     max_turn: int,
     force_cite_show: bool,
+    thinking: bool,
 ) -> TaskState:
     """Run the loop on a prepared sample; ``doc_list`` becomes ``metadata["docs"]``."""
+    generate = thinking_generate(state, generate, thinking)
     state.metadata["docs"] = doc_list
     answer = await interactive_answer(
         state,
@@ -191,7 +213,10 @@ async def _interactive(
         qampari=prep.dataset == "qampari",
         max_turn=max_turn,
         force_cite_show=force_cite_show,
+        thinking=thinking,
     )
+    if state.metadata["interactive"]["stop"] == "thinking":
+        return state  # the cut turn stays the output: no answer
     return set_output(state, answer)
 
 
@@ -207,6 +232,7 @@ def alce_interact(
     prompt_file: str | None = None,
     system_message: str | None = ALCE_SYSTEM_MESSAGE,
     dataset: str | None = None,
+    thinking: bool = False,
 ) -> Solver:
     """INTERACT: summaries/snippets up front, ``Check: Document [i][j]`` shows full texts.
 
@@ -227,6 +253,7 @@ def alce_interact(
         prompt_file: An ALCE-format prompt file instead of the official one.
         system_message: System message for chat models (ALCE's); ``None`` sends none.
         dataset: ``asqa``, ``qampari`` or ``eli5``; default ``metadata["dataset"]``.
+        thinking: Generate with the chat template's thinking on (off by default).
 
     """
     prompts = AlcePrompts(
@@ -242,7 +269,7 @@ def alce_interact(
             return checked_doc_ids(output, len(doc_list), max_doc_show)
 
         return await _interactive(
-            state, generate, prep, doc_list, find_docs, max_turn, force_cite_show
+            state, generate, prep, doc_list, find_docs, max_turn, force_cite_show, thinking
         )
 
     return solve
@@ -262,6 +289,7 @@ def alce_inlinesearch(
     system_message: str | None = ALCE_SYSTEM_MESSAGE,
     dataset: str | None = None,
     device: str | None = None,
+    thinking: bool = False,
 ) -> Solver:
     """INLINESEARCH: ``Search: query`` shows the most similar of the question's documents.
 
@@ -285,6 +313,7 @@ def alce_inlinesearch(
         system_message: System message for chat models (ALCE's); ``None`` sends none.
         dataset: ``asqa``, ``qampari`` or ``eli5``; default ``metadata["dataset"]``.
         device: Torch device for the retriever; default CUDA when available.
+        thinking: Generate with the chat template's thinking on (off by default).
 
     """
     prompts = AlcePrompts(
@@ -314,7 +343,7 @@ def alce_inlinesearch(
             return await anyio.to_thread.run_sync(search, search_query(output))
 
         return await _interactive(
-            state, generate, prep, doc_list, find_docs, max_turn, force_cite_show
+            state, generate, prep, doc_list, find_docs, max_turn, force_cite_show, thinking
         )
 
     return solve

@@ -11,6 +11,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_cite.documents import get_docs
 from inspect_cite.retrieval import GTR_RETRIEVER, get_retriever
 from inspect_cite.text import alce_postprocess, remove_citations, sent_tokenize
+from inspect_cite.thinking import NO_ANSWER_THINKING, ended_while_thinking
 from solvers.alce import alce_vanilla
 from solvers.alce_baselines import alce_closedbook, alce_snippet, alce_summ
 from solvers.alce_prompting import (
@@ -26,7 +27,7 @@ _CITATION = re.compile(r"\[\d+")
 
 PostciteBase = Literal["closedbook", "vanilla", "summ", "snippet", "none"]
 
-_BASES: dict[str, Callable[[], Solver]] = {
+_BASES: dict[str, Callable[..., Solver]] = {
     "closedbook": alce_closedbook,
     "vanilla": alce_vanilla,
     "summ": alce_summ,
@@ -84,6 +85,7 @@ def alce_postcite(
     external_docs: bool | None = None,
     device: str | None = None,
     dataset: str | None = None,
+    thinking: bool = False,
 ) -> Solver:
     """POSTCITE: run a base solver, then cite each uncited statement by dense retrieval.
 
@@ -104,12 +106,14 @@ def alce_postcite(
             documents (False); default: the original ones only when the base shows none.
         device: Torch device for the retriever; default CUDA when available.
         dataset: ``asqa``, ``qampari`` or ``eli5``; default ``metadata["dataset"]``.
+        thinking: The named base solvers generate with the chat template's thinking on (off
+            by default). An output that ended inside thinking is left uncited: it has no answer.
 
     """
     if isinstance(base, str):
         if base != "none" and base not in _BASES:
             raise ValueError(f"alce_postcite: base must be one of {[*_BASES, 'none']}, got {base}")
-        base_solver = None if base == "none" else _BASES[base]()
+        base_solver = None if base == "none" else _BASES[base](thinking=thinking)
     else:
         base_solver = base
 
@@ -119,6 +123,9 @@ def alce_postcite(
         pool = pool_docs(state)
         if base_solver is not None:
             state = await base_solver(state, generate)
+        if ended_while_thinking(state.output):
+            transcript().info(f"POSTCITE: nothing to cite ({NO_ANSWER_THINKING}).")
+            return state
         shown = [dict(d) for d in get_docs(state.metadata, where=f"sample {state.sample_id}")]
         use_pool = external_docs if external_docs is not None else not shown
         docs = pool if use_pool else shown

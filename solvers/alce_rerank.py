@@ -9,6 +9,7 @@ from inspect_cite.nli import get_nli
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
 from inspect_cite.text import alce_scoring_output
 from solvers.alce_prompting import sample_dataset, sample_outputs, sample_question
+from solvers.thinking import thinking_generate
 
 
 @solver
@@ -18,6 +19,7 @@ def alce_rerank(
     at_most_citations: int = 3,
     system_message: str | None = ALCE_SYSTEM_MESSAGE,
     dataset: str | None = None,
+    thinking: bool = False,
 ) -> Solver:
     """RERANK: draw ``n`` answers to the task's prompt and keep the best-supported one.
 
@@ -33,6 +35,8 @@ def alce_rerank(
         at_most_citations: Citations judged per statement (eval.py: 3).
         system_message: System message for chat models (ALCE's); ``None`` sends none.
         dataset: ``asqa``, ``qampari`` or ``eli5``; default ``metadata["dataset"]``.
+        thinking: Generate with the chat template's thinking on (off by default); a
+            candidate that ends inside thinking has no recall and is chosen only when all do.
 
     """
     if n < 1:
@@ -42,6 +46,7 @@ def alce_rerank(
         raise ValueError(f"alce_rerank: {problem}")
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
+        generate = thinking_generate(state, generate, thinking)
         name = sample_dataset(state, dataset)
         docs = get_docs(state.metadata, where=f"sample {state.sample_id}")
         question = sample_question(state)

@@ -47,6 +47,7 @@ from inspect_cite.documents import Document, get_docs
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
 from inspect_cite.structured_outputs import forwards_extra_body, with_structured_outputs
 from inspect_cite.text import strip_think
+from inspect_cite.thinking import effective_config
 from solvers.grammar import (
     DEFAULT_MAX_CITATIONS,
     DEFAULT_MAX_CLAIM_CHARS,
@@ -60,6 +61,7 @@ from solvers.prompted import (
     check_templates,
     set_fullcite_prompt,
 )
+from solvers.thinking import thinking_generate
 
 logger = getLogger(__name__)
 
@@ -171,18 +173,6 @@ def _max_tokens(model: Model, config: GenerateConfig) -> int | None:
         return None
 
 
-def effective_config(model: Model) -> GenerateConfig:
-    """The generate config in force for ``model`` in this sample (model, task and eval level)."""
-    try:
-        # Private: Inspect has no public accessor for the task/eval-level GenerateConfig inside
-        # a solver, and the hf backend must honour it (temperature, top_p, max_tokens).
-        from inspect_ai.model._generate_config import active_generate_config
-
-        return model.config.merge(active_generate_config())
-    except ImportError:
-        return model.config
-
-
 @solver
 def constrained_citations(
     format: AnswerFormat = "auto",
@@ -197,6 +187,7 @@ def constrained_citations(
     template: str = FULLCITE_PROMPT,
     document_template: str = FULLCITE_DOCUMENT,
     system_message: str | None = None,
+    thinking: bool = False,
 ) -> Solver:
     """FullCite constrained decoding with validation and retries.
 
@@ -226,6 +217,10 @@ def constrained_citations(
         document_template: One document, with ``{number}``, ``{id}``, ``{title}``, ``{text}``.
         system_message: A system message to add when the sample has none (ALCE format:
             ALCE's system message when this is None).
+        thinking: Generate with the chat template's thinking on (off by default). A grammar
+            applied from the first token leaves no room for ``<think>``: the model answers
+            directly unless the server applies the grammar after reasoning (vLLM's
+            ``--reasoning-parser``).
 
     """
     answer_format(None, format)  # reject a bad value now, not per sample
@@ -236,6 +231,7 @@ def constrained_citations(
     check_templates(template, document_template)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
+        generate = thinking_generate(state, generate, thinking)
         docs = get_docs(state.metadata, where=f"sample {state.sample_id}")
         fmt = answer_format(state.metadata, format)
         model = get_model()

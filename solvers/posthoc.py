@@ -14,12 +14,14 @@ from inspect_cite.alignment import DEFAULT_THRESHOLD, align, align_snippet
 from inspect_cite.citations import parse_citations, render_citation_any
 from inspect_cite.documents import Document, get_docs
 from inspect_cite.text import strip_think
+from inspect_cite.thinking import NO_ANSWER_THINKING, ended_while_thinking
 from solvers.prompted import (
     FULLCITE_DOCUMENT,
     FULLCITE_PROMPT,
     check_templates,
     set_fullcite_prompt,
 )
+from solvers.thinking import thinking_generate
 
 __all__ = ["align_snippet", "posthoc_citations", "align_answer"]
 
@@ -101,6 +103,7 @@ def posthoc_citations(
     template: str = FULLCITE_PROMPT,
     document_template: str = FULLCITE_DOCUMENT,
     system_message: str | None = None,
+    thinking: bool = False,
 ) -> Solver:
     """FullCite posthoc span alignment.
 
@@ -109,13 +112,15 @@ def posthoc_citations(
     Jaccard over all contiguous word windows; ties: shortest, then earliest). The rewritten
     answer is the output. ``state.metadata["posthoc"]`` holds ``original`` (the model's
     answer), ``threshold``, ``citations`` (one record per citation, see :func:`align_answer`)
-    and counts ``aligned``, ``unaligned``, ``invalid_doc_id``.
+    and counts ``aligned``, ``unaligned``, ``invalid_doc_id``. An output that ended inside the
+    model's thinking is left as it is (``metadata["posthoc"]["skipped"]`` says why).
 
     Args:
         threshold: The least Jaccard for a span to replace a snippet (0.7 in the paper).
         template: The prompt, with ``{documents}`` and ``{question}`` fields.
         document_template: One document, with ``{number}``, ``{id}``, ``{title}``, ``{text}``.
         system_message: A system message to add when the sample has none.
+        thinking: Generate with the chat template's thinking on (off by default).
 
     """
     if not 0 < threshold <= 1:
@@ -124,9 +129,13 @@ def posthoc_citations(
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         docs = get_docs(state.metadata, where=f"sample {state.sample_id}")
+        generate = thinking_generate(state, generate, thinking)
         set_fullcite_prompt(state, template, document_template, system_message)
         state = await generate(state)
         original = state.output.completion
+        if ended_while_thinking(state.output):
+            state.metadata["posthoc"] = {"original": original, "skipped": NO_ANSWER_THINKING}
+            return state
         rewritten, records = align_answer(strip_think(original).strip(), docs, threshold)
         if not state.output.empty:
             state.output.message.text = rewritten

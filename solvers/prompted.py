@@ -6,6 +6,7 @@ from inspect_ai.model import ChatMessageSystem, ChatMessageUser
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from inspect_cite.documents import Document, get_docs
+from solvers.thinking import thinking_generate
 
 # This project's own wording of the FullCite instruction. {documents} and {question} are filled
 # in; the doubled braces show the citation format literally.
@@ -99,6 +100,7 @@ def prompted_citations(
     template: str = FULLCITE_PROMPT,
     document_template: str = FULLCITE_DOCUMENT,
     system_message: str | None = None,
+    thinking: bool = False,
 ) -> Solver:
     """FullCite prompt-based generation: no decoding-time help.
 
@@ -111,11 +113,13 @@ def prompted_citations(
         template: The prompt, with ``{documents}`` and ``{question}`` fields.
         document_template: One document, with ``{number}``, ``{id}``, ``{title}``, ``{text}``.
         system_message: A system message to add when the sample has none.
+        thinking: Generate with the chat template's thinking on (off by default).
 
     """
     check_templates(template, document_template)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
+        generate = thinking_generate(state, generate, thinking)
         set_fullcite_prompt(state, template, document_template, system_message)
         return await generate(state)
 

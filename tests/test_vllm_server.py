@@ -258,6 +258,50 @@ def run_cli(args: list[str], cwd: Path, cache: Path) -> subprocess.CompletedProc
     return proc
 
 
+def test_thinking_off_reaches_the_served_chat_template(workdir, tmp_path):
+    """-T thinking reaches vLLM's own chat template through chat_template_kwargs.
+
+    The model's template handles enable_thinking as Qwen3's does: thinking off renders the
+    closed, empty think block in the generation prompt, so each prompt is exactly that block's
+    tokens longer than with thinking on.
+    """
+    from transformers import AutoTokenizer
+
+    from tests.test_thinking import PROMPT_FILE
+    from tests.tiny_models import QWEN3_CHAT_TEMPLATE, build_tiny_qwen3
+
+    model_dir = build_tiny_qwen3(
+        workdir / "tiny-qwen3-thinking", fixture_corpus(), chat_template=QWEN3_CHAT_TEMPLATE
+    )
+    block = len(AutoTokenizer.from_pretrained(model_dir)("<think>\n\n</think>\n\n")["input_ids"])
+    prompt_file = tmp_path / "prompt.json"
+    prompt_file.write_text(json.dumps({**PROMPT_FILE, "demos": PROMPT_FILE["demos"] * 2}))
+    inputs: dict[bool, list[int]] = {}
+    log_path = workdir / "vllm-thinking.log"
+    with vllm_server(model_dir, "tiny-thinking", log_path, max_model_len=4096) as base_url:
+        for thinking in (False, True):
+            task = alce_asqa(
+                dataset_path=str(FIXTURES / "alce_asqa.json"),
+                prompt_file=str(prompt_file),
+                nli="python:tests.nli_fns:word_entail",
+                thinking=thinking,
+            )
+            model = get_model("vllm/tiny-thinking", base_url=base_url, api_key="local")
+            [log] = eval(
+                task,
+                model=model,
+                limit=2,
+                max_tokens=16,
+                log_dir=str(tmp_path / f"thinking-{thinking}"),
+                display="none",
+            )
+            assert log.status == "success", log.error
+            assert log.samples is not None
+            assert all(s.metadata["thinking"]["enabled"] is thinking for s in log.samples)
+            inputs[thinking] = [s.output.usage.input_tokens for s in log.samples]
+    assert [off - on for off, on in zip(inputs[False], inputs[True], strict=True)] == [block] * 2
+
+
 def test_eval_set_over_alce_and_fullcite_with_vllm_and_hf_then_report(
     server, cache, asqa_file, model_dir, tmp_path
 ):

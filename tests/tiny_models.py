@@ -18,6 +18,25 @@ CHAT_TEMPLATE = (
     "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
     "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
 )
+# Behaves as Qwen3's template where thinking is concerned (this project's own wording): the
+# generation prompt opens the assistant turn and, only when enable_thinking is false, adds an
+# empty think block so that the model answers at once; earlier assistant turns lose their
+# reasoning.
+QWEN3_CHAT_TEMPLATE = (
+    "{%- for m in messages %}"
+    "{%- set content = m['content'] %}"
+    "{%- if m['role'] == 'assistant' and '</think>' in content %}"
+    "{%- set content = content.split('</think>')[-1].lstrip('\\n') %}"
+    "{%- endif %}"
+    "{{- '<|im_start|>' + m['role'] + '\\n' + content + '<|im_end|>\\n' }}"
+    "{%- endfor %}"
+    "{%- if add_generation_prompt %}"
+    "{{- '<|im_start|>assistant\\n' }}"
+    "{%- if enable_thinking is defined and enable_thinking is false %}"
+    "{{- '<think>\\n\\n</think>\\n\\n' }}"
+    "{%- endif %}"
+    "{%- endif %}"
+)
 SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
 
 
@@ -26,7 +45,9 @@ def _synthetic_words(n: int, seed: int = 0) -> list[str]:
     return ["".join(rng.choices(string.ascii_lowercase, k=rng.randint(3, 9))) for _ in range(n)]
 
 
-def build_tokenizer(out_dir: Path, corpus: Iterable[str], vocab_size: int = 2000) -> object:
+def build_tokenizer(
+    out_dir: Path, corpus: Iterable[str], vocab_size: int = 2000, chat_template: str = CHAT_TEMPLATE
+) -> object:
     """Train a byte-level BPE on ``corpus`` (plus synthetic words to reach ``vocab_size``).
 
     The synthetic filler grows with ``vocab_size`` (two distinct words per entry), so large
@@ -57,7 +78,7 @@ def build_tokenizer(out_dir: Path, corpus: Iterable[str], vocab_size: int = 2000
         pad_token="<|endoftext|>",
         bos_token=None,
     )
-    fast.chat_template = CHAT_TEMPLATE
+    fast.chat_template = chat_template
     fast.save_pretrained(out_dir)
     return fast
 
@@ -81,14 +102,21 @@ def tiny_qwen3_config(tok: Any, **overrides: Any) -> Any:
 
 
 def build_tiny_qwen3(
-    out_dir: Path, corpus: Iterable[str] = (), vocab_size: int = 2000, seed: int = 0
+    out_dir: Path,
+    corpus: Iterable[str] = (),
+    vocab_size: int = 2000,
+    seed: int = 0,
+    chat_template: str = CHAT_TEMPLATE,
 ) -> Path:
-    """A 2-layer Qwen3 with random weights and a trained byte-level BPE tokenizer."""
+    """A 2-layer Qwen3 with random weights and a trained byte-level BPE tokenizer.
+
+    ``chat_template=QWEN3_CHAT_TEMPLATE`` gives it Qwen3's ``enable_thinking`` handling.
+    """
     import torch
     from transformers import Qwen3ForCausalLM
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    tok = build_tokenizer(out_dir, corpus, vocab_size)
+    tok = build_tokenizer(out_dir, corpus, vocab_size, chat_template)
     torch.manual_seed(seed)
     config = tiny_qwen3_config(
         tok, max_position_embeddings=16384, tie_word_embeddings=True, bos_token_id=None

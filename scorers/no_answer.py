@@ -1,0 +1,45 @@
+"""The score of a sample whose output holds no answer, shared by every scorer that reads it.
+
+The rule (:func:`inspect_cite.thinking.no_answer_reason`): an output that ended inside the
+model's thinking has no answer. Such a sample is not scored: every key is nan, the reason is
+in ``Score.metadata["reason"]`` and the explanation starts with "**Not scored:**", so it
+never counts as a zero.
+"""
+
+import math
+from collections.abc import Iterable
+from typing import Any
+
+from inspect_ai.scorer import Score
+from inspect_ai.solver import TaskState
+
+from inspect_cite.thinking import no_answer_reason
+
+_HINT = (
+    "The output holds only unfinished reasoning (stop reason `{stop}`). With "
+    "`-T thinking=true` raise `-T thinking_tokens`; `-T thinking=false` (the default) has the "
+    "model answer without thinking."
+)
+
+
+def no_answer_score(
+    state: TaskState, keys: Iterable[str], metadata: dict[str, Any] | None = None
+) -> Score | None:
+    """The nan score of a sample without an answer, or None when the output holds one.
+
+    Args:
+        state: The sample.
+        keys: The scorer's value keys (all present, each nan).
+        metadata: More score metadata the scorer's metrics read (e.g. weights).
+
+    """
+    reason = no_answer_reason(state.output)
+    if reason is None:
+        return None
+    stop = state.output.stop_reason if state.output and state.output.choices else "unknown"
+    return Score(
+        value=dict.fromkeys(keys, math.nan),
+        answer="",
+        explanation=f"**Not scored:** {reason}.\n\n{_HINT.format(stop=stop)}",
+        metadata={**(metadata or {}), "reason": reason},
+    )

@@ -1,0 +1,46 @@
+"""The thinking switch as the answer solvers apply it (policy in :mod:`inspect_cite.thinking`)."""
+
+from typing import Any, Literal, cast
+
+from inspect_ai.model import get_model
+from inspect_ai.solver import Generate, TaskState
+
+from inspect_cite.thinking import (
+    THINKING_KEY,
+    apply_thinking,
+    effective_config,
+    with_chat_template_kwargs,
+)
+
+
+def thinking_generate(state: TaskState, generate: Generate, thinking: bool) -> Generate:
+    """Switch the model's thinking for this sample and return the ``generate`` to answer with.
+
+    Records the switch in ``state.metadata["thinking"]`` (``enabled``, ``control``,
+    ``template_reads_enable_thinking``). On providers whose server renders the chat template,
+    the returned function adds ``chat_template_kwargs.enable_thinking`` to every request's
+    ``extra_body`` (keeping the request's or the configured extra_body); otherwise it is
+    ``generate`` itself.
+
+    Args:
+        state: The sample.
+        generate: The solver's ``generate``.
+        thinking: Whether the answer is generated with thinking on.
+
+    """
+    model = get_model()
+    record = apply_thinking(model, thinking)
+    state.metadata[THINKING_KEY] = record
+    if record["control"] != "chat_template_kwargs":
+        return generate
+
+    async def generate_switched(
+        state: TaskState,
+        tool_calls: Literal["loop", "single", "none"] = "loop",
+        **kwargs: Any,
+    ) -> TaskState:
+        base = kwargs.get("extra_body") or effective_config(model).extra_body
+        kwargs["extra_body"] = with_chat_template_kwargs(base, thinking)
+        return await generate(state, tool_calls, **kwargs)
+
+    return cast(Generate, generate_switched)
