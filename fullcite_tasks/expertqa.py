@@ -6,10 +6,12 @@ from inspect_ai import Task, task
 
 from fullcite_tasks.data.expertqa import DEFAULT_SYSTEM, ExpertqaSystem
 from fullcite_tasks.task import fullcite_task
+from inspect_cite.cli_values import accept_cli_values
 from scorers.similarity import DEFAULT_SIMILARITY_MODEL
 
 
 @task
+@accept_cli_values("-T")
 def expertqa(
     dataset_path: str | None = None,
     system: ExpertqaSystem = DEFAULT_SYSTEM,

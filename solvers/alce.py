@@ -3,10 +3,12 @@
 from inspect_ai.model import ChatMessageSystem
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
 
 
 @solver
+@accept_cli_values("-S")
 def alce_vanilla(system_message: str | None = ALCE_SYSTEM_MESSAGE) -> Solver:
     """VANILLA: answer the ALCE prompt (demonstrations, documents, question) in one generation.
 
