@@ -1,7 +1,7 @@
 """The shared body of the three ALCE tasks: data, prompts, solver and scorers wired together."""
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset
@@ -32,7 +32,9 @@ from alce_tasks.prompts import (
 )
 from inspect_cite import __version__
 from inspect_cite.download import sha256_file
-from inspect_cite.retrieval import GTR_RETRIEVER
+from inspect_cite.errors import PreflightError
+from inspect_cite.preflight import check_model, check_nli
+from inspect_cite.retrieval import GTR_RETRIEVER, check_retriever
 from scorers.alce_correctness import alce_correctness
 from scorers.alce_qa import alce_qa
 from scorers.citation_nli import citation_nli
@@ -77,8 +79,25 @@ STRATEGY_NDOC: dict[str, int] = {"summ": 10, "snippet": 10, "interact": 10, "clo
 # carries the whole retrieval list in metadata["docs"] and the solver narrows it.
 POOL_STRATEGIES = ("summ", "snippet", "interact", "inlinesearch", "postcite")
 
+# Strategies whose solver retrieves documents with `retrieval_model`.
+RETRIEVAL_STRATEGIES = ("postcite", "posthoc", "inlinesearch")
+
+# The prompt file each strategy's own solver reads (lazily, once it knows the dataset).
+SOLVER_PROMPTS: dict[str, PromptVariant] = {
+    "closedbook": "closedbook",
+    "summ": "sum_or_ext",
+    "snippet": "sum_or_ext",
+    "interact": "interact_doc_id",
+    "inlinesearch": "interact_search",
+    "postcite": "closedbook",
+}
+
 # ALCE's defaults for ChatGPT in the paper: temperature 0.5, top_p 1.0, at most 300 new tokens.
 ALCE_GENERATE_CONFIG = GenerateConfig(temperature=0.5, top_p=1.0, max_tokens=300)
+
+
+class AlceTaskError(PreflightError, ValueError):
+    """An ALCE task was given parameters it cannot run with."""
 
 
 def alce_dataset(
@@ -98,8 +117,9 @@ def alce_dataset(
     if prompt == "sum_or_ext" and use_shorter is None:
         use_shorter = "summary"
     if prompt != "sum_or_ext" and use_shorter is not None:
-        raise ValueError(
-            f"use_shorter={use_shorter!r} needs prompt=sum_or_ext, got prompt={prompt!r}"
+        raise AlceTaskError(
+            f"-T use_shorter={use_shorter}: use_shorter={use_shorter!r} needs "
+            f"prompt=sum_or_ext, got prompt={prompt!r}"
         )
 
     if dataset_path is not None:
@@ -109,8 +129,7 @@ def alce_dataset(
         name = eval_file_name(dataset, retriever, oracle)
         data_path = alce_data_path(name)
         data_info = {"repo": ALCE_DATA_REPO, "revision": ALCE_DATA_REVISION, "file": name}
-    if not data_path.exists():
-        raise AlceDataError(f"dataset file {data_path} does not exist (-T dataset_path)")
+    check_dataset_path(data_path)
     data_info["sha256"] = sha256_file(data_path)
 
     if prompt_file is not None:
@@ -193,7 +212,47 @@ def strategy_solver(
             )
         case "constrained":
             return constrained_citations(format="alce")
-    raise ValueError(f"unknown strategy {strategy!r}")
+    raise unknown_strategy(strategy)
+
+
+def check_dataset_path(path: str | Path) -> None:
+    """Refuse a dataset file that does not exist, naming the flag."""
+    if not Path(path).exists():
+        raise AlceDataError(f"dataset file {path} does not exist (-T dataset_path)")
+
+
+def unknown_strategy(strategy: str) -> AlceTaskError:
+    """The error for a strategy name that is not one of ``Strategy``."""
+    return AlceTaskError(
+        f"-T strategy={strategy}: unknown strategy; use one of {', '.join(get_args(Strategy))}"
+    )
+
+
+def preflight_models(
+    strategy: str,
+    nli: str,
+    retrieval_model: str,
+    qa_model: str | None,
+    mauve_model: str | None,
+) -> None:
+    """Refuse, before any generation, a model the task will need that cannot be loaded here."""
+    check_nli(nli, flag="-T nli")
+    if strategy in RETRIEVAL_STRATEGIES:
+        check_retriever(retrieval_model, flag="-T retrieval_model")
+    if qa_model is not None:
+        check_model(
+            qa_model,
+            flag="-T qa_model",
+            kind="question-answering",
+            fix="Pass a local extractive QA model folder: -T qa_model=DIR, or drop -T qa=true",
+        )
+    if mauve_model is not None:
+        check_model(
+            mauve_model,
+            flag="-T mauve_model",
+            kind="any",
+            fix="Pass a local causal LM folder: -T mauve_model=DIR, or drop -T mauve=true",
+        )
 
 
 def alce_task(
@@ -221,6 +280,21 @@ def alce_task(
     Scorers: correctness and NLI citation recall/precision; ELI5 adds claim coverage; ASQA adds
     QA accuracy with ``qa``; ASQA and ELI5 add MAUVE with ``mauve``.
     """
+    if strategy not in get_args(Strategy):
+        raise unknown_strategy(strategy)
+    if qa and dataset != "asqa":
+        raise AlceTaskError("-T qa=true needs ASQA's qa_pairs (eval.py computes QA only for ASQA)")
+    if mauve and dataset == "qampari":
+        raise AlceTaskError("-T mauve=true: eval.py does not compute MAUVE for QAMPARI lists")
+    # The user's own files first (instant, and a typo is the likeliest problem), then the
+    # models, then the pinned data and prompts (a 451 MB download on first use).
+    if dataset_path is not None:
+        check_dataset_path(dataset_path)
+    if prompt_file is not None:
+        PromptFile.load(prompt_file)
+    preflight_models(
+        strategy, nli, retrieval_model, qa_model if qa else None, mauve_model if mauve else None
+    )
     if strategy == "oracle":
         oracle = True
     if ndoc is None:
@@ -242,6 +316,14 @@ def alce_task(
         prompt_file if not pool and strategy != "closedbook" else None,
         pool=pool,
     )
+    variant = SOLVER_PROMPTS.get(strategy)
+    if variant is not None:
+        # The strategy's solver reads its prompt file only once it sees a sample: read (and
+        # fetch) it now, so that a missing or unreachable file stops the run here.
+        if prompt_file is not None and strategy != "postcite":
+            PromptFile.load(prompt_file)
+        else:
+            official_prompt_path(prompt_name(dataset, variant))
     info["parameters"].update(
         nli=nli, strategy=strategy, qa=qa, mauve=mauve, mauve_model=mauve_model
     )
@@ -249,12 +331,8 @@ def alce_task(
     if dataset == "eli5":
         scorers.append(claim_coverage(nli=nli))
     if qa:
-        if dataset != "asqa":
-            raise ValueError("qa=true needs ASQA's qa_pairs (eval.py computes QA only for ASQA)")
         scorers.append(alce_qa(qa_model=qa_model))
     if mauve:
-        if dataset == "qampari":
-            raise ValueError("mauve=true: eval.py does not compute MAUVE for QAMPARI lists")
         scorers.append(mauve_scorer(mauve_model=mauve_model, mauve_seeds=mauve_seeds))
     solver = strategy_solver(strategy, ndoc, shot, seed, nli, prompt_file, retrieval_model)
     return Task(

@@ -18,7 +18,9 @@ from typing import Any, Literal
 import numpy as np
 
 from inspect_cite.cache import cache_dir
-from inspect_cite.download import describe_failure
+from inspect_cite.download import describe_failure, sha256_file
+from inspect_cite.errors import PreflightError
+from inspect_cite.preflight import ensure_reachable
 
 ALCE_REPO = "princeton-nlp/ALCE"
 ALCE_PROMPT_COMMIT = "246c476a4edfc564266b7346b6e29ef4861ae937"
@@ -56,7 +58,7 @@ PROMPT_SHA256: dict[str, str] = {
 _REQUIRED_FIELDS = ("instruction", "demo_sep", "demo_prompt", "doc_prompt", "demos")
 
 
-class PromptFileError(ValueError):
+class PromptFileError(PreflightError, ValueError):
     """A prompt file is missing, unreadable or malformed."""
 
 
@@ -124,13 +126,15 @@ def official_prompt_path(name: str) -> Path:
     from inspect_ai.util import download
 
     try:
+        if not (dest.exists() and sha256_file(dest) == PROMPT_SHA256[name]):
+            ensure_reachable(url)
         # download() skips the network when dest already matches the checksum.
         return download(url, PROMPT_SHA256[name], dest, timeout=30.0)
     except Exception as e:
         raise PromptFileError(
-            f"ALCE prompt file {name}.json is not cached at {dest} and could not be downloaded "
-            f"from {url} ({describe_failure(e)}). Download it yourself and pass "
-            f"-T prompt_file=PATH, or copy it to {dest}."
+            f"ALCE prompt file {name}.json is not cached and could not be downloaded "
+            f"({describe_failure(e)}).\nDownload {url} yourself and pass -T prompt_file=PATH, "
+            f"or copy it to {dest}."
         ) from e
 
 

@@ -9,8 +9,10 @@ from inspect_ai.solver import TaskState
 
 from inspect_cite.alce_citations import CitationResult, StatementVerdict, citation_scores
 from inspect_cite.alce_metrics import AlceDataset
+from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.documents import get_docs
 from inspect_cite.nli import NLIError, get_nli
+from inspect_cite.preflight import check_nli
 from inspect_cite.text import alce_citation_spans, alce_scoring_output, highlight_markdown
 
 
@@ -82,6 +84,7 @@ def _unscored(reason: str, output: str) -> Score:
 
 
 @scorer(metrics={"citation_rec": [mean(), stderr()], "citation_prec": [mean(), stderr()]})
+@accept_cli_values("-S")
 def citation_nli(
     nli: str = "true",
     at_most_citations: int = 3,
@@ -106,6 +109,7 @@ def citation_nli(
         nli_cache: SQLite file caching NLI decisions (default ``$INSPECT_CITE_NLI_CACHE``).
 
     """
+    check_nli(nli, flag="-S nli")
     backend = get_nli(nli, nli_cache)
 
     async def score(state: TaskState, target: Target) -> Score:

@@ -25,8 +25,9 @@ from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageUser
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from inspect_cite.alce_prompts import UseShorter, make_doc_prompt
+from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
-from inspect_cite.retrieval import GTR_RETRIEVER, get_retriever
+from inspect_cite.retrieval import GTR_RETRIEVER, check_retriever, get_retriever
 from inspect_cite.text import alce_postprocess, remove_citations, sent_tokenize
 from solvers.alce_prompting import (
     AlcePrompts,
@@ -197,6 +198,7 @@ async def _interactive(
 
 
 @solver
+@accept_cli_values("-S")
 def alce_interact(
     ndoc: int = 10,
     use_shorter: UseShorter | None = None,
@@ -250,6 +252,7 @@ def alce_interact(
 
 
 @solver
+@accept_cli_values("-S")
 def alce_inlinesearch(
     ndoc: int = 0,
     retrieve_in_all_docs: bool = True,
@@ -288,6 +291,7 @@ def alce_inlinesearch(
         device: Torch device for the retriever; default CUDA when available.
 
     """
+    check_retriever(retriever, flag="-S retriever")
     prompts = AlcePrompts(
         "interact_search",
         shot=shot,

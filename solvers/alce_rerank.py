@@ -4,14 +4,17 @@ from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from inspect_cite.alce_citations import citation_scores
+from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.documents import get_docs
 from inspect_cite.nli import get_nli
+from inspect_cite.preflight import check_nli
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
 from inspect_cite.text import alce_scoring_output
 from solvers.alce_prompting import sample_dataset, sample_outputs, sample_question
 
 
 @solver
+@accept_cli_values("-S")
 def alce_rerank(
     n: int = 4,
     nli: str = "true",
@@ -37,6 +40,7 @@ def alce_rerank(
     """
     if n < 1:
         raise ValueError(f"alce_rerank: n must be >= 1, got {n}")
+    check_nli(nli, flag="-S nli")
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         name = sample_dataset(state, dataset)

@@ -21,6 +21,7 @@ from typing import Literal
 from fullcite_tasks.data.files import read_jsonl
 from fullcite_tasks.data.records import GoldSpan
 from inspect_cite.alignment import DEFAULT_THRESHOLD, align
+from inspect_cite.errors import PreflightError
 
 LocateMethod = Literal["offset", "search", "title", "aligned"]
 
@@ -30,7 +31,7 @@ SpanTable = dict[str, dict[str, list[str]]]
 _append_lock = threading.Lock()
 
 
-class SpansFileError(ValueError):
+class SpansFileError(PreflightError, ValueError):
     """A spans file is missing or malformed."""
 
 

@@ -4,6 +4,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from inspect_cite.errors import PreflightError
+
 Pair = tuple[str, str]
 """A (premise, hypothesis) pair."""
 
@@ -60,7 +62,7 @@ class NLIError(RuntimeError):
         self.retryable = retryable
 
 
-class NLIConfigError(ValueError):
+class NLIConfigError(PreflightError, ValueError):
     """The NLI spec is invalid or its model cannot be used; a configuration problem."""
 
 
