@@ -106,7 +106,7 @@ def test_unreachable_default_model_stops_before_generation(
 ):
     prompt = [f"prompt_file={own_prompt_file(tmp_path)}"] if task.startswith("alce") else []
     lines = eval_refused(task, [*task_args, *prompt], tmp_path, tiny_qwen3)
-    message = " ".join(lines)
+    message = " ".join(" ".join(lines).split())  # rejoin lines wrapped at 80 columns
     assert message.startswith(f"{flag}: not in the Hugging Face")
     assert "HF_HUB_OFFLINE" in message and "_model=DIR" in message
 
