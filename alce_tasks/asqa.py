@@ -6,11 +6,13 @@ from inspect_ai import Task, task
 
 from alce_tasks.prompts import UseShorter
 from alce_tasks.task import Strategy, alce_task
+from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.retrieval import GTR_RETRIEVER
 from inspect_cite.thinking import DEFAULT_THINKING_TOKENS
 
 
 @task
+@accept_cli_values("-T")
 def asqa(
     retriever: Literal["gtr", "dpr"] = "gtr",
     oracle: bool = False,

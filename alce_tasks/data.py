@@ -19,7 +19,9 @@ from inspect_cite.download import (
     hub_blob_problem,
     sha256_file,
 )
+from inspect_cite.errors import PreflightError
 from inspect_cite.files import read_json
+from inspect_cite.preflight import ensure_hub_reachable
 
 ALCE_DATA_REPO = "princeton-nlp/ALCE-data"
 ALCE_DATA_REVISION = "334fa2e7dd32040c3fef931a123c4be1a81e91a0"
@@ -45,7 +47,7 @@ EVAL_FILES: dict[str, int | None] = {  # None: count not known
 _MANIFEST = "manifest.json"
 
 
-class AlceDataError(ValueError):
+class AlceDataError(PreflightError, ValueError):
     """ALCE data is missing, corrupt or malformed."""
 
 
@@ -134,15 +136,16 @@ def alce_data_path(name: str) -> Path:
     if isinstance(cached, Path):
         return cached
     try:
+        ensure_hub_reachable()
         _download_and_extract(directory)
     except AlceDataError:
         raise
     except Exception as e:
         raise AlceDataError(
             f"ALCE data file {name} {cached} and could not be downloaded "
-            f"from {ALCE_DATA_URL} ({describe_failure(e)}). Either download {ALCE_DATA_FILE} "
-            f"yourself and pass -T dataset_path=<path to {name}>, or set {ALCE_DATA_DIR_ENV} to "
-            "the directory holding the extracted files."
+            f"({describe_failure(e)}).\nDownload {ALCE_DATA_URL} (451 MB) yourself and pass "
+            f"-T dataset_path=<path to {name}>,\nor set {ALCE_DATA_DIR_ENV} to the directory "
+            "holding its extracted files."
         ) from e
     cached = _verified_cached(directory, name)
     if not isinstance(cached, Path):

@@ -1,7 +1,7 @@
 """The shared body of the three ALCE tasks: data, prompts, solver and scorers wired together."""
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset
@@ -12,6 +12,7 @@ from inspect_ai.solver import Solver
 from alce_tasks.data import (
     ALCE_DATA_REPO,
     ALCE_DATA_REVISION,
+    AlceDataError,
     AlceDatasetName,
     Retriever,
     alce_data_path,
@@ -31,8 +32,10 @@ from alce_tasks.prompts import (
 )
 from inspect_cite import __version__
 from inspect_cite.download import sha256_file
+from inspect_cite.errors import PreflightError
 from inspect_cite.http_client import redact_text
-from inspect_cite.retrieval import GTR_RETRIEVER
+from inspect_cite.preflight import check_model, check_nli
+from inspect_cite.retrieval import GTR_RETRIEVER, check_retriever
 from inspect_cite.thinking import DEFAULT_THINKING_TOKENS, thinking_generate_config
 from scorers.alce_correctness import alce_correctness
 from scorers.alce_qa import alce_qa
@@ -78,8 +81,25 @@ STRATEGY_NDOC: dict[str, int] = {"summ": 10, "snippet": 10, "interact": 10, "clo
 # carries the whole retrieval list in metadata["docs"] and the solver narrows it.
 POOL_STRATEGIES = ("summ", "snippet", "interact", "inlinesearch", "postcite")
 
+# Strategies whose solver retrieves documents with `retrieval_model`.
+RETRIEVAL_STRATEGIES = ("postcite", "posthoc", "inlinesearch")
+
+# The prompt file each strategy's own solver reads (lazily, once it knows the dataset).
+SOLVER_PROMPTS: dict[str, PromptVariant] = {
+    "closedbook": "closedbook",
+    "summ": "sum_or_ext",
+    "snippet": "sum_or_ext",
+    "interact": "interact_doc_id",
+    "inlinesearch": "interact_search",
+    "postcite": "closedbook",
+}
+
 # ALCE's defaults for ChatGPT in the paper: temperature 0.5, top_p 1.0, at most 300 new tokens.
 ALCE_GENERATE_CONFIG = GenerateConfig(temperature=0.5, top_p=1.0, max_tokens=300)
+
+
+class AlceTaskError(PreflightError, ValueError):
+    """An ALCE task was given parameters it cannot run with."""
 
 
 def alce_dataset(
@@ -99,8 +119,9 @@ def alce_dataset(
     if prompt == "sum_or_ext" and use_shorter is None:
         use_shorter = "summary"
     if prompt != "sum_or_ext" and use_shorter is not None:
-        raise ValueError(
-            f"use_shorter={use_shorter!r} needs prompt=sum_or_ext, got prompt={prompt!r}"
+        raise AlceTaskError(
+            f"-T use_shorter={use_shorter}: use_shorter={use_shorter!r} needs "
+            f"prompt=sum_or_ext, got prompt={prompt!r}"
         )
 
     if dataset_path is not None:
@@ -110,6 +131,7 @@ def alce_dataset(
         name = eval_file_name(dataset, retriever, oracle)
         data_path = alce_data_path(name)
         data_info = {"repo": ALCE_DATA_REPO, "revision": ALCE_DATA_REVISION, "file": name}
+    check_dataset_path(data_path)
     items = load_items(data_path, dataset)
     data_info["sha256"] = sha256_file(data_path)
 
@@ -203,7 +225,47 @@ def strategy_solver(
             )
         case "constrained":
             return constrained_citations(format="alce", thinking=thinking)
-    raise ValueError(f"unknown strategy {strategy!r}")
+    raise unknown_strategy(strategy)
+
+
+def check_dataset_path(path: str | Path) -> None:
+    """Refuse a dataset file that does not exist, naming the flag."""
+    if not Path(path).exists():
+        raise AlceDataError(f"dataset file {path} does not exist (-T dataset_path)")
+
+
+def unknown_strategy(strategy: str) -> AlceTaskError:
+    """The error for a strategy name that is not one of ``Strategy``."""
+    return AlceTaskError(
+        f"-T strategy={strategy}: unknown strategy; use one of {', '.join(get_args(Strategy))}"
+    )
+
+
+def preflight_models(
+    strategy: str,
+    nli: str,
+    retrieval_model: str,
+    qa_model: str | None,
+    mauve_model: str | None,
+) -> None:
+    """Refuse, before any generation, a model the task will need that cannot be loaded here."""
+    check_nli(nli, flag="-T nli")
+    if strategy in RETRIEVAL_STRATEGIES:
+        check_retriever(retrieval_model, flag="-T retrieval_model")
+    if qa_model is not None:
+        check_model(
+            qa_model,
+            flag="-T qa_model",
+            kind="question-answering",
+            fix="Pass a local extractive QA model folder: -T qa_model=DIR, or drop -T qa=true",
+        )
+    if mauve_model is not None:
+        check_model(
+            mauve_model,
+            flag="-T mauve_model",
+            kind="any",
+            fix="Pass a local causal LM folder: -T mauve_model=DIR, or drop -T mauve=true",
+        )
 
 
 def alce_task(
@@ -236,6 +298,21 @@ def alce_task(
     ``thinking_tokens``; see ``inspect_cite.thinking``).
     """
     config = thinking_generate_config(ALCE_GENERATE_CONFIG, thinking, thinking_tokens)
+    if strategy not in get_args(Strategy):
+        raise unknown_strategy(strategy)
+    if qa and dataset != "asqa":
+        raise AlceTaskError("-T qa=true needs ASQA's qa_pairs (eval.py computes QA only for ASQA)")
+    if mauve and dataset == "qampari":
+        raise AlceTaskError("-T mauve=true: eval.py does not compute MAUVE for QAMPARI lists")
+    # The user's own files first (instant, and a typo is the likeliest problem), then the
+    # models, then the pinned data and prompts (a 451 MB download on first use).
+    if dataset_path is not None:
+        check_dataset_path(dataset_path)
+    if prompt_file is not None:
+        PromptFile.load(prompt_file)
+    preflight_models(
+        strategy, nli, retrieval_model, qa_model if qa else None, mauve_model if mauve else None
+    )
     if strategy == "oracle":
         oracle = True
     if ndoc is None:
@@ -257,6 +334,14 @@ def alce_task(
         prompt_file if not pool and strategy != "closedbook" else None,
         pool=pool,
     )
+    variant = SOLVER_PROMPTS.get(strategy)
+    if variant is not None:
+        # The strategy's solver reads its prompt file only once it sees a sample: read (and
+        # fetch) it now, so that a missing or unreachable file stops the run here.
+        if prompt_file is not None and strategy != "postcite":
+            PromptFile.load(prompt_file)
+        else:
+            official_prompt_path(prompt_name(dataset, variant))
     info["parameters"].update(
         nli=redact_text(nli),
         strategy=strategy,
@@ -271,12 +356,8 @@ def alce_task(
     if dataset == "eli5":
         scorers.append(claim_coverage(nli=nli))
     if qa:
-        if dataset != "asqa":
-            raise ValueError("qa=true needs ASQA's qa_pairs (eval.py computes QA only for ASQA)")
         scorers.append(alce_qa(qa_model=qa_model))
     if mauve:
-        if dataset == "qampari":
-            raise ValueError("mauve=true: eval.py does not compute MAUVE for QAMPARI lists")
         scorers.append(mauve_scorer(mauve_model=mauve_model, mauve_seeds=mauve_seeds))
     solver = strategy_solver(
         strategy, ndoc, shot, seed, nli, prompt_file, retrieval_model, thinking=thinking

@@ -10,10 +10,12 @@ from inspect_ai import Task, task
 from fullcite_tasks.annotation import span_annotator
 from fullcite_tasks.data.expertqa import DEFAULT_SYSTEM, ExpertqaSystem
 from fullcite_tasks.task import fullcite_records, records_dataset
+from inspect_cite.cli_values import accept_cli_values
 from scorers.span_agreement import span_agreement
 
 
 @task
+@accept_cli_values("-T")
 def annotate_spans(
     dataset: Literal["bioasq", "asqa", "expertqa"] = "bioasq",
     dataset_path: str | None = None,

@@ -5,11 +5,13 @@ from typing import Literal
 from inspect_ai import Task, task
 
 from fullcite_tasks.task import fullcite_task
+from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.thinking import DEFAULT_THINKING_TOKENS
 from scorers.similarity import DEFAULT_SIMILARITY_MODEL
 
 
 @task
+@accept_cli_values("-T")
 def asqa(
     dataset_path: str | None = None,
     spans_path: str | None = None,

@@ -6,11 +6,13 @@ from inspect_ai import Task, task
 
 from fullcite_tasks.data.expertqa import DEFAULT_SYSTEM, ExpertqaSystem
 from fullcite_tasks.task import fullcite_task
+from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.thinking import DEFAULT_THINKING_TOKENS
 from scorers.similarity import DEFAULT_SIMILARITY_MODEL
 
 
 @task
+@accept_cli_values("-T")
 def expertqa(
     dataset_path: str | None = None,
     system: ExpertqaSystem = DEFAULT_SYSTEM,

@@ -26,12 +26,14 @@ from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Solver
 
-from fullcite_tasks.annotation import annotation_cache_path, span_annotator
+from fullcite_tasks.annotation import ANNOTATOR_ROLES, annotation_cache_path, span_annotator
 from fullcite_tasks.data.records import FullciteRecord
 from inspect_cite import __version__
 from inspect_cite.download import sha256_file
+from inspect_cite.errors import PreflightError
 from inspect_cite.http_client import redact_text, redact_url
 from inspect_cite.nli import NLIConfigError, parse_nli_spec
+from inspect_cite.preflight import check_model, check_nli, check_role
 from inspect_cite.thinking import DEFAULT_THINKING_TOKENS, thinking_generate_config
 from scorers.bias import citation_bias
 from scorers.claim_support import claim_support
@@ -60,7 +62,7 @@ FULLCITE_GENERATE_CONFIG = GenerateConfig(max_tokens=2048)
 _warned: set[str] = set()
 
 
-class FullciteTaskError(ValueError):
+class FullciteTaskError(PreflightError, ValueError):
     """A FullCite task was given parameters it cannot run with."""
 
 
@@ -131,8 +133,8 @@ def strategy_solver(strategy: str, thinking: bool = False) -> Solver:
     return prompted_citations(thinking=thinking)
 
 
-def check_nli(nli: Any) -> str:
-    """The ``-T nli`` spec, checked before any data is loaded (its model loads on first use).
+def nli_spec(nli: Any) -> str:
+    """The ``-T nli`` spec, its syntax checked before any data is loaded (its model: below).
 
     Raises:
         FullciteTaskError: Naming ``-T nli`` and the valid specs.
@@ -325,12 +327,34 @@ def fullcite_task(
     """
     check_choice("doc_order", doc_order, DOC_ORDERS)
     check_choice("strategy", strategy, STRATEGIES)
-    nli = check_nli(nli)
+    nli = nli_spec(nli)
     config = thinking_generate_config(FULLCITE_GENERATE_CONFIG, thinking, thinking_tokens)
     records, info = fullcite_records(source, dataset_path, ndoc, **data_args)
+    if similarity_model:
+        check_model(
+            similarity_model,
+            flag="-T similarity_model",
+            kind="sentence-transformers",
+            fix="Pass a local sentence-transformers folder: -T similarity_model=DIR, or "
+            "-T similarity_model=null to skip claim-snippet similarity",
+        )
+    if judge:
+        check_role(
+            ["grader"],
+            what="-T judge=true",
+            fix="Pass --model-role grader=<model>, or drop -T judge=true",
+        )
+    if attribution:
+        check_nli(nli, flag="-T nli")
     solver: list[Solver] = [strategy_solver(strategy, thinking)]
     needs_annotation = any(r.extra.get("gold_spans_status") == "missing" for r in records)
     if needs_annotation:
+        check_role(
+            ANNOTATOR_ROLES,
+            what=f"fullcite_tasks/{source} without -T spans_path (spans are annotated first)",
+            fix="Pass --model-role annotator=<model> (the paper used GPT-5.4-mini), or "
+            "-T spans_path=<spans JSONL>",
+        )
         key = info["data_key"]
         if key not in _warned:
             _warned.add(key)

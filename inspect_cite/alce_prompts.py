@@ -20,7 +20,9 @@ from inspect_cite import http_client
 from inspect_cite.alce_items import demo_problem
 from inspect_cite.cache import NOT_CACHED, cache_dir, cached_file_problem
 from inspect_cite.download import describe_failure
+from inspect_cite.errors import PreflightError
 from inspect_cite.files import read_json
+from inspect_cite.preflight import ensure_reachable
 
 ALCE_REPO = "princeton-nlp/ALCE"
 ALCE_PROMPT_COMMIT = "246c476a4edfc564266b7346b6e29ef4861ae937"
@@ -58,7 +60,7 @@ PROMPT_SHA256: dict[str, str] = {
 _REQUIRED_FIELDS = ("instruction", "demo_sep", "demo_prompt", "doc_prompt", "demos")
 
 
-class PromptFileError(ValueError):
+class PromptFileError(PreflightError, ValueError):
     """A prompt file is missing, unreadable or malformed."""
 
 
@@ -125,15 +127,16 @@ def official_prompt_path(name: str) -> Path:
     if problem is None:
         return dest
     try:
+        ensure_reachable(url)
         # download() verifies the checksum and writes atomically; a redirect to another origin
         # is refused.
         return http_client.download(url, PROMPT_SHA256[name], dest, timeout=30.0)
     except Exception as e:
-        state = f"{NOT_CACHED} at {dest}" if problem == NOT_CACHED else f"was corrupt ({problem})"
+        state = NOT_CACHED if problem == NOT_CACHED else f"was corrupt ({problem})"
         raise PromptFileError(
             f"ALCE prompt file {name}.json {state} and could not be downloaded "
-            f"from {url} ({describe_failure(e)}). Download it yourself and pass "
-            f"-T prompt_file=PATH, or copy it to {dest}."
+            f"({describe_failure(e)}).\nDownload {url} yourself and pass -T prompt_file=PATH, "
+            f"or copy it to {dest}."
         ) from e
 
 

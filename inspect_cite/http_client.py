@@ -22,13 +22,6 @@ from pathlib import Path
 from typing import IO, Any
 
 import httpx
-from tenacity import (
-    retry,
-    retry_if_exception,
-    stop_after_attempt,
-    stop_after_delay,
-    wait_exponential_jitter,
-)
 
 from inspect_cite.download import sha256_file
 
@@ -162,6 +155,15 @@ def download(url: str, sha256: str, dest: Path, *, timeout: float = 30.0) -> Pat
         ValueError: When the content does not match ``sha256``.
 
     """
+    # Imported here: the NLI backends import this module on a GPU machine that has no tenacity.
+    from tenacity import (
+        retry,
+        retry_if_exception,
+        stop_after_attempt,
+        stop_after_delay,
+        wait_exponential_jitter,
+    )
+
     if dest.exists() and sha256_file(dest) == sha256:
         return dest
     dest.parent.mkdir(parents=True, exist_ok=True)

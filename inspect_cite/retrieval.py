@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from inspect_cite.preflight import check_model
 from inspect_cite.shared import shared_instance
 
 GTR_RETRIEVER = "sentence-transformers/gtr-t5-large"
@@ -75,3 +76,22 @@ class DocSearcher:
 def get_retriever(model: str = GTR_RETRIEVER, device: str | None = None) -> Retriever:
     """The process-wide retriever for a model and device (loaded on first use)."""
     return shared_instance(("retriever", model, device), lambda: Retriever(model, device))
+
+
+def check_retriever(model: str, *, flag: str) -> None:
+    """Refuse, before anything is generated, a retrieval model that cannot be loaded here.
+
+    Args:
+        model: Hub id or local directory of a sentence-transformers model.
+        flag: How the user gave it (``-T retrieval_model``, ``-S retriever``).
+
+    Raises:
+        PreflightError: Naming the flag, the model, why, and the fix.
+
+    """
+    check_model(
+        model,
+        flag=flag,
+        kind="sentence-transformers",
+        fix=f"Pass a local sentence-transformers folder (ALCE's: GTR-large): {flag}=DIR",
+    )

@@ -4,6 +4,7 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from inspect_cite.alce_metrics import CORRECTNESS_KEYS, AlceDataset, correctness
+from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.text import alce_scoring_output
 from scorers.no_answer import no_answer_score
 
@@ -18,6 +19,7 @@ def _explanation(output: str, values: dict[str, float], dataset: str) -> str:
 
 
 @scorer(metrics={"*": [mean(), stderr()]})
+@accept_cli_values("-S")
 def alce_correctness(dataset: AlceDataset | None = None) -> Scorer:
     """ALCE correctness (length, STR-EM/HIT, ROUGE-Lsum, QAMPARI precision/recall) as eval.py.
 

@@ -7,6 +7,7 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from inspect_cite.alce_qa import QA_KEYS, QA_MODEL, get_qa_model, qa_context, qa_item_scores
+from inspect_cite.cli_values import accept_cli_values
 from scorers.no_answer import no_answer_score
 
 
@@ -22,6 +23,7 @@ def _explanation(context: str, rows: list[tuple[str, list[str], str]], values: d
 
 
 @scorer(metrics={key: [mean(), stderr()] for key in QA_KEYS})
+@accept_cli_values("-S")
 def alce_qa(qa_model: str = QA_MODEL, device: str | None = None) -> Scorer:
     """ASQA QA accuracy (QA-EM, QA-F1, QA-Hit, x100) as eval.py's ``--qa``.
 

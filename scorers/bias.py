@@ -29,6 +29,7 @@ from typing import Any
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
+from inspect_cite.cli_values import accept_cli_values
 from scorers.cited_answer import CheckedCitation, citations_markdown, read_cited_answer
 from scorers.fullcite_metrics import mean_by_group, weighted_mean, weighted_mean_by_group
 from scorers.no_answer import no_answer_score
@@ -89,6 +90,7 @@ _SHARE_METRICS = [mean(), stderr(), weighted_mean(), weighted_mean_by_group()]
         "omission_rate": [mean(), stderr(), mean_by_group()],
     }
 )
+@accept_cli_values("-S")
 def citation_bias(max_positions: int = 5, group_key: str = "question_type") -> Scorer:
     """Citation position distribution (primacy bias) and citation omission, also by group.
 

@@ -14,9 +14,11 @@ from inspect_cite.alce_citations import (
     citation_scores,
 )
 from inspect_cite.alce_metrics import AlceDataset
+from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.documents import get_docs
 from inspect_cite.http_client import redact_text
 from inspect_cite.nli import NLIError, get_nli
+from inspect_cite.preflight import check_nli
 from inspect_cite.text import alce_citation_spans, alce_scoring_output, highlight_markdown
 from scorers.no_answer import no_answer_score
 
@@ -92,6 +94,7 @@ def _unscored(reason: str, output: str) -> Score:
 
 
 @scorer(metrics={"citation_rec": [mean(), stderr()], "citation_prec": [mean(), stderr()]})
+@accept_cli_values("-S")
 def citation_nli(
     nli: str = "true",
     at_most_citations: int = 3,
@@ -119,6 +122,7 @@ def citation_nli(
     problem = at_most_citations_problem(at_most_citations)
     if problem is not None:
         raise ValueError(f"citation_nli: {problem}")
+    check_nli(nli, flag="-S nli")
     backend = get_nli(nli, nli_cache)
 
     async def score(state: TaskState, target: Target) -> Score:

@@ -6,8 +6,10 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from inspect_cite.alce_citations import claims_score
+from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.http_client import redact_text
 from inspect_cite.nli import NLIError, get_nli
+from inspect_cite.preflight import check_nli
 from inspect_cite.text import alce_scoring_output
 from scorers.no_answer import no_answer_score
 
@@ -22,6 +24,7 @@ def _unscored(reason: str, output: str) -> Score:
 
 
 @scorer(metrics={"claims_nli": [mean(), stderr()]})
+@accept_cli_values("-S")
 def claim_coverage(nli: str = "true", nli_cache: str | None = None) -> Scorer:
     """ALCE ELI5 claims_nli (x100): share of ``metadata["claims"]`` entailed by the output.
 
@@ -33,6 +36,7 @@ def claim_coverage(nli: str = "true", nli_cache: str | None = None) -> Scorer:
         nli_cache: SQLite file caching NLI decisions (default ``$INSPECT_CITE_NLI_CACHE``).
 
     """
+    check_nli(nli, flag="-S nli")
     backend = get_nli(nli, nli_cache)
 
     async def score(state: TaskState, target: Target) -> Score:

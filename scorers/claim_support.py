@@ -41,7 +41,9 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from inspect_cite.alce_citations import format_doc
+from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.nli import NLIBackend, NLIError, Pair, get_nli
+from inspect_cite.preflight import check_nli
 from scorers.cited_answer import CheckedCitation, CitedAnswer, read_cited_answer
 from scorers.no_answer import no_answer_score
 
@@ -203,6 +205,7 @@ def explanation(
 
 
 @scorer(metrics={key: [mean(), stderr()] for key in CLAIM_SUPPORT_KEYS})
+@accept_cli_values("-S")
 def claim_support(nli: str = "true", nli_cache: str | None = None) -> Scorer:
     """FullCite claim attribution by NLI: snippet_support, doc_support, unsupported_claims (x100).
 
@@ -217,6 +220,7 @@ def claim_support(nli: str = "true", nli_cache: str | None = None) -> Scorer:
         nli_cache: SQLite file caching NLI decisions (default ``$INSPECT_CITE_NLI_CACHE``).
 
     """
+    check_nli(nli, flag="-S nli")
     backend = get_nli(nli, nli_cache)
 
     async def score(state: TaskState, target: Target) -> Score:

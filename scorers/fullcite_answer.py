@@ -36,6 +36,7 @@ from inspect_ai.solver import TaskState
 
 from inspect_cite.alce_metrics import str_em
 from inspect_cite.citations import strip_citations
+from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.text import normalize_answer, sent_tokenize, strip_think
 from scorers.no_answer import no_answer_score
 
@@ -210,6 +211,7 @@ def answer_values(text: str, metadata: dict[str, Any], source: str) -> tuple[dic
 
 
 @scorer(metrics={"*": [mean(), stderr()]})
+@accept_cli_values("-S")
 def fullcite_answer(source: FullciteSource | None = None) -> Scorer:
     """Downstream QA correctness with citations removed (definitions in the module docstring).
 

@@ -20,6 +20,7 @@ from inspect_ai.model import GenerateConfig, Model, get_model, model_roles
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
+from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.structured_outputs import (
     forwards_extra_body,
     json_in_reply,
@@ -204,6 +205,7 @@ def _judge_values(answer: CitedAnswer, results: dict[int, dict[str, Any]]) -> di
 
 
 @scorer(metrics={"*": [mean(), stderr()]})
+@accept_cli_values("-S")
 def citation_judge(attempts: int = 3, model: str | None = None, backoff: float = 1.0) -> Scorer:
     """Support (1-5) and Relevance (1-5) of each citation, judged by the ``grader`` model role.
 

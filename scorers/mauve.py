@@ -24,6 +24,7 @@ from inspect_ai.scorer import (
 from inspect_ai.solver import TaskState
 
 from inspect_cite.batching import BatchQueue
+from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.mauve_score import (
     MAUVE_BATCH_SIZE,
     MAUVE_MAX_TEXT_LENGTH,
@@ -98,6 +99,7 @@ def _explanation(p_text: str, q_text: str, model: str, n_seeds: int) -> str:
 
 
 @scorer(metrics={"mauve": [mauve_corpus()]})
+@accept_cli_values("-S")
 def mauve(
     mauve_model: str = MAUVE_MODEL,
     mauve_seeds: int = 1,

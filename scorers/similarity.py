@@ -14,6 +14,7 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from inspect_cite.batching import BatchQueue
+from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.retrieval import get_retriever
 from inspect_cite.shared import shared_instance
 from scorers.cited_answer import citations_markdown, read_cited_answer
@@ -36,6 +37,7 @@ def embedding_queue(model_name: str) -> BatchQueue[str, Any]:
 
 
 @scorer(metrics={"*": [mean(), stderr()]})
+@accept_cli_values("-S")
 def citation_similarity(similarity_model: str = DEFAULT_SIMILARITY_MODEL) -> Scorer:
     """Cosine similarity of each claim and its cited snippet (sentence-transformers).
 

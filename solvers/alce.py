@@ -3,11 +3,13 @@
 from inspect_ai.model import ChatMessageSystem
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
 from solvers.thinking import thinking_generate
 
 
 @solver
+@accept_cli_values("-S")
 def alce_vanilla(
     system_message: str | None = ALCE_SYSTEM_MESSAGE, thinking: bool = False
 ) -> Solver:

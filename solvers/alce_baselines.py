@@ -3,12 +3,14 @@
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from inspect_cite.alce_prompts import UseShorter
+from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
 from solvers.alce_prompting import AlcePrompts, prepare, warn_small_pool
 from solvers.thinking import thinking_generate
 
 
 @solver
+@accept_cli_values("-S")
 def alce_closedbook(
     shot: int = 2,
     seed: int = 42,
@@ -74,6 +76,7 @@ def _shortened(
 
 
 @solver
+@accept_cli_values("-S")
 def alce_summ(
     ndoc: int = 10,
     shot: int = 2,
@@ -106,6 +109,7 @@ def alce_summ(
 
 
 @solver
+@accept_cli_values("-S")
 def alce_snippet(
     ndoc: int = 10,
     shot: int = 2,

@@ -29,8 +29,9 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from inspect_cite.alce_citations import alce_refs
 from inspect_cite.alce_prompts import UseShorter, make_doc_prompt
+from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
-from inspect_cite.retrieval import GTR_RETRIEVER, get_retriever
+from inspect_cite.retrieval import GTR_RETRIEVER, check_retriever, get_retriever
 from inspect_cite.text import alce_postprocess, remove_citations, sent_tokenize, strip_think
 from inspect_cite.thinking import ended_while_thinking
 from solvers.alce_prompting import (
@@ -221,6 +222,7 @@ async def _interactive(
 
 
 @solver
+@accept_cli_values("-S")
 def alce_interact(
     ndoc: int = 10,
     use_shorter: UseShorter | None = None,
@@ -276,6 +278,7 @@ def alce_interact(
 
 
 @solver
+@accept_cli_values("-S")
 def alce_inlinesearch(
     ndoc: int = 0,
     retrieve_in_all_docs: bool = True,
@@ -316,6 +319,7 @@ def alce_inlinesearch(
         thinking: Generate with the chat template's thinking on (off by default).
 
     """
+    check_retriever(retriever, flag="-S retriever")
     prompts = AlcePrompts(
         "interact_search",
         shot=shot,

@@ -8,8 +8,9 @@ import anyio.to_thread
 from inspect_ai.log import transcript
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.documents import get_docs
-from inspect_cite.retrieval import GTR_RETRIEVER, get_retriever
+from inspect_cite.retrieval import GTR_RETRIEVER, check_retriever, get_retriever
 from inspect_cite.text import alce_postprocess, remove_citations, sent_tokenize
 from inspect_cite.thinking import NO_ANSWER_THINKING, ended_while_thinking
 from solvers.alce import alce_vanilla
@@ -78,6 +79,7 @@ def post_hoc_cite(
 
 
 @solver
+@accept_cli_values("-S")
 def alce_postcite(
     base: PostciteBase | Solver = "closedbook",
     retriever: str = GTR_RETRIEVER,
@@ -110,6 +112,7 @@ def alce_postcite(
             by default). An output that ended inside thinking is left uncited: it has no answer.
 
     """
+    check_retriever(retriever, flag="-S retriever")
     if isinstance(base, str):
         if base != "none" and base not in _BASES:
             raise ValueError(f"alce_postcite: base must be one of {[*_BASES, 'none']}, got {base}")

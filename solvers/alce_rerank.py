@@ -4,8 +4,10 @@ from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from inspect_cite.alce_citations import at_most_citations_problem, citation_scores
+from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.documents import get_docs
 from inspect_cite.nli import get_nli
+from inspect_cite.preflight import check_nli
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
 from inspect_cite.text import alce_scoring_output
 from solvers.alce_prompting import sample_dataset, sample_outputs, sample_question
@@ -13,6 +15,7 @@ from solvers.thinking import thinking_generate
 
 
 @solver
+@accept_cli_values("-S")
 def alce_rerank(
     n: int = 4,
     nli: str = "true",
@@ -44,6 +47,7 @@ def alce_rerank(
     problem = at_most_citations_problem(at_most_citations)
     if problem is not None:
         raise ValueError(f"alce_rerank: {problem}")
+    check_nli(nli, flag="-S nli")
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         generate = thinking_generate(state, generate, thinking)

@@ -43,6 +43,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from inspect_cite.alce_prompts import AlceDatasetName
 from inspect_cite.citations import parse_citations
+from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.documents import Document, get_docs
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
 from inspect_cite.structured_outputs import forwards_extra_body, with_structured_outputs
@@ -174,6 +175,7 @@ def _max_tokens(model: Model, config: GenerateConfig) -> int | None:
 
 
 @solver
+@accept_cli_values("-S")
 def constrained_citations(
     format: AnswerFormat = "auto",
     strict: bool = False,

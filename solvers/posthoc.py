@@ -12,6 +12,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from inspect_cite.alignment import DEFAULT_THRESHOLD, align, align_snippet
 from inspect_cite.citations import parse_citations, render_citation_any
+from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.documents import Document, get_docs
 from inspect_cite.text import strip_think
 from inspect_cite.thinking import NO_ANSWER_THINKING, ended_while_thinking
@@ -98,6 +99,7 @@ def align_answer(
 
 
 @solver
+@accept_cli_values("-S")
 def posthoc_citations(
     threshold: float = DEFAULT_THRESHOLD,
     template: str = FULLCITE_PROMPT,

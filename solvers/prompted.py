@@ -5,6 +5,7 @@ from collections.abc import Sequence
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.documents import Document, get_docs
 from solvers.thinking import thinking_generate
 
@@ -96,6 +97,7 @@ def check_templates(template: str, document_template: str) -> None:
 
 
 @solver
+@accept_cli_values("-S")
 def prompted_citations(
     template: str = FULLCITE_PROMPT,
     document_template: str = FULLCITE_DOCUMENT,

@@ -78,7 +78,7 @@ def test_task_runs_with_each_strategy(name, strategy, tmp_path, cache_root):
 
 
 def test_bioasq_sample_contents(tmp_path, cache_root):
-    task = bioasq(**BIOASQ_ARGS, question_types="yesno,factoid", ndoc=2)
+    task = bioasq(**BIOASQ_ARGS, question_types="yesno,factoid", ndoc=2, similarity_model=None)
     samples = {s.id: s for s in task.dataset}
     assert set(samples) == {"bq-yesno", "bq-factoid"}
     yesno = samples["bq-yesno"].metadata
@@ -117,7 +117,12 @@ def test_bioasq_fetches_abstracts_from_eutils(tmp_path, cache_root, monkeypatch)
     monkeypatch.setattr("fullcite_tasks.data.pubmed.PubMedClient.fetch", fake_fetch)
     with FakeEutils() as server:
         monkeypatch.setenv("INSPECT_CITE_EUTILS_URL", server.url)
-        task = bioasq(dataset_path=BIOASQ_ARGS["dataset_path"], ndoc=1, question_types=["list"])
+        task = bioasq(
+            dataset_path=BIOASQ_ARGS["dataset_path"],
+            ndoc=1,
+            question_types=["list"],
+            similarity_model=None,
+        )
     assert calls == [["31000006"]]
     assert task.metadata["data"]["abstracts"]["eutils"] == server.url
 
@@ -128,26 +133,27 @@ def test_bioasq_needs_registration_data():
 
 
 def test_doc_order_shuffled_and_reversed_are_per_sample_and_deterministic(cache_root):
-    base = [s.metadata["docs"] for s in asqa(**ASQA_ARGS).dataset]
-    rev = [s.metadata["docs"] for s in asqa(**ASQA_ARGS, doc_order="reversed").dataset]
-    shuf = [s.metadata["docs"] for s in asqa(**ASQA_ARGS, doc_order="shuffled", seed=3).dataset]
-    again = [s.metadata["docs"] for s in asqa(**ASQA_ARGS, doc_order="shuffled", seed=3).dataset]
-    other = [s.metadata["docs"] for s in asqa(**ASQA_ARGS, doc_order="shuffled", seed=4).dataset]
+    args = {**ASQA_ARGS, "similarity_model": None}
+    base = [s.metadata["docs"] for s in asqa(**args).dataset]
+    rev = [s.metadata["docs"] for s in asqa(**args, doc_order="reversed").dataset]
+    shuf = [s.metadata["docs"] for s in asqa(**args, doc_order="shuffled", seed=3).dataset]
+    again = [s.metadata["docs"] for s in asqa(**args, doc_order="shuffled", seed=3).dataset]
+    other = [s.metadata["docs"] for s in asqa(**args, doc_order="shuffled", seed=4).dataset]
     assert [d["retrieval_rank"] for d in base[0]] == [1, 2, 3, 4, 5]
     assert rev[0] == base[0][::-1]
     assert shuf == again and shuf != other
     for b, s in zip(base, shuf, strict=True):
         assert sorted(s, key=lambda d: d["retrieval_rank"]) == b
     with pytest.raises(FullciteTaskError, match="-T doc_order must be one of"):
-        asqa(**ASQA_ARGS, doc_order="random")
+        asqa(**args, doc_order="random")
     with pytest.raises(FullciteTaskError, match="-T strategy must be one of"):
-        asqa(**ASQA_ARGS, strategy="magic")
+        asqa(**args, strategy="magic")
     with pytest.raises(FullciteTaskError, match="-T ndoc"):
-        asqa(**ASQA_ARGS, ndoc=0)
+        asqa(**args, ndoc=0)
 
 
 def test_expertqa_system_choice(cache_root):
-    task = expertqa(**EXPERTQA_ARGS, system="any")
+    task = expertqa(**EXPERTQA_ARGS, system="any", similarity_model=None)
     assert {s.metadata["system"] for s in task.dataset} == {"rr_gs_gpt4", "post_hoc_gs_gpt4"}
     assert task.metadata["counts"]["no_passages"] == 1
     with pytest.raises(FullciteTaskError, match="-T system"):

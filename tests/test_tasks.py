@@ -50,9 +50,9 @@ def test_task_runs_end_to_end(task_fn, name, keys, tiny_model, prompt_cache, tmp
 
 
 def test_closedbook_and_summary_variants(tiny_model, prompt_cache, tmp_path):
-    task = asqa(dataset_path=str(FIXTURES / "alce_asqa.json"), prompt="closedbook")
+    task = asqa(dataset_path=str(FIXTURES / "alce_asqa.json"), prompt="closedbook", nli=NLI)
     assert "Document [" not in task.dataset[0].input
-    task = asqa(dataset_path=str(FIXTURES / "alce_asqa.json"), prompt="sum_or_ext", ndoc=3)
+    task = asqa(dataset_path=str(FIXTURES / "alce_asqa.json"), prompt="sum_or_ext", ndoc=3, nli=NLI)
     sample = task.dataset[0]
     # Summaries in the prompt, full passages kept for scoring, irrelevant ones skipped.
     assert "Christopher Eccleston played the Ninth Doctor in 2005." in sample.input
@@ -63,7 +63,7 @@ def test_closedbook_and_summary_variants(tiny_model, prompt_cache, tmp_path):
         "Russell T Davies",
     ]
     with pytest.raises(ValueError, match="use_shorter='summary' needs prompt=sum_or_ext"):
-        asqa(dataset_path=str(FIXTURES / "alce_asqa.json"), use_shorter="summary")
+        asqa(dataset_path=str(FIXTURES / "alce_asqa.json"), use_shorter="summary", nli=NLI)
 
 
 def test_missing_dataset_file_is_a_clear_error(prompt_cache, tmp_path):

@@ -14,6 +14,7 @@ from typing import Any, Literal
 from fullcite_tasks.data.pubmed import Abstract
 from fullcite_tasks.data.records import FullciteRecord, GoldSpan
 from fullcite_tasks.data.spans import locate_snippet
+from inspect_cite.errors import PreflightError
 from inspect_cite.files import read_json
 
 BIOASQ_DATASETS_URL = "https://participants-area.bioasq.org/datasets/"
@@ -25,7 +26,7 @@ _TYPE_ALIASES = {"yes/no": "yesno", "yes_no": "yesno", "yes-no": "yesno"}
 _PMID_AT_END = re.compile(r"(\d+)\s*/?\s*$")
 
 
-class BioasqDataError(ValueError):
+class BioasqDataError(PreflightError, ValueError):
     """BioASQ data or abstracts are missing or malformed."""
 
 

@@ -24,7 +24,9 @@ from fullcite_tasks.data.spans import SpanTable, gold_spans_for, span_status
 from inspect_cite.alce_citations import citation_number
 from inspect_cite.cache import cache_dir, download_folder, verified_file, write_manifest
 from inspect_cite.download import describe_failure, hub_blob_problem, sha256_file
+from inspect_cite.errors import PreflightError
 from inspect_cite.files import read_jsonl
+from inspect_cite.preflight import ensure_hub_reachable
 
 logger = getLogger(__name__)
 
@@ -58,7 +60,7 @@ _EVIDENCE = re.compile(r"^\s*\[(\d+)\]\s*(\S*)\s*?\n\s*\n(.*)$", re.DOTALL)
 _MARKER = re.compile(r"\s*\[\d+\]")
 
 
-class ExpertqaDataError(ValueError):
+class ExpertqaDataError(PreflightError, ValueError):
     """ExpertQA data is missing, corrupt or malformed."""
 
 
@@ -93,6 +95,8 @@ def expertqa_data_path() -> Path:
         return cached
     try:
         from huggingface_hub import hf_hub_download
+
+        ensure_hub_reachable()
 
         with download_folder(directory) as tmp:
             path = Path(

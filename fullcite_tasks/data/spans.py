@@ -22,6 +22,7 @@ from typing import Any, Literal
 from fullcite_tasks.data.records import GoldSpan
 from inspect_cite.alignment import DEFAULT_THRESHOLD, align
 from inspect_cite.cache import corrupt_path
+from inspect_cite.errors import PreflightError
 from inspect_cite.files import json_problem, loads, read_jsonl, write_atomic
 
 logger = logging.getLogger(__name__)
@@ -34,7 +35,7 @@ SpanTable = dict[str, dict[str, list[str]]]
 _append_lock = threading.Lock()
 
 
-class SpansFileError(ValueError):
+class SpansFileError(PreflightError, ValueError):
     """A spans file is missing or malformed."""
 
 

@@ -8,6 +8,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from inspect_cite.errors import PreflightError
+
 Pair = tuple[str, str]
 """A (premise, hypothesis) pair."""
 
@@ -106,7 +108,7 @@ def checked_result(result: object, where: str) -> "NLIResult | NLIError":
     return NLIResult(bool(entailed))
 
 
-class NLIConfigError(ValueError):
+class NLIConfigError(PreflightError, ValueError):
     """The NLI spec is invalid or its model cannot be used; a configuration problem."""
 
 

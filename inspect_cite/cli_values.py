@@ -1,0 +1,123 @@
+"""Task, solver and scorer arguments as Inspect's CLI hands them over.
+
+``inspect eval -T key=value`` (and ``-S``, ``-M``) YAML-parses each value, so ``-T nli=true``
+arrives as the boolean ``True``, ``-T dataset_path=2024`` as the integer ``2024`` and
+``-T nli=null`` as ``None``. A parameter annotated as text (``str``, ``str | None``, a
+``Literal`` of strings) gets such a scalar back as the text that was typed: ``True`` is
+``"true"``, ``2024`` is ``"2024"``. What cannot be text (a list, a mapping, or ``null`` where
+a value is required) is refused with one message naming the flag.
+"""
+
+import functools
+import inspect
+import types
+import typing
+from collections.abc import Callable
+from typing import Any, TypeVar, Union
+
+from inspect_cite.errors import PreflightError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_SCALARS = (bool, int, float)
+
+
+def yaml_text(value: bool | int | float) -> str:
+    """The text a YAML scalar was typed as (``True`` -> ``"true"``, ``7`` -> ``"7"``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _members(hint: Any) -> tuple[Any, ...]:
+    if typing.get_origin(hint) in (Union, types.UnionType):
+        return tuple(m for arg in typing.get_args(hint) for m in _members(arg))
+    return (hint,)
+
+
+def _text_param(hint: Any) -> tuple[bool, bool, bool] | None:
+    """For a text-typed annotation: (accepts None, accepts containers, accepts scalars)."""
+    members = _members(hint)
+    is_text = any(
+        m is str
+        or (typing.get_origin(m) is typing.Literal and all(isinstance(a, str) for a in m.__args__))
+        for m in members
+    )
+    if not is_text:
+        return None
+    origins = {typing.get_origin(m) or m for m in members}
+    containers = bool(origins & {list, dict, tuple, set})
+    return type(None) in members, containers, bool(origins & set(_SCALARS))
+
+
+def as_text(value: Any, *, name: str, flag: str, optional: bool = False) -> Any:
+    """``value`` with a YAML scalar turned back into its text.
+
+    Args:
+        value: What the CLI (or a caller) passed.
+        name: The parameter's name.
+        flag: ``-T`` for tasks, ``-S`` for solvers and scorers.
+        optional: Whether ``None`` (``null``) is a valid value.
+
+    Raises:
+        PreflightError: For ``None`` where a value is required, or a list or mapping.
+
+    """
+    if isinstance(value, str):
+        return value
+    if value is None:
+        if optional:
+            return None
+        raise PreflightError(f"{flag} {name}=null: {name} needs a value")
+    if isinstance(value, _SCALARS):
+        return yaml_text(value)
+    raise PreflightError(
+        f"{flag} {name}={value!r}: {name} takes text (a name, spec or path), "
+        f"not a {type(value).__name__}"
+    )
+
+
+def accept_cli_values(flag: str) -> Callable[[F], F]:
+    """Decorate a task, solver or scorer factory so its text parameters take typed CLI values.
+
+    Place it under ``@task``/``@solver``/``@scorer``; the signature seen by Inspect is kept.
+
+    Args:
+        flag: How the parameters are given on the command line: ``-T`` or ``-S``.
+
+    """
+
+    def decorate(fn: F) -> F:
+        signature = inspect.signature(fn)
+        hints = typing.get_type_hints(fn, include_extras=False)
+        params = {
+            name: kind
+            for name, hint in hints.items()
+            if name != "return" and (kind := _text_param(hint)) is not None
+        }
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            bound = signature.bind_partial(*args, **kwargs)
+            for name, value in bound.arguments.items():
+                kind = params.get(name)
+                if kind is None:
+                    continue
+                optional, containers, scalars = kind
+                if value is None:
+                    keep = optional
+                elif isinstance(value, _SCALARS):
+                    keep = scalars
+                elif isinstance(value, list | dict | tuple | set):
+                    keep = containers
+                else:
+                    # A str, or an object a Python caller passes where the annotation allows
+                    # it too (a Solver for `base`, a Model for `model`): not a CLI value.
+                    keep = True
+                if not keep:
+                    bound.arguments[name] = as_text(value, name=name, flag=flag)
+            return fn(*bound.args, **bound.kwargs)
+
+        return typing.cast(F, wrapper)
+
+    return decorate

@@ -1,0 +1,32 @@
+"""The error a user fixes by changing a flag, a file or the machine: shown as its message alone."""
+
+from rich.markup import escape
+
+try:
+    # Private, but the only way to have Inspect print an error raised while it builds a task
+    # as its message alone: its exception hook prints a PrerequisiteError without the
+    # traceback and the exception group around it (150-270 lines otherwise). No public
+    # import exists in inspect_ai 0.3.285.
+    from inspect_ai._util.error import PrerequisiteError as _Prerequisite
+except ImportError:  # a later inspect_ai moved it: the message is still right, only longer
+    _Prerequisite = Exception  # type: ignore[assignment,misc]
+
+
+class PreflightError(_Prerequisite):  # type: ignore[misc,valid-type]
+    """What a run needs is missing or unusable: a flag, a file, a model or the machine.
+
+    Raised before any sample is generated. ``str(error)`` is the message; ``inspect eval``
+    prints it alone, without a traceback. Not a ``ValueError``: Inspect reads a ValueError
+    raised while it builds a ``--scorer`` as "scorer not found" and drops the message. The
+    project's data and spec errors are both (``class AlceDataError(PreflightError,
+    ValueError)``).
+
+    Args:
+        message: What is wrong and the fix, naming the flag (e.g. ``-T nli=...``).
+
+    """
+
+    def __init__(self, message: str) -> None:
+        Exception.__init__(self, message)
+        # Inspect prints `message` as rich markup: "[1]" or "[x]" in a path must stay text.
+        self.message = escape(message)

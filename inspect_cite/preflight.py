@@ -1,0 +1,381 @@
+"""Checks, before any sample is generated, that every model and file a run needs can be used.
+
+Tasks call these while Inspect builds them, so that a run which cannot finish stops at once
+with one short message (naming the flag, the value, why, and the fix) instead of failing
+after every sample was generated. Nothing heavy is loaded:
+
+- a local directory must exist and hold a model of the right kind (``config.json`` or a
+  sentence-transformers ``modules.json``, weights, tokenizer files; a classifier needs an
+  entailment label, a seq2seq NLI model an encoder-decoder);
+- a Hugging Face hub id must be in the local cache (checked the same way) or, unless
+  ``HF_HUB_OFFLINE`` is set, the hub must answer one request for its ``config.json``
+  (short timeout, no retries);
+- ``nli=true`` (ALCE's T5-11B) needs a CUDA GPU with about 23 GB free, unless
+  ``INSPECT_CITE_NLI_ALLOW_CPU=1``;
+- a model role (``model:<role>`` NLI, the FullCite judge or annotator) must be bound with
+  ``--model-role`` when Inspect builds the task.
+
+Loading the weights stays lazy; a check that passed is remembered for the process.
+"""
+
+import json
+import os
+import socket
+import urllib.parse
+import urllib.request
+from collections.abc import Iterable
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, Literal
+
+from inspect_cite.errors import PreflightError
+
+ModelKind = Literal["sentence-transformers", "seq2seq", "classifier", "question-answering", "any"]
+"""What a model reference must load as (``any``: any transformers model, e.g. MAUVE's LM)."""
+
+HUB_TIMEOUT = 10.0
+"""Seconds to wait for the hub (or a server) to answer a preflight request."""
+
+LIGHT_NLI = "classifier:MoritzLaurer/DeBERTa-v3-large-mnli-fever-anli-ling-wanli"
+"""A lighter NLI that runs on a CPU (0.4B parameters)."""
+
+_WEIGHTS = ("*.safetensors", "*.bin", "*.pt", "*.pth", "*.h5", "*.msgpack", "*.ckpt", "*.gguf")
+_TOKENIZER = (
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "vocab.txt",
+    "vocab.json",
+    "spiece.model",
+    "sentencepiece.bpe.model",
+    "tokenizer.model",
+)
+
+_passed: set[tuple[str, ...]] = set()
+
+
+def _files(directory: Path, patterns: Iterable[str]) -> bool:
+    """Whether ``directory`` or a folder in it (sentence-transformers modules) has a match."""
+    return any(
+        p.is_file()
+        for pattern in patterns
+        for glob in (pattern, f"*/{pattern}")
+        for p in directory.glob(glob)
+    )
+
+
+def _read_config(directory: Path) -> dict[str, Any]:
+    try:
+        data = json.loads((directory / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _kind_problem(config: dict[str, Any], kind: ModelKind, where: str) -> str | None:
+    """Why a model's ``config.json`` does not fit ``kind``, or None (unknown counts as fit)."""
+    architectures = [str(a) for a in config.get("architectures") or []]
+    if kind == "seq2seq":
+        seq2seq = config.get("is_encoder_decoder") is True or any(
+            "ConditionalGeneration" in a or "Seq2Seq" in a for a in architectures
+        )
+        if architectures and not seq2seq:
+            return f"a {', '.join(architectures)}, not a seq2seq (encoder-decoder) model"
+    elif kind == "classifier":
+        from inspect_cite.nli.classifier import entailment_label
+
+        labels = SimpleNamespace(
+            id2label=config.get("id2label") or {0: "LABEL_0", 1: "LABEL_1"},
+            label2id=config.get("label2id"),
+        )
+        try:
+            entailment_label(labels, where)
+        except ValueError:
+            return "no label named 'entailment' in its config.json (id2label)"
+    elif kind == "question-answering":
+        if architectures and not any("QuestionAnswering" in a for a in architectures):
+            return f"a {', '.join(architectures)}, not an extractive QA model"
+    return None
+
+
+def directory_problem(directory: Path, kind: ModelKind) -> str | None:
+    """Why ``directory`` cannot be loaded as a model of ``kind``, or None. Loads nothing."""
+    if not directory.is_dir():
+        return "a file, not a model directory"
+    if kind == "sentence-transformers":
+        if not (directory / "modules.json").is_file() and not (directory / "config.json").is_file():
+            return "no modules.json or config.json in it (not a sentence-transformers model)"
+    elif not (directory / "config.json").is_file():
+        return "no config.json in it (not a transformers model)"
+    if not _files(directory, _WEIGHTS):
+        return "no weight files in it (*.safetensors, *.bin)"
+    if not _files(directory, _TOKENIZER):
+        return "no tokenizer files in it (tokenizer.json, vocab.txt, spiece.model, ...)"
+    return _kind_problem(_read_config(directory), kind, str(directory))
+
+
+def looks_like_path(value: str) -> bool:
+    """Whether a model reference is meant as a local path (not a hub id ``org/name``)."""
+    if value.startswith(("/", "./", "../", "~", ".\\", "..\\")) or "\\" in value:
+        return True
+    return value.count("/") > 1 or Path(value).expanduser().exists()
+
+
+def hub_offline() -> bool:
+    """Whether Hugging Face downloads are off (``HF_HUB_OFFLINE`` or ``TRANSFORMERS_OFFLINE``)."""
+    from huggingface_hub import constants
+
+    return bool(constants.HF_HUB_OFFLINE)
+
+
+def _short(error: BaseException) -> str:
+    text = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    return f"{type(error).__name__}: {text}"[:160] if text else type(error).__name__
+
+
+def hub_problem(repo_id: str, kind: ModelKind) -> str | None:
+    """Why a hub id cannot be loaded: not cached and (offline or the hub does not answer)."""
+    from huggingface_hub import get_hf_file_metadata, hf_hub_url, snapshot_download
+    from huggingface_hub.errors import (
+        EntryNotFoundError,
+        GatedRepoError,
+        HFValidationError,
+        RepositoryNotFoundError,
+    )
+    from huggingface_hub.utils import validate_repo_id
+
+    try:
+        validate_repo_id(repo_id)
+    except HFValidationError:
+        return "neither an existing directory nor a Hugging Face hub id (org/name)"
+    try:
+        snapshot = Path(snapshot_download(repo_id, local_files_only=True))
+    except Exception:  # not cached (or a broken cache entry): the hub is asked below
+        snapshot = None
+    if snapshot is not None:
+        problem = directory_problem(snapshot, kind)
+        if problem is None:
+            return None
+        if not problem.startswith(("no weight files", "no tokenizer files")):
+            return problem
+        # A partial snapshot: the missing files would be downloaded.
+    if hub_offline():
+        return "not in the Hugging Face cache, and HF_HUB_OFFLINE is set"
+    try:
+        get_hf_file_metadata(
+            hf_hub_url(repo_id, "config.json"), timeout=HUB_TIMEOUT, retry_on_errors=False
+        )
+    except GatedRepoError:
+        return "gated on the hub: accept its terms on huggingface.co and set HF_TOKEN"
+    except RepositoryNotFoundError:
+        return "no such model on the Hugging Face hub (or it is private: set HF_TOKEN)"
+    except EntryNotFoundError:
+        return "no config.json in its hub repository (not a transformers model)"
+    except Exception as e:  # network errors of any HTTP client: the hub did not answer
+        return f"not in the Hugging Face cache, and the hub did not answer ({_short(e)})"
+    return None
+
+
+def model_problem(value: str, kind: ModelKind) -> str | None:
+    """Why a model reference (local directory or hub id) cannot be loaded, or None."""
+    if looks_like_path(value):
+        path = Path(value).expanduser()
+        if not path.exists():
+            return f"directory {path} does not exist"
+        return directory_problem(path, kind)
+    return hub_problem(value, kind)
+
+
+def check_model(value: str, *, flag: str, kind: ModelKind, fix: str) -> None:
+    """Refuse a model reference that cannot be loaded, before anything is generated.
+
+    Args:
+        value: A local directory or a Hugging Face hub id.
+        flag: How the user gave it, e.g. ``-T similarity_model`` (``-T x=DIR`` is the fix's form).
+        kind: What it must load as.
+        fix: The alternative to offer, e.g. ``Pass a local folder: -T similarity_model=DIR``.
+
+    Raises:
+        PreflightError: Naming the flag, the value, why, and the fix.
+
+    """
+    key = ("model", value, kind)
+    if key in _passed:
+        return
+    problem = model_problem(value, kind)
+    if problem is not None:
+        raise PreflightError(f"{flag}={value}: {problem}.\n{fix}")
+    _passed.add(key)
+
+
+def connect_problem(url: str, timeout: float = HUB_TIMEOUT) -> str | None:
+    """Why the host of ``url`` cannot be reached now, or None; one TCP connect, no request.
+
+    A download client retries an unreachable host for minutes, printing a warning each time;
+    this answers at once. Behind a proxy (``HTTPS_PROXY``...) the host is not tried: None.
+    """
+    parts = urllib.parse.urlsplit(url)
+    host = parts.hostname
+    if not host:
+        return f"{url} has no host"
+    proxies = urllib.request.getproxies()
+    if proxies.get(parts.scheme) and not urllib.request.proxy_bypass(host):
+        return None
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return None
+    except OSError as e:
+        return f"cannot connect to {host}:{port} ({e.strerror or _short(e)})"
+
+
+def ensure_reachable(url: str) -> None:
+    """Raise ``ConnectionError`` at once when the host of ``url`` cannot be reached now.
+
+    Call before a download whose client would retry an unreachable host for minutes; the
+    caller's error handling then reports this reason in its usual message.
+    """
+    problem = connect_problem(url)
+    if problem is not None:
+        raise ConnectionError(problem)
+
+
+def ensure_hub_reachable() -> None:
+    """As ``ensure_reachable`` for the Hugging Face hub's endpoint, unless offline.
+
+    With ``HF_HUB_OFFLINE`` set the hub client itself fails at once, touching no network.
+    """
+    from huggingface_hub import constants
+
+    if not hub_offline():
+        ensure_reachable(constants.ENDPOINT)
+
+
+def bound_model_roles() -> set[str] | None:
+    """The model roles bound for the eval that is building the task; None when unknown.
+
+    Inspect binds ``--model-role`` (``eval(model_roles=...)``) before it builds the tasks
+    it was given by name, so ``model_roles()`` tells them. A task built in Python and then
+    passed to ``eval()`` is built before its roles exist: then nothing can be known.
+    """
+    from inspect_ai.model import model_roles
+
+    try:
+        # Private: whether an eval is building the task now (its model is active). There is
+        # no public way to tell "no roles bound" from "built outside an eval".
+        from inspect_ai.model._model import active_model
+    except ImportError:
+        return None
+    if active_model() is None:
+        return None
+    return set(model_roles())
+
+
+def check_role(roles: Iterable[str], *, what: str, fix: str) -> None:
+    """Refuse to build a task when none of ``roles`` is bound (where that can be known).
+
+    Args:
+        roles: Role names any one of which will do (e.g. ``annotator``, ``grader``).
+        what: What needs the role, e.g. ``-T judge=true``.
+        fix: The alternative to offer.
+
+    Raises:
+        PreflightError: Naming what needs the role and the fix.
+
+    """
+    roles = list(roles)
+    bound = bound_model_roles()
+    if bound is None or bound & set(roles):
+        return
+    raise PreflightError(
+        f"{what} needs a model bound to the role '{roles[0]}', and none is.\n{fix}"
+    )
+
+
+def _nli_problem(spec: str, flag: str) -> str | None:
+    """Why an NLI spec cannot be used here, with the fix on the following lines; or None."""
+    from inspect_cite.nli import NLIConfigError, parse_nli_spec, true_resource_problem
+    from inspect_cite.nli.seq2seq import ALLOW_CPU_ENV, TRUE_MIN_FREE_GPU_GB
+
+    try:
+        kind, arg = parse_nli_spec(spec)
+    except NLIConfigError as e:
+        return str(e)
+    allow_cpu = os.environ.get(ALLOW_CPU_ENV, "").strip().lower() not in ("", "0", "false", "no")
+    if kind == "true" and not allow_cpu:
+        problem = true_resource_problem()
+        if problem is not None:
+            return (
+                f"ALCE's T5-11B NLI needs a ~{TRUE_MIN_FREE_GPU_GB:.0f} GB GPU; "
+                f"{problem.split(' (')[0]}.\n"
+                "Use a lighter NLI (not comparable with published ALCE numbers), e.g.\n"
+                f"  {flag}={LIGHT_NLI}\n"
+                f"or set {ALLOW_CPU_ENV}=1 to run T5-11B without that GPU (very slow)."
+            )
+    if kind in ("true", "seq2seq", "classifier"):
+        problem = model_problem(arg, "classifier" if kind == "classifier" else "seq2seq")
+        if problem is None:
+            return None
+        if kind != "true":
+            return (
+                f"{problem}.\nGive an existing model directory ({flag}={kind}:DIR) or a hub id "
+                "in the Hugging Face cache."
+            )
+        return (
+            f"{arg} {problem}.\nDownload it (45 GB) into the Hugging Face cache, or use a "
+            f"lighter NLI (not comparable with published ALCE numbers):\n  {flag}={LIGHT_NLI}"
+        )
+    if kind == "python":
+        from inspect_cite.nli.python_fn import load_callable
+
+        try:
+            load_callable(arg)
+        except NLIConfigError as e:
+            return str(e)
+        return None
+    if kind == "remote":
+        from inspect_cite.nli.remote import RemoteNLI
+
+        try:
+            base = RemoteNLI(arg).base
+        except NLIConfigError as e:
+            return str(e)
+        problem = connect_problem(base)
+        if problem is None:
+            return None
+        return f"the NLI server does not answer: {problem}.\nStart it, or choose another {flag}."
+    # model:<name or role>: a role must be bound; a model name is resolved by Inspect.
+    if "/" not in arg:
+        bound = bound_model_roles()
+        if bound is not None and arg not in bound:
+            return (
+                f"no model is bound to the role '{arg}'.\n"
+                f"Pass --model-role {arg}=<model>, or {flag}=model:<provider/model>."
+            )
+    return None
+
+
+def check_nli(spec: str, *, flag: str) -> None:
+    """Refuse an NLI spec whose model cannot be used here, before anything is generated.
+
+    Args:
+        spec: ``true``, ``seq2seq:``, ``classifier:``, ``remote:``, ``model:`` or ``python:``.
+        flag: How the user gave it: ``-T nli`` or ``-S nli``.
+
+    Raises:
+        PreflightError: Naming the flag, the spec, why, and the alternative.
+
+    """
+    key = ("nli", spec)
+    if key in _passed:
+        return
+    problem = _nli_problem(spec, flag)
+    if problem is not None:
+        raise PreflightError(f"{flag}={spec}: {problem}")
+    # Roles are bound per eval: a model:<role> spec is checked again each time.
+    if not spec.strip().startswith("model:"):
+        _passed.add(key)
+
+
+def reset_preflight() -> None:
+    """Forget the checks that passed (tests)."""
+    _passed.clear()
