@@ -393,7 +393,7 @@ def assert_every_sample_scored(log: Any, n: int) -> None:
 
 
 @pytest.mark.slow
-def test_thousand_hostile_alce_samples(tmp_path, prompt_cache):
+def test_thousand_hostile_alce_samples(tmp_path, own_prompts):
     items = load_fixture("alce_asqa.json")
     data = []
     for i in range(1000):

@@ -79,7 +79,7 @@ def test_entry_points_one_per_package():
     ("task", "key"),
     [("asqa", "str_em"), ("qampari", "qampari_rec_top5"), ("eli5", "rougeLsum")],
 )
-def test_inspect_eval_by_registry_name(task, key, tiny_qwen3, prompt_cache, tmp_path):
+def test_inspect_eval_by_registry_name(task, key, tiny_qwen3, own_prompts, cache_root, tmp_path):
     log_dir = tmp_path / "logs"
     run(
         [
@@ -89,7 +89,7 @@ def test_inspect_eval_by_registry_name(task, key, tiny_qwen3, prompt_cache, tmp_
             "--limit", "3", "--log-dir", str(log_dir), "--display", "plain",
         ],
         cwd=tmp_path,
-        cache=prompt_cache,
+        cache=cache_root,
     )  # fmt: skip
     log = read_log(log_dir)
     assert log.status == "success"
@@ -98,7 +98,7 @@ def test_inspect_eval_by_registry_name(task, key, tiny_qwen3, prompt_cache, tmp_
     assert key in {s.name for s in log.results.scores}
 
 
-def test_solver_and_scorer_by_registry_name(tiny_qwen3, prompt_cache, tmp_path):
+def test_solver_and_scorer_by_registry_name(tiny_qwen3, own_prompts, cache_root, tmp_path):
     log_dir = tmp_path / "logs"
     run(
         [
@@ -109,7 +109,7 @@ def test_solver_and_scorer_by_registry_name(tiny_qwen3, prompt_cache, tmp_path):
             "--limit", "1", "--log-dir", str(log_dir), "--display", "plain",
         ],
         cwd=tmp_path,
-        cache=prompt_cache,
+        cache=cache_root,
     )  # fmt: skip
     log_path = next(log_dir.glob("*.eval"))
     out = tmp_path / "rescored.eval"
@@ -120,7 +120,7 @@ def test_solver_and_scorer_by_registry_name(tiny_qwen3, prompt_cache, tmp_path):
             "--display", "plain",
         ],
         cwd=tmp_path,
-        cache=prompt_cache,
+        cache=cache_root,
     )  # fmt: skip
     from inspect_ai.log import read_eval_log
 

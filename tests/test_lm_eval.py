@@ -68,7 +68,7 @@ def inspect_scores(dataset_fixture: str, outputs: list[str], tmp_path) -> dict[s
     return values
 
 
-def test_lm_eval_scores_equal_inspect_scores(prompt_cache, tmp_path):
+def test_lm_eval_scores_equal_inspect_scores(own_prompts, tmp_path):
     from lm_eval import simple_evaluate
     from lm_eval.tasks import TaskManager
 
@@ -96,11 +96,11 @@ def test_lm_eval_scores_equal_inspect_scores(prompt_cache, tmp_path):
 
 
 @pytest.mark.slow
-def test_lm_eval_cli_with_tiny_model(tiny_qwen3, prompt_cache, tmp_path):
+def test_lm_eval_cli_with_tiny_model(tiny_qwen3, own_prompts, cache_root, tmp_path):
     out_dir = tmp_path / "lm"
     env = {
         **os.environ,
-        "INSPECT_CITE_CACHE_DIR": str(prompt_cache),
+        "INSPECT_CITE_CACHE_DIR": str(cache_root),
         "HF_HUB_OFFLINE": "1",
         "PYTHONPATH": str(ROOT),
     }

@@ -65,7 +65,7 @@ def all_text(directory: Path) -> str:
     return "\n".join(parts)
 
 
-def test_api_keys_never_reach_logs_or_reports(server, prompt_cache, tmp_path, monkeypatch, capsys):  # noqa: F811
+def test_api_keys_never_reach_logs_or_reports(server, own_prompts, tmp_path, monkeypatch, capsys):  # noqa: F811
     monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
     items = json.loads((FIXTURES / "alce_asqa.json").read_text())[:2]
     outputs = [f"{item['docs'][0]['text'][:60]} [1]." for item in items]
