@@ -110,8 +110,8 @@ def _metric_column(score: str, metric: str, metrics: list[str]) -> str | None:
         return f"{score} (weighted)"
     if "_by_group_" in metric:
         return None
-    # A score with a single corpus-level metric (MAUVE) is named by the score alone.
-    return score if "mean" not in metrics else f"{score} ({metric})"
+    # A score with a single corpus-level metric (MAUVE, one seed) is named by the score alone.
+    return score if len(metrics) == 1 else f"{score} ({metric})"
 
 
 def _same(a: float, b: float) -> bool:

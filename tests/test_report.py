@@ -184,7 +184,7 @@ def test_report_stays_legible_and_names_failed_runs(log_dir, tmp_path, capsys, m
 
 def test_installed_metric_names_read_like_source_tree_names(log_dir, tmp_path):
     """An installed plugin's metrics carry the registry prefix (scorers/weighted_mean)."""
-    from inspect_ai.log import write_eval_log
+    from inspect_ai.log import EvalMetric, EvalScore, write_eval_log
 
     from inspect_cite.log_metrics import log_metrics, metric_name
 
@@ -203,11 +203,19 @@ def test_installed_metric_names_read_like_source_tree_names(log_dir, tmp_path):
         }
     by_name = {s.name: s for s in log.results.scores}
     assert "scorers/weighted_mean" in by_name["first_two_share"].metrics
+    # A corpus-level metric (MAUVE's, as its scorer records it with one seed) is a column too.
+    mauve = EvalMetric(name="scorers/mauve_corpus", value=42.0)
+    log.results.scores.append(
+        EvalScore(name="mauve", scorer="mauve", metrics={"scorers/mauve_corpus": mauve})
+    )
     installed_dir = tmp_path / "installed"
     installed_dir.mkdir()
     installed_log = installed_dir / Path(expected["log"]).name
     write_eval_log(log, str(installed_log))
-    assert log_metrics(read_eval_log(str(installed_log))) == plain
+    assert log_metrics(read_eval_log(str(installed_log))) == plain | {
+        "mauve": {"mauve_corpus": 42.0}
+    }
     installed = load_runs(installed_dir).iloc[0]
     assert installed["first_two_share (weighted)"] == expected["first_two_share (weighted)"] == 100
     assert installed["pos_1 (weighted)"] == expected["pos_1 (weighted)"]
+    assert installed["mauve"] == 42.0
