@@ -27,7 +27,8 @@ from alce_tasks.prompts import (
     PromptFile,
     PromptVariant,
     UseShorter,
-    official_prompt_path,
+    alce_prompt_path,
+    prompt_dir_override,
     prompt_name,
 )
 from inspect_cite import __version__
@@ -143,12 +144,16 @@ def alce_dataset(
         }
     else:
         name = prompt_name(dataset, prompt)
-        pf = PromptFile.load(official_prompt_path(name))
-        prompt_info = {
-            "commit": ALCE_PROMPT_COMMIT,
-            "file": f"prompts/{name}.json",
-            "sha256": PROMPT_SHA256[name],
-        }
+        path = alce_prompt_path(name)
+        pf = PromptFile.load(path)
+        if prompt_dir_override() is not None:
+            prompt_info = {"path": str(path), "sha256": sha256_file(path)}
+        else:
+            prompt_info = {
+                "commit": ALCE_PROMPT_COMMIT,
+                "file": f"prompts/{name}.json",
+                "sha256": PROMPT_SHA256[name],
+            }
 
     builder = AlcePromptBuilder(pf, shot=shot, ndoc=ndoc, seed=seed, use_shorter=use_shorter)
     samples = [
@@ -341,7 +346,7 @@ def alce_task(
         if prompt_file is not None and strategy != "postcite":
             PromptFile.load(prompt_file)
         else:
-            official_prompt_path(prompt_name(dataset, variant))
+            alce_prompt_path(prompt_name(dataset, variant))
     info["parameters"].update(
         nli=redact_text(nli),
         strategy=strategy,

@@ -7,9 +7,9 @@ document word with probability 0.15, then some words dropped or inserted), (c) u
 document's word index cold (first citation of a document: the index is built) and warm (later
 citations of the same document reuse it, as in one answer).
 
-Run from the repository root::
+Run from the repository root, with the third-party reference files::
 
-    python bench/bench_align.py [--citations 300] [--words 1000]
+    INSPECT_CITE_REFERENCE_DIR=... python bench/bench_align.py [--citations 300] [--words 1000]
 """
 
 from __future__ import annotations
@@ -27,8 +27,12 @@ sys.path.insert(0, str(ROOT))
 
 
 def reference_documents() -> list[str]:
-    from tests.conftest import reference_dir
+    import os
 
+    from tests.conftest import REFERENCE_ENV, reference_dir
+
+    if not os.environ.get(REFERENCE_ENV):
+        sys.exit(f"bench_align.py reads the FullCite authors' documents: set {REFERENCE_ENV}")
     docs: dict[str, str] = {}
     for name in ("human_eval_2.json", "human_evaluation_data.json"):
         for record in json.loads((reference_dir() / "fullcite" / "incite" / name).read_text()):

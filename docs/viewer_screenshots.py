@@ -72,11 +72,10 @@ def write_logs(log_dir: Path) -> None:
     from fullcite_tasks import bioasq
 
     nli = f"python:{Path(__file__).resolve()}:word_entail"
-    # Offline machines with the project's shared reference copy use it; others download it.
-    local_prompt = ROOT.parent / "shared" / "reference" / "alce" / "prompts" / "asqa_default.json"
-    prompt_file = str(local_prompt) if local_prompt.exists() else None
+    # ALCE's prompt file is downloaded, or read from INSPECT_CITE_ALCE_PROMPT_DIR when set
+    # (offline machines, the tests).
     inspect_eval(
-        asqa(dataset_path=str(FIXTURES / "alce_asqa.json"), nli=nli, prompt_file=prompt_file),
+        asqa(dataset_path=str(FIXTURES / "alce_asqa.json"), nli=nli),
         model=_scripted(alce_answer), limit=1, log_dir=str(log_dir), display="none",
     )  # fmt: skip
     inspect_eval(

@@ -5,11 +5,16 @@ Kept in the shared core because tasks build the first prompt and the baseline so
 question and documents; ``alce_tasks.prompts`` re-exports these names.
 
 The prompt files are fetched from princeton-nlp/ALCE at a pinned commit and checked against
-SHA-256 sums, never copied into this project. Construction reproduces run.py byte for byte:
-sequential placeholder replacement, the ``"Answer:"`` + answer concatenation without a space,
-``"{D}\\n"`` deletion when no documents are shown, and the summary/extraction filtering.
+SHA-256 sums, never copied into this project. ``INSPECT_CITE_ALCE_PROMPT_DIR`` names a folder of
+ALCE-format files (``<dataset>_<variant>.json``) to read instead, for every task and solver of a
+run (the log then records each file's path and hash instead of ALCE's commit).
+
+Construction reproduces run.py byte for byte: sequential placeholder replacement, the
+``"Answer:"`` + answer concatenation without a space, ``"{D}\\n"`` deletion when no
+documents are shown, and the summary/extraction filtering.
 """
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -27,6 +32,7 @@ from inspect_cite.preflight import ensure_reachable
 ALCE_REPO = "princeton-nlp/ALCE"
 ALCE_PROMPT_COMMIT = "246c476a4edfc564266b7346b6e29ef4861ae937"
 ALCE_PROMPT_URL = "https://raw.githubusercontent.com/{repo}/{commit}/prompts/{name}.json"
+PROMPT_DIR_ENV = "INSPECT_CITE_ALCE_PROMPT_DIR"
 
 
 AlceDatasetName = Literal["asqa", "qampari", "eli5"]
@@ -138,6 +144,34 @@ def official_prompt_path(name: str) -> Path:
             f"({describe_failure(e)}).\nDownload {url} yourself and pass -T prompt_file=PATH, "
             f"or copy it to {dest}."
         ) from e
+
+
+def prompt_dir_override() -> Path | None:
+    """The folder ``INSPECT_CITE_ALCE_PROMPT_DIR`` names, or ``None`` when it is unset."""
+    value = os.environ.get(PROMPT_DIR_ENV, "")
+    return Path(value) if value else None
+
+
+def alce_prompt_path(name: str) -> Path:
+    """The prompt file ``name`` (e.g. ``asqa_default``) a run reads.
+
+    From ``INSPECT_CITE_ALCE_PROMPT_DIR`` when it is set, else ALCE's official file
+    (:func:`official_prompt_path`).
+
+    Raises:
+        PromptFileError: When the file is neither in that folder nor obtainable.
+
+    """
+    override = prompt_dir_override()
+    if override is None:
+        return official_prompt_path(name)
+    path = override / f"{name}.json"
+    if not path.is_file():
+        raise PromptFileError(
+            f"prompt file {path} does not exist ({PROMPT_DIR_ENV}={override}); add it, "
+            f"or unset {PROMPT_DIR_ENV} to use ALCE's official prompt files"
+        )
+    return path
 
 
 def make_doc_prompt(

@@ -3,7 +3,7 @@
 import argparse
 import sys
 
-from inspect_cite.report import markdown_table, write_report
+from inspect_cite.report import terminal_table, write_report
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -24,12 +24,14 @@ def main(argv: list[str] | None = None) -> int:
 
     out = Path(args.out) if args.out else Path(args.log_dir) / "report"
     try:
-        runs, written = write_report(args.log_dir, out)
+        report = write_report(args.log_dir, out)
     except ValueError as e:
         print(f"inspect-cite report: {e}", file=sys.stderr)
         return 2
-    print(markdown_table(runs))
-    for path in written:
+    print(terminal_table(report.runs))
+    for run in report.skipped:
+        print(f"skipped {run.describe()}")
+    for path in report.written:
         print(f"wrote {path}")
     return 0
 

@@ -23,7 +23,7 @@ from inspect_cite.alce_prompts import (
     PromptFile,
     PromptVariant,
     UseShorter,
-    official_prompt_path,
+    alce_prompt_path,
     prompt_name,
 )
 from inspect_cite.documents import get_docs
@@ -100,7 +100,7 @@ class AlcePrompts:
         """The prompt builder for a dataset (prompt file loaded once)."""
         key = (dataset, use_shorter)
         if key not in self._builders:
-            path = self.prompt_file or official_prompt_path(prompt_name(dataset, self.variant))
+            path = self.prompt_file or alce_prompt_path(prompt_name(dataset, self.variant))
             self._builders[key] = AlcePromptBuilder(
                 PromptFile.load(path),
                 shot=self.shot,

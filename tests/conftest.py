@@ -1,18 +1,15 @@
 import json
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-# shared/ lies beside the clone (CI, the main checkout) or, in a worktree, inside it (ignored).
-SHARED = next(
-    (p for p in (ROOT.parent / "shared", ROOT / "shared") if p.exists()), ROOT.parent / "shared"
-)
-REFERENCE = SHARED / "reference"
-PROMPTS_REF = REFERENCE / "alce" / "prompts"
+REFERENCE_ENV = "INSPECT_CITE_REFERENCE_DIR"
 
 # Tests never touch the network.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -20,11 +17,41 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
 def reference_dir() -> Path:
-    if not REFERENCE.exists():
-        pytest.fail(
-            f"shared reference files not found at {REFERENCE} (CI lays shared/ beside the clone)"
-        )
-    return REFERENCE
+    """The third-party reference files (ALCE's official prompts, the FullCite authors' outputs).
+
+    Read from ``$INSPECT_CITE_REFERENCE_DIR`` only. When it is unset or not a folder the calling
+    test is skipped with one line saying so, except in CI (``CI=true``), where it fails: CI lays
+    the files out beside the clone and must run every comparison with them.
+    """
+    value = os.environ.get(REFERENCE_ENV, "")
+    if value and Path(value).is_dir():
+        return Path(value)
+    where = f"{REFERENCE_ENV}={value} is not a folder" if value else f"{REFERENCE_ENV} is not set"
+    reason = (
+        f"{where}: this test needs the third-party reference files (ALCE's official prompts, "
+        "the FullCite authors' outputs); point it at the folder holding alce/ and fullcite/"
+    )
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(reason, pytrace=False)
+    pytest.skip(reason)
+
+
+def reference_params(load: Callable[[], list[Any]], n_args: int) -> list[Any]:
+    """Test parameters read from the reference files while tests are collected.
+
+    Without the files, one placeholder of ``n_args`` ``None`` values stands in for them; a test
+    parametrized this way calls ``reference_dir()`` first, so the placeholder is skipped (or
+    fails under CI=true) with its one-line reason instead of breaking collection.
+    """
+    try:
+        return load()
+    except (pytest.skip.Exception, pytest.fail.Exception):
+        return [pytest.param(*([None] * n_args), id="reference-files")]
+
+
+def official_prompts_dir() -> Path:
+    """ALCE's official prompt files among the reference files (skips or fails as reference_dir)."""
+    return reference_dir() / "alce" / "prompts"
 
 
 @pytest.fixture
@@ -35,15 +62,37 @@ def cache_root(tmp_path, monkeypatch) -> Path:
     return root
 
 
-@pytest.fixture
-def prompt_cache(cache_root) -> Path:
-    """A cache already holding ALCE's official prompt files (copied from shared/reference)."""
-    from alce_tasks.prompts import ALCE_PROMPT_COMMIT
+@pytest.fixture(scope="session")
+def alce_prompt_dir(tmp_path_factory) -> Path:
+    """The project's own ALCE-format prompt files (tests/alce_prompt_files.py), written once."""
+    from tests.alce_prompt_files import write_prompt_files
 
-    reference_dir()
+    return write_prompt_files(tmp_path_factory.mktemp("alce-prompts"))
+
+
+@pytest.fixture
+def own_prompts(cache_root, alce_prompt_dir, monkeypatch) -> Path:
+    """ALCE tasks and solvers read the project's own prompt files (INSPECT_CITE_ALCE_PROMPT_DIR).
+
+    The cache stays empty, so nothing can fall back to a downloaded official file. Returns the
+    prompt folder.
+    """
+    from inspect_cite.alce_prompts import PROMPT_DIR_ENV
+
+    monkeypatch.setenv(PROMPT_DIR_ENV, str(alce_prompt_dir))
+    return alce_prompt_dir
+
+
+@pytest.fixture
+def prompt_cache(cache_root, monkeypatch) -> Path:
+    """A cache already holding ALCE's official prompt files (copied from the reference files)."""
+    from alce_tasks.prompts import ALCE_PROMPT_COMMIT, PROMPT_DIR_ENV
+
+    source = official_prompts_dir()
+    monkeypatch.delenv(PROMPT_DIR_ENV, raising=False)
     dest = cache_root / "alce" / "prompts" / ALCE_PROMPT_COMMIT[:12]
     dest.mkdir(parents=True)
-    for f in PROMPTS_REF.glob("*.json"):
+    for f in source.glob("*.json"):
         shutil.copy(f, dest / f.name)
     return cache_root
 
@@ -53,14 +102,15 @@ def load_fixture(name: str) -> list[dict]:
 
 
 def fixture_corpus() -> list[str]:
+    """The fixtures' questions, documents and prompt files (the tiny models' tokenizer corpus)."""
+    from tests.alce_prompt_files import prompt_texts
+
     texts = []
     for name in ("alce_asqa.json", "alce_qampari.json", "alce_eli5.json"):
         for item in load_fixture(name):
             texts.append(item["question"])
             texts += [d["text"] for d in item["docs"]]
-    for f in sorted(PROMPTS_REF.glob("*.json")):
-        texts.append(f.read_text())
-    return texts
+    return texts + prompt_texts()
 
 
 @pytest.fixture(scope="session")

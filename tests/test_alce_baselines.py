@@ -10,8 +10,8 @@ from alce_tasks.data import load_items, record_to_sample
 from inspect_cite.alce_prompts import (
     AlcePromptBuilder,
     PromptFile,
+    alce_prompt_path,
     make_doc_prompt,
-    official_prompt_path,
 )
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
 from scorers.alce_correctness import alce_correctness
@@ -90,13 +90,13 @@ def _run(solver, dataset: str, script: Scripted, tmp_path, items=None):
 
 
 def _builder(name: str, **kwargs) -> AlcePromptBuilder:
-    return AlcePromptBuilder(PromptFile.load(official_prompt_path(name)), **kwargs)
+    return AlcePromptBuilder(PromptFile.load(alce_prompt_path(name)), **kwargs)
 
 
 # ---------------------------------------------------------------- CLOSEDBOOK, SUMM, SNIPPET
 
 
-def test_closedbook_prompt_and_no_docs(prompt_cache, tmp_path):
+def test_closedbook_prompt_and_no_docs(own_prompts, tmp_path):
     item = _items("eli5")[0]
     script = Scripted(["Because of salt [1]."])
     log = _run(alce_closedbook(), "eli5", script, tmp_path, [item])
@@ -115,7 +115,7 @@ def test_closedbook_prompt_and_no_docs(prompt_cache, tmp_path):
     ("solver", "key", "kept"),
     [(alce_summ, "summary", [0, 1, 3, 5]), (alce_snippet, "extraction", [0, 1, 3, 4, 5])],
 )
-def test_summ_snippet_prompt_and_renumbered_full_docs(prompt_cache, tmp_path, solver, key, kept):
+def test_summ_snippet_prompt_and_renumbered_full_docs(own_prompts, tmp_path, solver, key, kept):
     item = _items("asqa")[0]
     script = Scripted(["Eccleston [1] and Tennant [3]."])
     log = _run(solver(), "asqa", script, tmp_path, [item])
@@ -130,7 +130,7 @@ def test_summ_snippet_prompt_and_renumbered_full_docs(prompt_cache, tmp_path, so
     assert [d["passage_id"] for d in docs] == [str(d["id"]) for d in shown]
 
 
-def test_summ_respects_ndoc(prompt_cache, tmp_path):
+def test_summ_respects_ndoc(own_prompts, tmp_path):
     item = _items("asqa")[0]
     log = _run(alce_summ(ndoc=2, shot=1), "asqa", Scripted(["x"]), tmp_path, [item])
     assert [d["text"] for d in log.samples[0].metadata["docs"]] == [
@@ -181,7 +181,7 @@ def test_post_hoc_cite_qampari_quirks():
     assert post_hoc_cite("", "Which books?", search, qampari=True) == "[2]"
 
 
-def test_postcite_after_closedbook_searches_all_docs(prompt_cache, tmp_path):
+def test_postcite_after_closedbook_searches_all_docs(own_prompts, tmp_path):
     item = _items("asqa")[0]
     docs = item["docs"]
     first = docs[3]["text"].split(". ")[0] + "."
@@ -196,7 +196,7 @@ def test_postcite_after_closedbook_searches_all_docs(prompt_cache, tmp_path):
     assert "Document [" not in script.user_texts()[0]
 
 
-def test_postcite_after_summ_searches_shown_docs(prompt_cache, tmp_path):
+def test_postcite_after_summ_searches_shown_docs(own_prompts, tmp_path):
     item = _items("asqa")[0]
     cited = item["docs"][5]["text"].split(". ")[0] + "."
     script = Scripted([f"Already cited [1]. {cited}"])
@@ -232,7 +232,7 @@ def test_checked_doc_ids_ignore_numbers_too_long_for_int():
     assert checked_doc_ids("Check: Document [" + "9" * 5000 + "][2]", 5) == [1]
 
 
-def test_interact_turns(prompt_cache, tmp_path):
+def test_interact_turns(own_prompts, tmp_path):
     item = _items("asqa")[0]
     lines = [
         "Check: Document [1][3][4][2]",
@@ -277,7 +277,7 @@ def test_interact_turns(prompt_cache, tmp_path):
     assert sample.scores["alce_correctness"].value["length"] > 0
 
 
-def test_interact_stops_at_max_turn_and_abstention(prompt_cache, tmp_path):
+def test_interact_stops_at_max_turn_and_abstention(own_prompts, tmp_path):
     item = _items("asqa")[0]
     script = Scripted(["Check: Document [1]"] * 12)
     log = _run(alce_interact(), "asqa", script, tmp_path, [item])
@@ -297,7 +297,7 @@ def test_interact_stops_at_max_turn_and_abstention(prompt_cache, tmp_path):
     assert len(script.inputs) == 1 and log.samples[0].output.completion == ""
 
 
-def test_interact_qampari_force_cite_and_trailing_comma(prompt_cache, tmp_path):
+def test_interact_qampari_force_cite_and_trailing_comma(own_prompts, tmp_path):
     item = _items("qampari")[0]
     script = Scripted(["Check: Document [2]", "Marazan [1], Stephen Morris,", "End"])
     log = _run(alce_interact(force_cite_show=True), "qampari", script, tmp_path, [item])
@@ -308,7 +308,7 @@ def test_interact_qampari_force_cite_and_trailing_comma(prompt_cache, tmp_path):
     assert "qampari_f1" in log.samples[0].scores["alce_correctness"].value
 
 
-def test_inlinesearch_turns(prompt_cache, tmp_path):
+def test_inlinesearch_turns(own_prompts, tmp_path):
     item = _items("asqa")[1]
     target = item["docs"][4]
     query = " ".join(target["text"].split()[:25])
@@ -331,7 +331,7 @@ def test_inlinesearch_turns(prompt_cache, tmp_path):
 # ---------------------------------------------------------------- end to end, tiny model
 
 
-def test_baselines_run_end_to_end_with_tiny_model(prompt_cache, tiny_qwen3, tmp_path):
+def test_baselines_run_end_to_end_with_tiny_model(own_prompts, tiny_qwen3, tmp_path):
     """Every baseline generates with a real (tiny, random) model and is scored."""
     runs = [
         ("asqa", alce_closedbook()),
@@ -367,7 +367,7 @@ def test_baselines_run_end_to_end_with_tiny_model(prompt_cache, tiny_qwen3, tmp_
             assert ids == [str(i + 1) for i in range(len(ids))]
 
 
-def test_sample_outputs_for_rerank(prompt_cache, tmp_path):
+def test_sample_outputs_for_rerank(own_prompts, tmp_path):
     """The sampling helper a RERANK solver builds on: n candidates, conversation unchanged."""
     from inspect_ai.solver import solver
 

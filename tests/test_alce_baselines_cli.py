@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from inspect_ai.log import list_eval_logs, read_eval_log
 
+from inspect_cite.log_metrics import log_metrics
 from tests.conftest import FIXTURES, ROOT, fixture_corpus
 
 INSPECT = str(Path(sys.executable).with_name("inspect"))
@@ -23,7 +24,7 @@ def _inspect(*args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.slow
-def test_solver_flag_and_mauve_rescoring(prompt_cache, tiny_qwen3, tmp_path):
+def test_solver_flag_and_mauve_rescoring(own_prompts, tiny_qwen3, tmp_path):
     from tests.tiny_eval_models import build_tiny_gpt2
 
     gpt2 = build_tiny_gpt2(tmp_path / "tiny-gpt2", fixture_corpus())
@@ -79,6 +80,6 @@ def test_solver_flag_and_mauve_rescoring(prompt_cache, tiny_qwen3, tmp_path):
         "plain",
     )
     rescored = read_eval_log(info)
-    metrics = {k for s in rescored.results.scores for k in s.metrics}
+    metrics = set(log_metrics(rescored)["mauve"])
     assert {"mauve_corpus_mean", "mauve_corpus_std", "mauve_corpus_min"} <= metrics
     assert "mauve_features" in rescored.samples[0].scores["mauve"].metadata

@@ -314,7 +314,7 @@ def test_malformed_alce_files(tmp_path, content, message):
         load_items(path, "asqa")
 
 
-def test_unreadable_dataset_files_are_one_line_naming_the_file(tmp_path, prompt_cache):
+def test_unreadable_dataset_files_are_one_line_naming_the_file(tmp_path, own_prompts):
     latin1 = tmp_path / "latin1.json"
     latin1.write_bytes('[{"question": "caf\u00e9"}]'.encode("latin-1"))
     for path, problem in ((latin1, "is not UTF-8 text"), (tmp_path, "is a directory")):
@@ -485,7 +485,7 @@ def assert_every_sample_scored(log: Any, n: int) -> None:
 
 
 @pytest.mark.slow
-def test_thousand_hostile_alce_samples(tmp_path, prompt_cache):
+def test_thousand_hostile_alce_samples(tmp_path, own_prompts):
     items = load_fixture("alce_asqa.json")
     data = []
     for i in range(1000):

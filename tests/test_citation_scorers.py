@@ -73,7 +73,7 @@ async def expected(sample: Any, qampari_mode: bool, nli: str) -> Any:
     "dataset, task_fn, nli",
     [("asqa", asqa, NLI), ("qampari", qampari, "python:tests.nli_fns:word_overlap")],
 )
-def test_citation_scores_per_sample(prompt_cache, dataset, task_fn, nli):
+def test_citation_scores_per_sample(own_prompts, dataset, task_fn, nli):
     task = task_fn(dataset_path=str(FIXTURES / f"alce_{dataset}.json"), nli=nli)
     log = run(task, answers(dataset))
     for sample in log.samples:
@@ -104,7 +104,7 @@ def test_citation_scores_per_sample(prompt_cache, dataset, task_fn, nli):
     assert cit.unscored_samples == (0 if dataset == "qampari" else 1)
 
 
-def test_eli5_scores_claims(prompt_cache):
+def test_eli5_scores_claims(own_prompts):
     items = load_fixture("alce_eli5.json")
     outs = answers("eli5")
     outs[0] = items[0]["claims"][0] + " [1]. " + outs[0]
@@ -120,7 +120,7 @@ def test_eli5_scores_claims(prompt_cache):
     assert any(s.scores["claim_coverage"].value["claims_nli"] > 0 for s in log.samples)
 
 
-def test_nli_failure_is_unscored_not_zero(prompt_cache):
+def test_nli_failure_is_unscored_not_zero(own_prompts):
     task = asqa(
         dataset_path=str(FIXTURES / "alce_asqa.json"), nli="python:tests.nli_fns:failing_on_fail"
     )
@@ -132,7 +132,7 @@ def test_nli_failure_is_unscored_not_zero(prompt_cache):
     assert "cannot judge this" in score.metadata["reason"]
 
 
-def test_model_backend_through_a_role(prompt_cache):
+def test_model_backend_through_a_role(own_prompts):
     path = str(FIXTURES / "alce_asqa.json")
     outs = answers("asqa")
     by_model = run(
@@ -152,7 +152,7 @@ def test_model_backend_through_a_role(prompt_cache):
             assert (math.isnan(a[k][key]) and math.isnan(b[k][key])) or a[k][key] == b[k][key]
 
 
-def test_rescoring_a_log(prompt_cache):
+def test_rescoring_a_log(own_prompts):
     log = run(asqa(dataset_path=str(FIXTURES / "alce_asqa.json"), nli=NLI), answers("asqa"))
     before = {s.id: dict(s.scores["citation_nli"].value) for s in log.samples}
     rescored = inspect_score(
@@ -188,7 +188,7 @@ def test_rescoring_a_log(prompt_cache):
     )
 
 
-def test_tiny_qwen_with_tiny_t5_nli(prompt_cache, tiny_qwen3, tiny_t5, tmp_path):
+def test_tiny_qwen_with_tiny_t5_nli(own_prompts, tiny_qwen3, tiny_t5, tmp_path):
     model = get_model("hf/tiny", model_path=str(tiny_qwen3), device="cpu")
     task = asqa(dataset_path=str(FIXTURES / "alce_asqa.json"), nli=f"seq2seq:{tiny_t5}")
     (log,) = inspect_eval(
@@ -201,7 +201,7 @@ def test_tiny_qwen_with_tiny_t5_nli(prompt_cache, tiny_qwen3, tiny_t5, tmp_path)
 
 
 @pytest.mark.slow
-def test_inspect_cli_eval_and_score(prompt_cache, tiny_qwen3, tiny_t5, tmp_path):
+def test_inspect_cli_eval_and_score(own_prompts, tiny_qwen3, tiny_t5, tmp_path):
     """`inspect eval -T nli=seq2seq:<dir>` then `inspect score -S nli=...` (task/scorer files:
     registry names need the installed package)."""
     import os

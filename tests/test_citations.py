@@ -13,7 +13,7 @@ from inspect_cite.citations import (
     render_citation_any,
     strip_citations,
 )
-from tests.conftest import reference_dir
+from tests.conftest import reference_dir, reference_params
 
 
 def incite_records() -> list[tuple[str, int, dict]]:
@@ -43,9 +43,12 @@ INCITE_LIST_DIFFERS = {
 
 
 @pytest.mark.parametrize(
-    "name,index,record", incite_records(), ids=lambda v: str(v) if isinstance(v, int) else None
+    "name,index,record",
+    reference_params(incite_records, 3),
+    ids=lambda v: str(v) if isinstance(v, int) else None,
 )
 def test_incite_answers_parse(name, index, record):
+    reference_dir()
     answer = record["generated_answer"]
     parsed = parse_citations(answer)
     assert parsed.problems == []

@@ -80,7 +80,7 @@ def test_entry_points_one_per_package():
     ("task", "key"),
     [("asqa", "str_em"), ("qampari", "qampari_rec_top5"), ("eli5", "rougeLsum")],
 )
-def test_inspect_eval_by_registry_name(task, key, tiny_qwen3, prompt_cache, tmp_path):
+def test_inspect_eval_by_registry_name(task, key, tiny_qwen3, own_prompts, cache_root, tmp_path):
     log_dir = tmp_path / "logs"
     run(
         [
@@ -90,7 +90,7 @@ def test_inspect_eval_by_registry_name(task, key, tiny_qwen3, prompt_cache, tmp_
             "--limit", "3", "--log-dir", str(log_dir), "--display", "plain",
         ],
         cwd=tmp_path,
-        cache=prompt_cache,
+        cache=cache_root,
     )  # fmt: skip
     log = read_log(log_dir)
     assert log.status == "success"
@@ -99,7 +99,7 @@ def test_inspect_eval_by_registry_name(task, key, tiny_qwen3, prompt_cache, tmp_
     assert key in {s.name for s in log.results.scores}
 
 
-def test_solver_and_scorer_by_registry_name(tiny_qwen3, prompt_cache, tmp_path):
+def test_solver_and_scorer_by_registry_name(tiny_qwen3, own_prompts, cache_root, tmp_path):
     log_dir = tmp_path / "logs"
     run(
         [
@@ -110,7 +110,7 @@ def test_solver_and_scorer_by_registry_name(tiny_qwen3, prompt_cache, tmp_path):
             "--limit", "1", "--log-dir", str(log_dir), "--display", "plain",
         ],
         cwd=tmp_path,
-        cache=prompt_cache,
+        cache=cache_root,
     )  # fmt: skip
     log_path = next(log_dir.glob("*.eval"))
     out = tmp_path / "rescored.eval"
@@ -121,7 +121,7 @@ def test_solver_and_scorer_by_registry_name(tiny_qwen3, prompt_cache, tmp_path):
             "--display", "plain",
         ],
         cwd=tmp_path,
-        cache=prompt_cache,
+        cache=cache_root,
     )  # fmt: skip
     from inspect_ai.log import read_eval_log
 
@@ -132,7 +132,7 @@ def test_solver_and_scorer_by_registry_name(tiny_qwen3, prompt_cache, tmp_path):
 
 
 def test_credentials_in_a_remote_url_never_reach_a_log_or_the_terminal(
-    tiny_qwen3, prompt_cache, tmp_path
+    tiny_qwen3, own_prompts, cache_root, tmp_path
 ):
     token = "tok3n-cli-do-not-log-5150"
     log_dir = tmp_path / "logs"
@@ -145,7 +145,7 @@ def test_credentials_in_a_remote_url_never_reach_a_log_or_the_terminal(
             "--limit", "1", "--log-dir", str(log_dir), "--display", "plain",
         ],
         cwd=tmp_path,
-        env={**os.environ, "HF_HUB_OFFLINE": "1", "INSPECT_CITE_CACHE_DIR": str(prompt_cache)},
+        env={**os.environ, "HF_HUB_OFFLINE": "1", "INSPECT_CITE_CACHE_DIR": str(cache_root)},
         capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
     printed = proc.stdout + proc.stderr

@@ -24,7 +24,6 @@ from inspect_cite.alce_prompts import (
     PromptFileError,
     official_prompt_path,
 )
-from tests.conftest import PROMPTS_REF, reference_dir
 
 NAME = "asqa_default"
 
@@ -90,10 +89,14 @@ def sleeps(monkeypatch) -> list[float]:
 
 
 @pytest.fixture
-def prompt_bytes() -> bytes:
-    reference_dir()
-    data = (PROMPTS_REF / f"{NAME}.json").read_bytes()
-    assert hashlib.sha256(data).hexdigest() == PROMPT_SHA256[NAME]
+def prompt_bytes(alce_prompt_dir, monkeypatch) -> bytes:
+    """The file the scripted server serves: the project's own, pinned as if it were ALCE's.
+
+    What is under test is the download path (retries, checksum, atomic caching), which treats
+    any pinned file alike; the pinned official hashes are checked in test_prompts.py.
+    """
+    data = (alce_prompt_dir / f"{NAME}.json").read_bytes()
+    monkeypatch.setitem(PROMPT_SHA256, NAME, hashlib.sha256(data).hexdigest())
     return data
 
 

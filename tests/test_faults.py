@@ -332,7 +332,7 @@ def test_a_cancelled_caller_does_not_wait_for_a_hung_call_nor_strand_others(hang
     assert order == ["cancelled", "patient got True"]
 
 
-def test_a_hung_nli_call_ends_at_the_samples_time_limit(hang, prompt_cache, tmp_path):
+def test_a_hung_nli_call_ends_at_the_samples_time_limit(hang, own_prompts, tmp_path):
     from inspect_ai import eval as inspect_eval
 
     from alce_tasks import asqa

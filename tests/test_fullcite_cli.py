@@ -6,6 +6,7 @@ installs it and sets INSPECT_CITE_REQUIRE_INSTALLED=1).
 
 import pytest
 
+from inspect_cite.log_metrics import log_metrics
 from tests.conftest import FIXTURES
 
 # require_installed is an autouse fixture: importing it applies it here too.
@@ -36,6 +37,11 @@ def test_bioasq_by_registry_name_then_rescore(tiny_qwen3, tmp_path):
     assert {"doc_f1", "snippet_f1", "first_two_share", "yesno_accuracy"} <= {
         s.name for s in log.results.scores
     }
+    # Installed, this project's metrics carry the registry prefix; log_metrics reads both.
+    scores = {s.name: s for s in log.results.scores}
+    assert "scorers/weighted_mean" in scores["first_two_share"].metrics
+    shares = log_metrics(log)["first_two_share"]
+    assert {"mean", "weighted_mean", "weighted_mean_by_group_yesno"} <= set(shares)
     out = tmp_path / "rescored.eval"
     run(
         [

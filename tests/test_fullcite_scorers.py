@@ -7,6 +7,7 @@ from inspect_ai import Task, eval
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.solver import generate
 
+from inspect_cite.log_metrics import log_metrics
 from scorers import (
     citation_bias,
     citation_judge,
@@ -156,7 +157,7 @@ def test_citation_bias_positions_omission_and_groups(tmp_path):
     assert a["first_two_rank_share"] == 25  # only doc 3 (rank 2) of the four citations
     c = values(log, "citation_bias", "c")
     assert c["omission_rate"] == 100 and math.isnan(c["first_two_share"]) and math.isnan(c["pos_1"])
-    metrics = {s.name: {k: m.value for k, m in s.metrics.items()} for s in log.results.scores}
+    metrics = log_metrics(log)
     first_two = metrics["first_two_share"]
     assert first_two["mean"] == pytest.approx(75)  # (50 + 100) / 2 samples
     assert first_two["weighted_mean"] == pytest.approx(60)  # 3 of 5 citations

@@ -7,6 +7,7 @@ from inspect_ai.solver import generate
 
 from fullcite_tasks.data.incite import incite_records
 from fullcite_tasks.task import record_to_sample
+from inspect_cite.log_metrics import log_metrics
 from scorers import citation_bias, citation_judge, doc_snippet_f1
 from tests.conftest import reference_dir
 from tests.scripted_models import scripted_model, scripted_output
@@ -49,7 +50,7 @@ def test_scoring_the_authors_outputs(tmp_path, capsys):
         task, model=model, model_roles={"grader": grader}, display="none", log_dir=str(tmp_path)
     )
     assert log.status == "success", log.error
-    metrics = {s.name: {k: m.value for k, m in s.metrics.items()} for s in log.results.scores}
+    metrics = log_metrics(log)
     first_two = metrics["first_two_share"]
     by_source = {k.rsplit("_", 1)[1]: v for k, v in first_two.items() if "by_group" in k}
     with capsys.disabled():

@@ -89,7 +89,7 @@ def lm_eval_eli5(outputs: list[str], nli: str) -> dict:
     )
 
 
-def test_lm_eval_scores_equal_inspect_scores(prompt_cache, tmp_path):
+def test_lm_eval_scores_equal_inspect_scores(own_prompts, tmp_path):
     lm = lm_eval_eli5(ELI5_OUTPUTS, NLI)["results"]["alce_eli5"]
     ours = inspect_scores("alce_eli5.json", ELI5_OUTPUTS, tmp_path)
     for key in ("citation_rec", "citation_prec", "claims_nli", "length", "rougeLsum"):
@@ -100,11 +100,11 @@ def test_lm_eval_scores_equal_inspect_scores(prompt_cache, tmp_path):
 
 
 @pytest.mark.slow
-def test_lm_eval_cli_with_tiny_model(tiny_qwen3, prompt_cache, tmp_path):
+def test_lm_eval_cli_with_tiny_model(tiny_qwen3, own_prompts, cache_root, tmp_path):
     out_dir = tmp_path / "lm"
     env = {
         **os.environ,
-        "INSPECT_CITE_CACHE_DIR": str(prompt_cache),
+        "INSPECT_CITE_CACHE_DIR": str(cache_root),
         "HF_HUB_OFFLINE": "1",
         "PYTHONPATH": str(ROOT),
     }
@@ -147,7 +147,7 @@ OUTPUTS_WITH_A_FAILURE = [
 ]
 
 
-def test_lm_eval_nli_failure_is_nan_for_that_document_only(prompt_cache, caplog):
+def test_lm_eval_nli_failure_is_nan_for_that_document_only(own_prompts, caplog):
     from alce_tasks.lm_eval.utils import load_eli5, process_eli5
 
     docs = load_eli5(dataset_path=str(FIXTURES / "alce_eli5.json"), nli=FAILING_NLI)["test"]
@@ -159,7 +159,7 @@ def test_lm_eval_nli_failure_is_nan_for_that_document_only(prompt_cache, caplog)
     assert not math.isnan(scored["citation_rec"]) and not math.isnan(scored["claims_nli"])
 
 
-def test_lm_eval_run_survives_an_nli_failure(prompt_cache):
+def test_lm_eval_run_survives_an_nli_failure(own_prompts):
     results = lm_eval_eli5(OUTPUTS_WITH_A_FAILURE, FAILING_NLI)
     samples = sorted(results["samples"]["alce_eli5"], key=lambda s: s["doc_id"])
     assert math.isnan(samples[0]["citation_rec"])

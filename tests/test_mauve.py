@@ -10,6 +10,7 @@ from inspect_ai.model import ModelOutput, ModelUsage, get_model
 from inspect_ai.scorer import SampleScore, Score
 from inspect_ai.solver import generate
 
+from inspect_cite.log_metrics import log_metrics
 from inspect_cite.mauve_score import (
     Featurizer,
     alce_mauve_texts,
@@ -179,13 +180,13 @@ def test_scorer_in_eval_matches_cli_value(tiny_gpt2, tmp_path):
         log_dir=str(tmp_path),
     )
     assert log.status == "success", log.error
-    metrics = log.results.scores[0].metrics
+    metrics = log_metrics(log)["mauve"]
     expected = [
         compute_alce_mauve(items, model=str(tiny_gpt2), device="cpu", seed=s) for s in (25, 26)
     ]
     # features batched across samples differ from eval.py's fixed batches only in float noise
-    assert metrics["mauve_corpus_min"].value == pytest.approx(min(expected), abs=1e-6)
-    assert metrics["mauve_corpus_max"].value == pytest.approx(max(expected), abs=1e-6)
+    assert metrics["mauve_corpus_min"] == pytest.approx(min(expected), abs=1e-6)
+    assert metrics["mauve_corpus_max"] == pytest.approx(max(expected), abs=1e-6)
     sample = log.samples[0]
     assert sample.scores["mauve"].value == {"mauve": 1.0}
     assert "corpus-level" in sample.scores["mauve"].explanation

@@ -128,15 +128,21 @@ def tiny_classifier(tmp_path_factory) -> Path:
         id2label={0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"},
         label2id={"CONTRADICTION": 0, "NEUTRAL": 1, "ENTAILMENT": 2},
         pad_token_id=tok.pad_token_id,  # type: ignore[attr-defined]
+        # Large random weights: with the default 0.02 every input gets nearly the same logits
+        # (margins within 1e-6 of each other), too close for a stable split below.
+        initializer_range=0.5,
     )
-    model = BertForSequenceClassification(config)
-    # Random weights favour one label everywhere: shift the entailment bias to the median
-    # margin so that about half of the test pairs are entailed.
+    # eval(): a fresh model is in training mode, and dropout would make the margins below
+    # differ from what the saved model computes.
+    model = BertForSequenceClassification(config).eval()
+    # Random weights favour one label everywhere: shift the entailment bias halfway between
+    # the two middle margins, so that half of the test pairs are entailed, none near the edge.
     pairs = doc_pairs(6)[:-1]
     with torch.inference_mode():
         logits = torch.cat([model(**tok(p, h, return_tensors="pt")).logits for p, h in pairs])
-        margin = logits[:, :2].max(dim=1).values - logits[:, 2]
-        model.classifier.bias[2] += margin.median() + 1e-3
+        margin = (logits[:, :2].max(dim=1).values - logits[:, 2]).sort().values
+        half = len(margin) // 2
+        model.classifier.bias[2] += (margin[half - 1] + margin[half]) / 2
     model.save_pretrained(out)
     return out
 

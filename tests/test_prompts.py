@@ -1,4 +1,8 @@
-"""ALCE prompt construction, checked against an independent assembly from the documented format."""
+"""ALCE prompt construction, checked against an independent assembly from the documented format.
+
+Construction runs on the project's own ALCE-format prompt files and, with the reference files,
+on ALCE's official ones.
+"""
 
 import hashlib
 import json
@@ -13,12 +17,13 @@ from alce_tasks.prompts import (
     demo_ids,
     official_prompt_path,
 )
-from tests.conftest import PROMPTS_REF, load_fixture, reference_dir
+from tests.conftest import load_fixture, official_prompts_dir
 
 
-def ref_prompt(name: str) -> PromptFile:
-    reference_dir()
-    return PromptFile.load(PROMPTS_REF / f"{name}.json")
+@pytest.fixture(params=["own", "official"])
+def prompts_dir(request, alce_prompt_dir):
+    """A folder of ALCE-format prompt files: the project's own, then ALCE's official ones."""
+    return alce_prompt_dir if request.param == "own" else official_prompts_dir()
 
 
 def docs_block(docs, ndoc, key="text"):
@@ -38,7 +43,7 @@ def expected_block(inst, question, docs_text, answer=None):
 
 def test_official_checksums_match_reference_copies():
     for name, digest in PROMPT_SHA256.items():
-        data = (PROMPTS_REF / f"{name}.json").read_bytes()
+        data = (official_prompts_dir() / f"{name}.json").read_bytes()
         assert hashlib.sha256(data).hexdigest() == digest, name
     assert len(PROMPT_SHA256) == 18
 
@@ -58,9 +63,9 @@ def test_seed_42_shot_2_picks_demos_1_and_3():
         ("eli5", "default", 0, 1, 42),
     ],
 )
-def test_prompt_equals_alce_construction(dataset, variant, shot, ndoc, seed):
-    pf = ref_prompt(f"{dataset}_{variant}")
-    raw = json.loads((PROMPTS_REF / f"{dataset}_{variant}.json").read_text())
+def test_prompt_equals_alce_construction(prompts_dir, dataset, variant, shot, ndoc, seed):
+    pf = PromptFile.load(prompts_dir / f"{dataset}_{variant}.json")
+    raw = json.loads((prompts_dir / f"{dataset}_{variant}.json").read_text())
     item = load_fixture(f"alce_{dataset}.json")[0]
     ids = demo_ids(len(raw["demos"]), shot, seed)
     expected = ""
@@ -77,17 +82,18 @@ def test_prompt_equals_alce_construction(dataset, variant, shot, ndoc, seed):
     assert [d["title"] for d in builder.docs(item)] == [d["title"] for d in item["docs"][:ndoc]]
 
 
-def test_demo_answer_has_no_space_after_colon():
-    pf = ref_prompt("asqa_default")
+def test_demo_answer_has_no_space_after_colon(prompts_dir):
+    pf = PromptFile.load(prompts_dir / "asqa_default.json")
     prompt = AlcePromptBuilder(pf, shot=2, ndoc=1).build(load_fixture("alce_asqa.json")[0])
-    demo_answer = json.loads((PROMPTS_REF / "asqa_default.json").read_text())["demos"][1]["answer"]
+    demo_answer = pf.demos[1]["answer"]
+    assert not demo_answer.startswith(" ")
     assert f"Answer:{demo_answer}\n\n\n" in prompt
 
 
-def test_qampari_list_answers_join_with_newlines():
-    raw = json.loads((PROMPTS_REF / "qampari_interact_doc_id.json").read_text())
+def test_qampari_list_answers_join_with_newlines(prompts_dir):
+    raw = json.loads((prompts_dir / "qampari_interact_doc_id.json").read_text())
     assert isinstance(raw["demos"][0]["answer"], list)
-    pf = ref_prompt("qampari_interact_doc_id")
+    pf = PromptFile.load(prompts_dir / "qampari_interact_doc_id.json")
     prompt = AlcePromptBuilder(pf, shot=1, ndoc=2, seed=0).build(
         load_fixture("alce_qampari.json")[0]
     )
@@ -95,23 +101,23 @@ def test_qampari_list_answers_join_with_newlines():
     assert "Answer:\n" + "\n".join(demo["answer"]) + "\n\n\n" in prompt
 
 
-def test_closedbook_has_no_documents():
-    pf = ref_prompt("asqa_closedbook")
+def test_closedbook_has_no_documents(prompts_dir):
+    pf = PromptFile.load(prompts_dir / "asqa_closedbook.json")
     item = load_fixture("alce_asqa.json")[0]
     prompt = AlcePromptBuilder(pf, shot=2, ndoc=0).build(item)
     assert "Document [" not in prompt
     assert prompt.endswith(f"Question: {item['question']}\n\nAnswer:")
 
 
-def test_default_prompt_with_ndoc_zero_deletes_doc_line():
-    pf = ref_prompt("asqa_default")
+def test_default_prompt_with_ndoc_zero_deletes_doc_line(prompts_dir):
+    pf = PromptFile.load(prompts_dir / "asqa_default.json")
     item = load_fixture("alce_asqa.json")[0]
     prompt = AlcePromptBuilder(pf, shot=0, ndoc=0).build(item)
     assert prompt == f"{pf.instruction}\n\nQuestion: {item['question']}\n\nAnswer:"
 
 
-def test_summary_mode_skips_irrelevant_and_renumbers():
-    pf = ref_prompt("asqa_sum_or_ext")
+def test_summary_mode_skips_irrelevant_and_renumbers(prompts_dir):
+    pf = PromptFile.load(prompts_dir / "asqa_sum_or_ext.json")
     item = load_fixture("alce_asqa.json")[0]
     builder = AlcePromptBuilder(pf, shot=0, ndoc=3, use_shorter="summary")
     prompt = builder.build(item)
@@ -123,8 +129,8 @@ def test_summary_mode_skips_irrelevant_and_renumbers():
     assert [d["title"] for d in ext] == [item["docs"][i]["title"] for i in (0, 1, 3)]
 
 
-def test_summary_mode_doc_without_key_stops_walk():
-    pf = ref_prompt("asqa_sum_or_ext")
+def test_summary_mode_doc_without_key_stops_walk(prompts_dir):
+    pf = PromptFile.load(prompts_dir / "asqa_sum_or_ext.json")
     item = {
         "question": "Q?",
         "docs": [{"title": "A", "text": "full text"}, {"title": "B", "text": "b"}],
@@ -134,7 +140,7 @@ def test_summary_mode_doc_without_key_stops_walk():
     assert len(builder.docs(item)) == 1
 
 
-def test_prompt_file_errors_name_file_and_field(tmp_path):
+def test_prompt_file_errors_name_file_and_field(tmp_path, alce_prompt_dir):
     bad = tmp_path / "p.json"
     bad.write_text(json.dumps({"instruction": "x", "demo_sep": "", "demo_prompt": "", "demos": []}))
     with pytest.raises(PromptFileError, match=r'p\.json: missing field "doc_prompt"'):
@@ -145,7 +151,7 @@ def test_prompt_file_errors_name_file_and_field(tmp_path):
     with pytest.raises(PromptFileError, match="does not exist"):
         PromptFile.load(tmp_path / "missing.json")
     with pytest.raises(PromptFileError, match="only 4 demos"):
-        AlcePromptBuilder(ref_prompt("asqa_default"), shot=5)
+        AlcePromptBuilder(PromptFile.load(alce_prompt_dir / "asqa_default.json"), shot=5)
 
 
 def test_official_prompt_from_cache_needs_no_network(prompt_cache):
@@ -189,3 +195,25 @@ def test_corrupted_cached_prompt_is_not_used(cache_root, monkeypatch):
     with pytest.raises(PromptFileError, match="Checksum mismatch"):
         official_prompt_path("asqa_default")
     assert calls
+
+
+def test_prompt_dir_replaces_official_files(cache_root, alce_prompt_dir, monkeypatch, tmp_path):
+    from alce_tasks.prompts import PROMPT_DIR_ENV, alce_prompt_path
+
+    def no_network(url, sha256, dest, **kwargs):
+        raise ConnectionError("network unreachable")
+
+    import inspect_ai.util
+
+    monkeypatch.setattr(inspect_ai.util, "download", no_network)
+    monkeypatch.setenv(PROMPT_DIR_ENV, str(alce_prompt_dir))
+    assert alce_prompt_path("qampari_sum_or_ext") == alce_prompt_dir / "qampari_sum_or_ext.json"
+    # A folder without the file is an error naming the file and the variable, never a fallback.
+    monkeypatch.setenv(PROMPT_DIR_ENV, str(tmp_path))
+    with pytest.raises(PromptFileError) as e:
+        alce_prompt_path("asqa_default")
+    assert str(tmp_path / "asqa_default.json") in str(e.value)
+    assert PROMPT_DIR_ENV in str(e.value)
+    monkeypatch.delenv(PROMPT_DIR_ENV)
+    with pytest.raises(PromptFileError, match="could not be downloaded"):
+        alce_prompt_path("asqa_default")

@@ -1,5 +1,8 @@
 """``inspect-cite report`` on a directory of two models x two strategies."""
 
+import warnings
+from pathlib import Path
+
 import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
@@ -23,7 +26,7 @@ def scripted(name: str, texts: list[str]):
 
 
 @pytest.fixture
-def log_dir(tmp_path, prompt_cache):
+def log_dir(tmp_path, own_prompts):
     answers = {
         "mockllm/model": [
             "Christopher Eccleston played the Ninth Doctor [1]. David Tennant followed [2].",
@@ -85,7 +88,8 @@ def test_cited_positions_ignore_numbers_too_long_for_int():
     assert cited_positions(f"A [{huge}][2]. B [0003]. C [{'0' * 5000}4].", docs) == [2, 3, 4]
 
 
-def test_alce_and_fullcite_tasks_of_one_name_get_their_own_tables(log_dir, tmp_path):
+def add_fullcite_run(log_dir):
+    """A FullCite ASQA run (its ~30 metrics) in the same folder as the ALCE runs."""
     from fullcite_tasks import asqa as fullcite_asqa
     from tests.scripted_models import scripted_model
     from tests.test_fullcite_tasks import cite_first_document
@@ -101,6 +105,27 @@ def test_alce_and_fullcite_tasks_of_one_name_get_their_own_tables(log_dir, tmp_p
         log_dir=str(log_dir),
         display="none",
     )
+
+
+def add_failed_run(log_dir):
+    """A run whose model fails: its log has status "error". Returns the log's path."""
+
+    def unreachable(*args):
+        raise RuntimeError("provider unreachable")
+
+    [log] = inspect_eval(
+        asqa(dataset_path=str(FIXTURES / "alce_asqa.json"), nli="python:tests.nli_fns:word_entail"),
+        model=get_model("mockllm/broken", custom_outputs=unreachable),
+        limit=1,
+        log_dir=str(log_dir),
+        display="none",
+    )
+    assert log.status == "error"
+    return Path(log.location)
+
+
+def test_alce_and_fullcite_tasks_of_one_name_get_their_own_tables(log_dir, tmp_path):
+    add_fullcite_run(log_dir)
     runs = load_runs(log_dir)
     assert set(runs["task"]) == {"alce/asqa", "fullcite/asqa"}
     assert len(runs[runs["task"] == "fullcite/asqa"]) == 1
@@ -112,3 +137,91 @@ def test_alce_and_fullcite_tasks_of_one_name_get_their_own_tables(log_dir, tmp_p
     assert "pos_1 (weighted)" in table and "scorers/" not in table
     for name in ("alce_asqa_metrics.png", "fullcite_asqa_metrics.png"):
         assert (out / name).exists()
+
+
+def test_report_stays_legible_and_names_failed_runs(log_dir, tmp_path, capsys, monkeypatch):
+    from matplotlib.figure import Figure
+    from PIL import Image
+
+    add_fullcite_run(log_dir)
+    failed = add_failed_run(log_dir)
+    # Every chart is checked as it is saved: nothing drawn may stick out of the figure.
+    outside = []
+    savefig = Figure.savefig
+
+    def checked_savefig(fig, path, *args, **kwargs):
+        fig.canvas.draw()
+        box, (width, height) = fig.get_tightbbox(), fig.get_size_inches()
+        if box.x0 < -0.01 or box.y0 < -0.01 or box.x1 > width + 0.01 or box.y1 > height + 0.01:
+            outside.append(Path(path).name)
+        return savefig(fig, path, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", checked_savefig)
+    out = tmp_path / "report"
+    capsys.readouterr()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert main(["report", str(log_dir), "--out", str(out)]) == 0
+    printed = capsys.readouterr()
+    assert [str(w.message) for w in caught] == []
+    assert printed.err == ""
+    # The failed run is listed as skipped, with its status, on screen and in metrics.md.
+    skipped = [line for line in printed.out.splitlines() if line.startswith("skipped ")]
+    assert len(skipped) == 1 and str(failed) in skipped[0] and ": error: " in skipped[0]
+    assert str(failed) in (out / "metrics.md").read_text()
+    pngs = sorted(out.glob("*.png"))
+    assert {p.name for p in pngs} >= {"alce_asqa_metrics.png", "fullcite_asqa_metrics.png"}
+    for png in pngs:
+        with Image.open(png) as image:
+            assert image.width <= 2000, (png.name, image.size)
+    assert outside == []
+    # The terminal table names every metric of the FullCite run in full, once.
+    section = printed.out.split("### fullcite/asqa")[1].split("###")[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ")][1:]
+    names = [row.split(" | ")[0].removeprefix("| ") for row in rows]
+    assert len(names) == len(set(names)) > 25
+    assert {
+        "snippet_em_f1",
+        "snippet_em_recall",
+        "n_citations",
+        "first_two_share (weighted)",
+    } <= set(names)
+
+
+def test_installed_metric_names_read_like_source_tree_names(log_dir, tmp_path):
+    """An installed plugin's metrics carry the registry prefix (scorers/weighted_mean)."""
+    from inspect_ai.log import EvalMetric, EvalScore, write_eval_log
+
+    from inspect_cite.log_metrics import log_metrics, metric_name
+
+    assert metric_name("scorers/weighted_mean_by_group_yesno") == "weighted_mean_by_group_yesno"
+    assert metric_name("weighted_mean") == "weighted_mean" == metric_name("scorers/weighted_mean")
+    add_fullcite_run(log_dir)
+    runs = load_runs(log_dir)
+    expected = runs[runs["task"] == "fullcite/asqa"].iloc[0]
+    log = read_eval_log(str(expected["log"]))
+    plain = log_metrics(log)
+    assert plain["first_two_share"]["weighted_mean"] == 100
+    # The same log as `pip install .` names its metrics: every metric of this project prefixed.
+    for score in log.results.scores:
+        score.metrics = {
+            (k if k in ("mean", "stderr") else f"scorers/{k}"): m for k, m in score.metrics.items()
+        }
+    by_name = {s.name: s for s in log.results.scores}
+    assert "scorers/weighted_mean" in by_name["first_two_share"].metrics
+    # A corpus-level metric (MAUVE's, as its scorer records it with one seed) is a column too.
+    mauve = EvalMetric(name="scorers/mauve_corpus", value=42.0)
+    log.results.scores.append(
+        EvalScore(name="mauve", scorer="mauve", metrics={"scorers/mauve_corpus": mauve})
+    )
+    installed_dir = tmp_path / "installed"
+    installed_dir.mkdir()
+    installed_log = installed_dir / Path(expected["log"]).name
+    write_eval_log(log, str(installed_log))
+    assert log_metrics(read_eval_log(str(installed_log))) == plain | {
+        "mauve": {"mauve_corpus": 42.0}
+    }
+    installed = load_runs(installed_dir).iloc[0]
+    assert installed["first_two_share (weighted)"] == expected["first_two_share (weighted)"] == 100
+    assert installed["pos_1 (weighted)"] == expected["pos_1 (weighted)"]
+    assert installed["mauve"] == 42.0

@@ -78,7 +78,7 @@ def all_text(directory: Path) -> str:
     return "\n".join(parts)
 
 
-def test_api_keys_never_reach_logs_or_reports(server, prompt_cache, tmp_path, monkeypatch, capsys):  # noqa: F811
+def test_api_keys_never_reach_logs_or_reports(server, own_prompts, tmp_path, monkeypatch, capsys):  # noqa: F811
     monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
     items = json.loads((FIXTURES / "alce_asqa.json").read_text())[:2]
     outputs = [f"{item['docs'][0]['text'][:60]} [1]." for item in items]
@@ -179,7 +179,7 @@ def test_remote_url_with_credentials_is_refused_without_echoing_them(url):
     assert "INSPECT_CITE_NLI_API_KEY" in message and "***" in message
 
 
-def test_credentials_in_a_remote_url_never_reach_the_eval_log(server, prompt_cache, tmp_path):  # noqa: F811
+def test_credentials_in_a_remote_url_never_reach_the_eval_log(server, own_prompts, tmp_path):  # noqa: F811
     items = json.loads((FIXTURES / "alce_asqa.json").read_text())[:1]
     model, _ = scripted_model([f"{items[0]['docs'][0]['text'][:60]} [1]."])
     log_dir = tmp_path / "logs"
@@ -198,7 +198,7 @@ def test_credentials_in_a_remote_url_never_reach_the_eval_log(server, prompt_cac
     assert Classify.requests == []
 
 
-def test_report_redacts_credentials_recorded_by_older_versions(prompt_cache, tmp_path, capsys):
+def test_report_redacts_credentials_recorded_by_older_versions(own_prompts, tmp_path, capsys):
     from inspect_ai.log import read_eval_log, write_eval_log
 
     items = json.loads((FIXTURES / "alce_asqa.json").read_text())[:1]

@@ -6,8 +6,9 @@ from inspect_ai.model import get_model
 
 from alce_tasks import asqa, eli5, qampari
 from alce_tasks.data import AlceDataError
-from alce_tasks.prompts import ALCE_PROMPT_COMMIT
-from tests.conftest import FIXTURES
+from alce_tasks.prompts import ALCE_PROMPT_COMMIT, PROMPT_SHA256, PromptFile
+from inspect_cite.download import sha256_file
+from tests.conftest import FIXTURES, official_prompts_dir
 
 NLI = "python:tests.nli_fns:word_entail"
 
@@ -25,7 +26,7 @@ def tiny_model(tiny_qwen3):
         (eli5, "eli5", {"length", "rougeLsum", "citation_rec", "claims_nli"}),
     ],
 )
-def test_task_runs_end_to_end(task_fn, name, keys, tiny_model, prompt_cache, tmp_path):
+def test_task_runs_end_to_end(task_fn, name, keys, tiny_model, own_prompts, tmp_path):
     task = task_fn(dataset_path=str(FIXTURES / f"alce_{name}.json"), nli=NLI)
     [log] = inspect_eval(
         task, model=tiny_model, limit=2, max_tokens=20, log_dir=str(tmp_path), display="none"
@@ -43,13 +44,26 @@ def test_task_runs_end_to_end(task_fn, name, keys, tiny_model, prompt_cache, tmp
     assert sample.messages[0].role == "system"
     assert sample.messages[1].text.endswith("Answer:")
     meta = log.eval.task_args | log.eval.metadata
-    assert meta["prompt_file"]["commit"] == ALCE_PROMPT_COMMIT
+    # The prompt file read is recorded by path and hash (not as ALCE's commit: it is ours).
+    used = own_prompts / f"{name}_default.json"
+    assert meta["prompt_file"] == {"path": str(used), "sha256": sha256_file(used)}
     assert meta["parameters"]["demo_ids"] == [1, 3]
     assert meta["data"]["sha256"]
     assert log.eval.task_version == 1
 
 
-def test_closedbook_and_summary_variants(tiny_model, prompt_cache, tmp_path):
+def test_official_prompt_file_is_recorded_by_commit(prompt_cache):
+    task = eli5(dataset_path=str(FIXTURES / "alce_eli5.json"), prompt="light_inst", nli=NLI)
+    assert task.metadata["prompt_file"] == {
+        "commit": ALCE_PROMPT_COMMIT,
+        "file": "prompts/eli5_light_inst.json",
+        "sha256": PROMPT_SHA256["eli5_light_inst"],
+    }
+    official = PromptFile.load(official_prompts_dir() / "eli5_light_inst.json")
+    assert task.dataset[0].input.startswith(official.instruction)
+
+
+def test_closedbook_and_summary_variants(tiny_model, own_prompts, tmp_path):
     task = asqa(dataset_path=str(FIXTURES / "alce_asqa.json"), prompt="closedbook", nli=NLI)
     assert "Document [" not in task.dataset[0].input
     task = asqa(dataset_path=str(FIXTURES / "alce_asqa.json"), prompt="sum_or_ext", ndoc=3, nli=NLI)
@@ -66,7 +80,7 @@ def test_closedbook_and_summary_variants(tiny_model, prompt_cache, tmp_path):
         asqa(dataset_path=str(FIXTURES / "alce_asqa.json"), use_shorter="summary", nli=NLI)
 
 
-def test_missing_dataset_file_is_a_clear_error(prompt_cache, tmp_path):
+def test_missing_dataset_file_is_a_clear_error(own_prompts, tmp_path):
     with pytest.raises(AlceDataError, match="does not exist"):
         qampari(dataset_path=str(tmp_path / "nope.json"))
 
@@ -93,7 +107,7 @@ def scripted(texts):
         ("posthoc", 5, "alce_postcite"),
     ],
 )
-def test_strategies_wire_their_solver(strategy, docs_after, solver_name, prompt_cache, tmp_path):
+def test_strategies_wire_their_solver(strategy, docs_after, solver_name, own_prompts, tmp_path):
     from tests.tiny_eval_models import minilm_path
 
     task = asqa(
@@ -121,7 +135,7 @@ def test_strategies_wire_their_solver(strategy, docs_after, solver_name, prompt_
         assert log.eval.metadata["parameters"]["oracle"] is True
 
 
-def test_qa_and_mauve_are_dataset_checked(prompt_cache):
+def test_qa_and_mauve_are_dataset_checked(own_prompts):
     with pytest.raises(ValueError, match="qa=true needs ASQA"):
         from alce_tasks.task import alce_task
 

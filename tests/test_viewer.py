@@ -10,7 +10,7 @@ from tests.conftest import ROOT
 pytestmark = pytest.mark.slow
 
 
-def test_viewer_shows_explanations(prompt_cache, tmp_path):
+def test_viewer_shows_explanations(own_prompts, tmp_path):
     chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
     if not shutil.which(chromium) or not shutil.which(
         "inspect", path=os.path.dirname(os.sys.executable)

@@ -22,7 +22,7 @@ from inspect_ai.log import list_eval_logs, read_eval_log
 from inspect_ai.model import Model, get_model
 
 from alce_tasks import asqa as alce_asqa
-from alce_tasks.prompts import ALCE_PROMPT_COMMIT
+from alce_tasks.prompts import PROMPT_DIR_ENV
 from fullcite_tasks import asqa as fullcite_asqa
 from inspect_cite.citations import parse_citations
 from inspect_cite.nli import get_nli, reset_nli
@@ -31,7 +31,7 @@ from solvers import constrained_citations
 from solvers.constrained import validate_fullcite
 from solvers.grammar import fullcite_grammar
 from tests.alce_synthetic import synthetic_items
-from tests.conftest import FIXTURES, PROMPTS_REF, fixture_corpus, fullcite_fixture_corpus
+from tests.conftest import FIXTURES, fixture_corpus, fullcite_fixture_corpus
 from tests.test_structured_outputs import CITATION
 from tests.vllm_server import VLLM_PYTHON_ENV, vllm_server
 
@@ -87,15 +87,13 @@ def nli_server(workdir) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def cache(workdir) -> Iterator[Path]:
-    """An inspect-cite cache holding ALCE's prompt files (the tests are offline)."""
+def cache(workdir, alce_prompt_dir) -> Iterator[Path]:
+    """An empty inspect-cite cache; ALCE prompts from the project's own files (offline)."""
     root = workdir / "cache"
-    prompts = root / "alce" / "prompts" / ALCE_PROMPT_COMMIT[:12]
-    prompts.mkdir(parents=True)
-    for f in PROMPTS_REF.glob("*.json"):
-        (prompts / f.name).write_bytes(f.read_bytes())
+    root.mkdir()
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("INSPECT_CITE_CACHE_DIR", str(root))
+        mp.setenv(PROMPT_DIR_ENV, str(alce_prompt_dir))
         yield root
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from alce_tasks.data import AlceDatasetName, alce_data_path, eval_file_name, load_items
-from alce_tasks.prompts import AlcePromptBuilder, PromptFile, official_prompt_path, prompt_name
+from alce_tasks.prompts import AlcePromptBuilder, PromptFile, alce_prompt_path, prompt_name
 from inspect_cite.alce_citations import citation_scores, claims_score
 from inspect_cite.alce_metrics import correctness
 from inspect_cite.nli import NLIError, get_nli
@@ -33,7 +33,7 @@ def _load(dataset: AlceDatasetName, options: dict[str, Any]) -> Any:
         path = alce_data_path(
             eval_file_name(dataset, retriever, bool(options.get("oracle", False)))
         )
-    prompt_file = options.get("prompt_file") or official_prompt_path(
+    prompt_file = options.get("prompt_file") or alce_prompt_path(
         prompt_name(dataset, options.get("prompt", "default"))  # type: ignore[arg-type]
     )
     builder = AlcePromptBuilder(
