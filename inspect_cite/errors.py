@@ -27,6 +27,11 @@ class PreflightError(_Prerequisite):  # type: ignore[misc,valid-type]
     """
 
     def __init__(self, message: str) -> None:
+        # Messages quote the user's flags back; a URL's credentials must not reach a terminal
+        # or log, wherever the message was written.
+        from inspect_cite.http_client import redact_text
+
+        message = redact_text(message)
         Exception.__init__(self, message)
         # Inspect prints `message` as rich markup: "[1]" or "[x]" in a path must stay text.
         self.message = escape(message)

@@ -337,12 +337,12 @@ def test_unreadable_dataset_files_are_one_line_naming_the_file(tmp_path, own_pro
         (lambda d: d["docs"][0].update(title=3), 'demos[1] "docs"[0] field "title" must be'),
     ],
 )
-def test_malformed_prompt_file_demos_name_the_demo_and_field(tmp_path, mutate, message):
+def test_malformed_prompt_file_demos_name_the_demo_and_field(
+    tmp_path, alce_prompt_dir, mutate, message
+):
     from alce_tasks.prompts import PromptFile, PromptFileError
-    from tests.conftest import PROMPTS_REF, reference_dir
 
-    reference_dir()
-    data = json.loads((PROMPTS_REF / "asqa_default.json").read_text(encoding="utf-8"))
+    data = json.loads((alce_prompt_dir / "asqa_default.json").read_text(encoding="utf-8"))
     mutate(data["demos"][1])
     path = tmp_path / "prompt.json"
     path.write_text(json.dumps(data), encoding="utf-8")

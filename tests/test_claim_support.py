@@ -19,6 +19,7 @@ from fullcite_tasks.data.incite import incite_records
 from fullcite_tasks.task import FullciteTaskError, record_to_sample
 from inspect_cite.citations import parse_citations, render_citation_any
 from inspect_cite.cli import main
+from inspect_cite.errors import PreflightError
 from inspect_cite.nli import get_nli, reset_nli
 from scorers import claim_support, doc_snippet_f1
 from scorers.cited_answer import near_verbatim
@@ -220,8 +221,8 @@ def test_tasks_take_attribution_and_nli(tmp_path, cache_root):
     # A bad spec fails at construction, before any data is read.
     with pytest.raises(FullciteTaskError, match="-T nli: unknown NLI spec 'bogus'"):
         asqa(dataset_path=str(tmp_path / "missing.json"), nli="bogus")
-    with pytest.raises(FullciteTaskError, match="-T nli=python:tests.nli_fns:nope"):
-        asqa(**ASQA_ARGS, attribution=True, nli="python:tests.nli_fns:nope")
+    with pytest.raises(PreflightError, match="-T nli=python:tests.nli_fns:nope"):
+        asqa(**ASQA_ARGS, similarity_model=None, attribution=True, nli="python:tests.nli_fns:nope")
 
     task = asqa(**ASQA_ARGS, similarity_model=None, attribution=True, nli=NLI)
     assert task.metadata["parameters"].items() >= {"attribution": True, "nli": NLI}.items()

@@ -189,9 +189,10 @@ def test_corrupted_cached_prompt_is_not_used(cache_root, monkeypatch):
         calls.append(url)
         raise ValueError(f"Checksum mismatch for {url}")
 
-    from inspect_cite import http_client
+    from inspect_cite import alce_prompts, http_client
 
     monkeypatch.setattr(http_client, "download", fake_download)
+    monkeypatch.setattr(alce_prompts, "ensure_reachable", lambda url: None)
     with pytest.raises(PromptFileError, match="Checksum mismatch"):
         official_prompt_path("asqa_default")
     assert calls

@@ -14,6 +14,7 @@ from alce_tasks import asqa
 from fullcite_tasks.data.pubmed import PubMedClient, PubMedError
 from inspect_cite.alce_prompts import PromptFileError, official_prompt_path
 from inspect_cite.cli import main
+from inspect_cite.errors import PreflightError
 from inspect_cite.http_client import redact_text, redact_url
 from inspect_cite.nli import NLIConfigError, NLIError, get_nli, reset_nli
 from inspect_cite.nli.registry import parse_nli_spec
@@ -190,7 +191,7 @@ def test_credentials_in_a_remote_url_never_reach_the_eval_log(server, own_prompt
             dataset_path=str(FIXTURES / "alce_asqa.json"), nli=f"remote:{with_credentials}#m"
         )
         inspect_eval(task, model=model, display="none", log_dir=str(log_dir), limit=1)
-    except NLIConfigError as e:
+    except PreflightError as e:
         refused = str(e)
     written = all_text(log_dir) if log_dir.exists() else ""
     assert TOKEN not in written and TOKEN not in refused
