@@ -1,4 +1,4 @@
-"""The FullCite citation format: the one place that parses and renders it.
+"""The FullCite citation format (`{doc_id: X, snippet: Y}`): parse and render.
 
 An answer follows every claim with one or more inline citations. Three spellings are read:
 

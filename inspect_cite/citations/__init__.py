@@ -1,0 +1,32 @@
+"""The citation formats: the one place that parses and renders them.
+
+- :mod:`inspect_cite.citations.fullcite`: FullCite's inline ``{doc_id: X, snippet: Y}`` (and the
+  authors' ``[doc:X snippet:"Y"]``). Its API is re-exported here (``inspect_cite.citations``
+  is the documented import path).
+"""
+
+from inspect_cite.citations.fullcite import (
+    Citation,
+    CitationProblem,
+    CitationStyle,
+    Claim,
+    ParsedAnswer,
+    parse_citations,
+    render_answer,
+    render_citation,
+    render_citation_any,
+    strip_citations,
+)
+
+__all__ = [
+    "Citation",
+    "CitationProblem",
+    "CitationStyle",
+    "Claim",
+    "ParsedAnswer",
+    "parse_citations",
+    "render_answer",
+    "render_citation",
+    "render_citation_any",
+    "strip_citations",
+]
