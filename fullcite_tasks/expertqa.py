@@ -8,7 +8,7 @@ from fullcite_tasks.data.expertqa import DEFAULT_SYSTEM, ExpertqaSystem
 from fullcite_tasks.task import fullcite_task
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.thinking import DEFAULT_THINKING_TOKENS
-from scorers.similarity import DEFAULT_SIMILARITY_MODEL
+from scorers.citation_similarity import DEFAULT_SIMILARITY_MODEL
 
 
 @task

@@ -35,12 +35,12 @@ from inspect_cite.http_client import redact_text, redact_url
 from inspect_cite.nli import NLIConfigError, parse_nli_spec
 from inspect_cite.preflight import check_model, check_nli, check_role
 from inspect_cite.thinking import DEFAULT_THINKING_TOKENS, thinking_generate_config
-from scorers.bias import citation_bias
+from scorers.citation_bias import citation_bias
+from scorers.citation_judge import citation_judge
+from scorers.citation_similarity import citation_similarity
 from scorers.claim_support import claim_support
+from scorers.doc_snippet_f1 import doc_snippet_f1
 from scorers.fullcite_answer import fullcite_answer
-from scorers.judge import citation_judge
-from scorers.similarity import citation_similarity
-from scorers.snippet_f1 import doc_snippet_f1
 from solvers.constrained import constrained_citations
 from solvers.posthoc import posthoc_citations
 from solvers.prompted import prompted_citations
