@@ -25,7 +25,7 @@ from inspect_ai.solver import TaskState
 from rapidfuzz import fuzz
 
 from inspect_cite.citations import Claim, ParsedAnswer, parse_citations
-from inspect_cite.documents import Document, DocumentError, get_docs
+from inspect_cite.documents import Document, DocumentError, doc_positions, docs_by_id, get_docs
 from inspect_cite.text import highlight_markdown, normalize_answer, strip_think
 
 NEAR_VERBATIM_SCORE = 95.0
@@ -102,9 +102,12 @@ class CitedAnswer:
             out.append((claim, [next(rest) for _ in claim.citations]))
         return out
 
+    def __post_init__(self) -> None:
+        self.by_id = docs_by_id(self.docs)
+
     def doc(self, doc_id: str) -> Document | None:
         """The first context document with this id."""
-        return next((d for d in self.docs if d["id"] == doc_id), None)
+        return self.by_id.get(doc_id)
 
     def title(self, doc_id: str) -> str:
         """A document's title for explanations (``?`` for unknown ids)."""
@@ -149,9 +152,7 @@ def read_cited_answer(state: TaskState) -> CitedAnswer:
         problems.append(str(e))
     completion = state.output.completion if state.output else ""
     text = strip_think(completion or "").strip()
-    positions: dict[str, int] = {}
-    for i, d in enumerate(docs):
-        positions.setdefault(d["id"], i + 1)
+    positions = doc_positions(docs)
     parsed = parse_citations(text, doc_ids=positions)
     problems += [f"{p.kind}: {p.message}" for p in parsed.problems]
     unaligned = _unaligned(metadata, parsed)

@@ -13,7 +13,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_cite.alignment import DEFAULT_THRESHOLD, align, align_snippet
 from inspect_cite.citations import parse_citations, render_citation_any
 from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.documents import Document, get_docs
+from inspect_cite.documents import Document, docs_by_id, get_docs
 from inspect_cite.text import strip_think
 from inspect_cite.thinking import NO_ANSWER_THINKING, ended_while_thinking
 from solvers.prompted import (
@@ -53,9 +53,7 @@ def align_answer(
         ``verbatim`` (the snippet was already verbatim) and ``status``.
 
     """
-    texts: dict[str, str] = {}
-    for doc in docs:
-        texts.setdefault(doc["id"], doc["text"])
+    texts = {doc_id: doc["text"] for doc_id, doc in docs_by_id(docs).items()}
     parsed = parse_citations(answer, doc_ids=texts)
     records: list[dict[str, Any]] = []
     pieces: list[str] = []

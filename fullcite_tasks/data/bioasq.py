@@ -14,6 +14,7 @@ from typing import Any, Literal
 from fullcite_tasks.data.pubmed import Abstract
 from fullcite_tasks.data.records import FullciteRecord, GoldSpan
 from fullcite_tasks.data.spans import locate_snippet
+from inspect_cite.documents import docs_by_id
 from inspect_cite.errors import PreflightError
 from inspect_cite.files import read_json
 
@@ -232,7 +233,7 @@ def bioasq_records(
         if not docs:
             stats["no_documents"] += 1
             continue
-        by_id = {d["id"]: d for d in docs}
+        by_id = docs_by_id(docs)
         gold: list[GoldSpan] = []
         located: list[dict[str, Any]] = []
         unlocated: list[dict[str, Any]] = []
