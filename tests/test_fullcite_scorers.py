@@ -92,7 +92,11 @@ def test_doc_snippet_f1_hand_computed(tmp_path):
         sample(
             "q4",
             posthoc={
-                "citations": [{"doc_id": "A", "snippet": "the cat sat", "status": "unaligned"}]
+                "citations": [
+                    # Offsets of the citation in the output below (records join by offset).
+                    {"doc_id": "A", "snippet": "the cat sat", "status": "unaligned"}
+                    | {"start": 12, "end": 45}
+                ]
             },
         ),
         sample("q5"),  # malformed output
