@@ -105,7 +105,9 @@ def citation_bias(max_positions: int = 5, group_key: str = "question_type") -> S
         group = (state.metadata or {}).get(group_key)
         group = str(group) if group not in (None, "") else "unknown"
         keys = ["n_citations", "omission_rate", *position_shares([], max_positions)]
-        if unscored := no_answer_score(state, keys, {"n_citations": 0, "group": group}):
+        if unscored := no_answer_score(
+            state, keys, {"n_citations": 0, "group": group, "positions": []}
+        ):
             return unscored  # neither an omission nor a citation: no answer at all
         answer = read_cited_answer(state)
         n = len(answer.citations)
