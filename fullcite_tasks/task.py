@@ -305,6 +305,7 @@ def fullcite_records(
 
 
 def fullcite_task(
+    *,
     source: Source,
     dataset_path: str | None,
     ndoc: int,
@@ -313,17 +314,40 @@ def fullcite_task(
     strategy: str,
     similarity_model: str | None,
     judge: bool,
-    *,
     attribution: bool = False,
     nli: str = "true",
     thinking: bool = False,
     thinking_tokens: int = DEFAULT_THINKING_TOKENS,
     **data_args: Any,
 ) -> Task:
-    """Build a FullCite task; the @task functions fix the dataset and document the parameters.
+    """Build a FullCite task; each @task function fixes the dataset and its own options.
 
-    Answers are generated with chat-template thinking off unless ``thinking`` (then
-    ``max_tokens`` grows by ``thinking_tokens``; see ``inspect_cite.thinking``).
+    Args:
+        source: The dataset (``bioasq``, ``asqa``, ``expertqa``).
+        dataset_path: A local data file instead of the pinned download (required for BioASQ).
+        ndoc: Number of context documents per question.
+        doc_order: Order shown: ``retrieval`` (the dataset's order: GTR rank, BioASQ's order,
+            ExpertQA's bracket number), ``shuffled`` (per sample, from ``seed``) or
+            ``reversed``; to measure primacy bias.
+        seed: Seed of the ``shuffled`` order.
+        strategy: ``prompt`` (instructions only), ``constrained`` (grammar-constrained
+            decoding) or ``posthoc`` (FullCite's posthoc: snippets aligned to the documents
+            afterwards by word-set Jaccard; on ALCE tasks ``posthoc`` means ALCE's POSTCITE).
+        similarity_model: sentence-transformers model for claim-snippet similarity (name or
+            local path); ``null`` to skip that scorer.
+        judge: Also run the LLM judge (needs ``--model-role grader=<model>``).
+        attribution: Also judge whether each claim's cited snippet and document entail it
+            (``claim_support``: NLI per claim).
+        nli: NLI spec for ``attribution``, as ALCE's ``-T nli``: ``true`` (T5-11B, needs a
+            GPU with ~23 GB), ``classifier:<dir>``, ``python:<module>:<fn>``, ... (README).
+        thinking: Generate answers with the chat template's thinking on (Qwen3 and other
+            ``enable_thinking`` templates; default off; ``max_tokens`` grows by
+            ``thinking_tokens``, see ``inspect_cite.thinking``). An answer cut inside
+            ``<think>`` is scored nan ("no answer").
+        thinking_tokens: With ``thinking``, tokens added to ``max_tokens`` for the thinking.
+        **data_args: The dataset's own options (``spans_path``, ``abstracts_path``,
+            ``question_types``, ``system``), passed to :func:`fullcite_records`.
+
     """
     check_choice("doc_order", doc_order, DOC_ORDERS)
     check_choice("strategy", strategy, STRATEGIES)
