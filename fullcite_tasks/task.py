@@ -16,8 +16,8 @@ answer format) for solvers that support both.
 """
 
 import random
+from collections.abc import Callable
 from logging import getLogger
-from pathlib import Path
 from typing import Any, Literal
 
 from inspect_ai import Task
@@ -27,11 +27,11 @@ from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Solver
 
 from fullcite_tasks.annotation import ANNOTATOR_ROLES, annotation_cache_path, span_annotator
-from fullcite_tasks.data.records import FullciteRecord
+from fullcite_tasks.data.records import FullciteRecord, SourceData
 from inspect_cite import __version__
-from inspect_cite.download import sha256_file
 from inspect_cite.errors import PreflightError
-from inspect_cite.http_client import redact_text, redact_url
+from inspect_cite.http_client import redact_text
+from inspect_cite.hub_files import file_provenance
 from inspect_cite.nli import NLIConfigError, parse_nli_spec
 from inspect_cite.preflight import check_model, check_nli, check_role
 from inspect_cite.thinking import DEFAULT_THINKING_TOKENS, thinking_generate_config
@@ -189,24 +189,21 @@ def fullcite_scorers(
     return scorers
 
 
-def _file_info(path: str | Path) -> dict[str, Any]:
-    return {"path": str(path), "sha256": sha256_file(Path(path))}
-
-
 def fullcite_records(
     source: str,
     dataset_path: str | None,
     ndoc: int,
     *,
-    abstracts_path: str | None = None,
     spans_path: str | None = None,
     system: str = "rr_gs_gpt4",
-    question_types: str | list[str] | None = None,
+    **source_args: Any,
 ) -> tuple[list[FullciteRecord], dict[str, Any]]:
     """Load a FullCite dataset as records, and describe what was loaded for the log.
 
-    The description has ``data`` (file, revision, checksum), ``gold_spans`` (where they come
-    from), ``counts`` and ``data_key`` (names the data in the span-annotation cache).
+    Each source has its loader in ``fullcite_tasks/data/<source>.py``; ``source_args`` are its
+    own options (BioASQ's ``abstracts_path``, ``question_types``). The description has ``data``
+    (file, revision, checksum), ``gold_spans`` (where they come from), ``counts`` and
+    ``data_key`` (names the data in the span-annotation cache).
     """
     check_choice("dataset", source, ("bioasq", "asqa", "expertqa"))
     if ndoc < 1:
@@ -214,94 +211,46 @@ def fullcite_records(
     from fullcite_tasks.data.spans import load_spans_file
 
     spans = load_spans_file(spans_path) if spans_path else None
-    gold_info: dict[str, Any] = _file_info(spans_path) if spans_path else {}
-    counts: dict[str, int]
-    if source == "bioasq":
-        from fullcite_tasks.data.bioasq import (
-            bioasq_records,
-            load_abstracts_file,
-            load_bioasq,
-            normalise_type,
-            parse_question_types,
-            select_abstracts,
-        )
-        from fullcite_tasks.data.pubmed import PubMedClient
-
-        questions = load_bioasq(dataset_path)
-        types = parse_question_types(question_types)
-        kept = [q for q in questions if types is None or normalise_type(q["type"]) in types]
-        data_info = _file_info(dataset_path) if dataset_path else {}
-        if abstracts_path:
-            abstracts = load_abstracts_file(abstracts_path)
-            data_info["abstracts"] = _file_info(abstracts_path)
-        else:
-            client = PubMedClient()
-            abstracts = select_abstracts(kept, ndoc, client.fetch)
-            data_info["abstracts"] = {
-                "eutils": redact_url(client.base_url),
-                "requests": client.requests_made,
-            }
-        records, counts = bioasq_records(questions, abstracts, ndoc, types)
-        gold_info = {"source": "bioasq snippets located in the abstracts"}
-    elif source == "asqa":
-        from alce_tasks.data import (
-            ALCE_DATA_REPO,
-            ALCE_DATA_REVISION,
-            alce_data_path,
-            eval_file_name,
-            load_items,
-        )
-        from fullcite_tasks.data.asqa import asqa_records
-
-        if dataset_path:
-            path = Path(dataset_path)
-            data_info = _file_info(path)
-        else:
-            name = eval_file_name("asqa", "gtr", False)
-            path = alce_data_path(name)
-            data_info = {"repo": ALCE_DATA_REPO, "revision": ALCE_DATA_REVISION, "file": name}
-            data_info["sha256"] = sha256_file(path)
-        records = asqa_records(load_items(path, "asqa"), ndoc, spans)
-        counts = {"items": len(records)}
-    else:
-        from fullcite_tasks.data.expertqa import (
-            EXPERTQA_FILE,
-            EXPERTQA_REPO,
-            EXPERTQA_REVISION,
-            SYSTEMS,
-            expertqa_data_path,
-            expertqa_records,
-            load_expertqa,
-        )
+    if source == "expertqa":
+        from fullcite_tasks.data.expertqa import SYSTEMS
 
         check_choice("system", system, (*SYSTEMS, "any"))
-        if dataset_path:
-            path = Path(dataset_path)
-            data_info = _file_info(path)
-        else:
-            path = expertqa_data_path()
-            data_info = {
-                "repo": EXPERTQA_REPO,
-                "revision": EXPERTQA_REVISION,
-                "file": EXPERTQA_FILE,
-            }
-            data_info["sha256"] = sha256_file(path)
-        records, counts = expertqa_records(load_expertqa(path), system, ndoc, spans)
-    if not records:
-        raise FullciteTaskError(f"fullcite {source}: no usable samples (counts: {counts})")
-    missing = sum(r.extra.get("gold_spans_status") == "missing" for r in records)
-    if source != "bioasq":
+        source_args["system"] = system
+    loaded = _source_loader(source)(dataset_path, ndoc, spans, **source_args)
+    if not loaded.records:
+        raise FullciteTaskError(f"fullcite {source}: no usable samples (counts: {loaded.counts})")
+    if loaded.gold_source is not None:
+        gold_info: dict[str, Any] = {"source": loaded.gold_source}
+    else:
+        gold_info = file_provenance(spans_path) if spans_path else {}
         gold_info["source"] = (
             "spans file" if spans_path else "annotated by the annotator model role"
         )
-        gold_info["samples_missing_spans"] = missing
+        gold_info["samples_missing_spans"] = sum(
+            r.extra.get("gold_spans_status") == "missing" for r in loaded.records
+        )
     info = {
-        "data": data_info,
+        "data": loaded.data,
         "gold_spans": gold_info,
-        "counts": counts,
-        "data_key": f"{source}-{str(data_info.get('sha256', 'unknown'))[:16]}",
+        "counts": loaded.counts,
+        "data_key": f"{source}-{str(loaded.data.get('sha256', 'unknown'))[:16]}",
     }
-    return records, info
+    return loaded.records, info
+
+
+def _source_loader(source: str) -> Callable[..., SourceData]:
+    # Imported on use: ASQA pulls in ALCE's data module, BioASQ the PubMed client.
+    if source == "bioasq":
+        from fullcite_tasks.data.bioasq import bioasq_source
+
+        return bioasq_source
+    if source == "asqa":
+        from fullcite_tasks.data.asqa import asqa_source
+
+        return asqa_source
+    from fullcite_tasks.data.expertqa import expertqa_source
+
+    return expertqa_source
 
 
 def fullcite_task(
