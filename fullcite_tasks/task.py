@@ -16,7 +16,6 @@ answer format) for solvers that support both.
 """
 
 import random
-from collections.abc import Callable
 from logging import getLogger
 from typing import Any, Literal
 
@@ -194,16 +193,17 @@ def fullcite_records(
     dataset_path: str | None,
     ndoc: int,
     *,
+    abstracts_path: str | None = None,
     spans_path: str | None = None,
     system: str = "rr_gs_gpt4",
-    **source_args: Any,
+    question_types: str | list[str] | None = None,
 ) -> tuple[list[FullciteRecord], dict[str, Any]]:
     """Load a FullCite dataset as records, and describe what was loaded for the log.
 
-    Each source has its loader in ``fullcite_tasks/data/<source>.py``; ``source_args`` are its
-    own options (BioASQ's ``abstracts_path``, ``question_types``). The description has ``data``
-    (file, revision, checksum), ``gold_spans`` (where they come from), ``counts`` and
-    ``data_key`` (names the data in the span-annotation cache).
+    Each source has its loader in ``fullcite_tasks/data/<source>.py``; options of another
+    source are ignored. The description has ``data`` (file, revision, checksum),
+    ``gold_spans`` (where they come from), ``counts`` and ``data_key`` (names the data in the
+    span-annotation cache).
     """
     check_choice("dataset", source, ("bioasq", "asqa", "expertqa"))
     if ndoc < 1:
@@ -211,12 +211,23 @@ def fullcite_records(
     from fullcite_tasks.data.spans import load_spans_file
 
     spans = load_spans_file(spans_path) if spans_path else None
-    if source == "expertqa":
-        from fullcite_tasks.data.expertqa import SYSTEMS
+    # Imported on use: ASQA pulls in ALCE's data module, BioASQ the PubMed client.
+    loaded: SourceData
+    if source == "bioasq":
+        from fullcite_tasks.data.bioasq import bioasq_source
+
+        loaded = bioasq_source(
+            dataset_path, ndoc, abstracts_path=abstracts_path, question_types=question_types
+        )
+    elif source == "asqa":
+        from fullcite_tasks.data.asqa import asqa_source
+
+        loaded = asqa_source(dataset_path, ndoc, spans)
+    else:
+        from fullcite_tasks.data.expertqa import SYSTEMS, expertqa_source
 
         check_choice("system", system, (*SYSTEMS, "any"))
-        source_args["system"] = system
-    loaded = _source_loader(source)(dataset_path, ndoc, spans, **source_args)
+        loaded = expertqa_source(dataset_path, ndoc, spans, system)
     if not loaded.records:
         raise FullciteTaskError(f"fullcite {source}: no usable samples (counts: {loaded.counts})")
     if loaded.gold_source is not None:
@@ -236,21 +247,6 @@ def fullcite_records(
         "data_key": f"{source}-{str(loaded.data.get('sha256', 'unknown'))[:16]}",
     }
     return loaded.records, info
-
-
-def _source_loader(source: str) -> Callable[..., SourceData]:
-    # Imported on use: ASQA pulls in ALCE's data module, BioASQ the PubMed client.
-    if source == "bioasq":
-        from fullcite_tasks.data.bioasq import bioasq_source
-
-        return bioasq_source
-    if source == "asqa":
-        from fullcite_tasks.data.asqa import asqa_source
-
-        return asqa_source
-    from fullcite_tasks.data.expertqa import expertqa_source
-
-    return expertqa_source
 
 
 def fullcite_task(

@@ -287,13 +287,13 @@ def bioasq_records(
 def bioasq_source(
     dataset_path: str | None,
     ndoc: int,
-    spans: object = None,
+    *,
     abstracts_path: str | None = None,
     question_types: str | list[str] | None = None,
 ) -> SourceData:
     """FullCite's BioASQ records: questions from ``dataset_path``, abstracts from a file or NCBI.
 
-    Gold spans are BioASQ's own snippets located in the abstracts (``spans`` is not used).
+    Gold spans are BioASQ's own snippets located in the abstracts.
 
     Raises:
         BioasqDataError: The data file is missing or malformed.
