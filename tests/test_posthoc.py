@@ -2,7 +2,6 @@ import asyncio
 
 from inspect_ai import Task, eval
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import ChatMessageUser, ModelName, ModelOutput
 from inspect_ai.scorer import Target
 from inspect_ai.solver import TaskState
 
@@ -11,6 +10,7 @@ from scorers import citation_bias, doc_snippet_f1
 from scorers.cited_answer import read_cited_answer
 from solvers.posthoc import align_answer, posthoc_citations
 from tests.scripted_models import scripted_model
+from tests.test_bad_input import state
 
 DOCS = [
     {
@@ -121,15 +121,7 @@ def test_records_give_each_citations_offsets_in_the_rewritten_answer():
 
 
 def _posthoc_state(answer: str, records: list[dict]) -> TaskState:
-    return TaskState(
-        model=ModelName("mockllm/model"),
-        sample_id="s1",
-        epoch=1,
-        input="q",
-        messages=[ChatMessageUser(content="q")],
-        output=ModelOutput.from_content(model="mockllm/model", content=answer),
-        metadata={"docs": DOCS, "posthoc": {"citations": records}},
-    )
+    return state(answer, {"docs": DOCS, "posthoc": {"citations": records}})
 
 
 def test_scorers_join_posthoc_records_by_offset():
