@@ -16,17 +16,18 @@ from inspect_cite.cache import cache_dir, download_folder, verified_file, write_
 from inspect_cite.download import (
     describe_failure,
     extract_members,
-    hub_blob_problem,
     sha256_file,
 )
 from inspect_cite.errors import PreflightError
 from inspect_cite.files import read_json
+from inspect_cite.hub_files import PinnedHubFile
 from inspect_cite.preflight import ensure_hub_reachable
 
 ALCE_DATA_REPO = "princeton-nlp/ALCE-data"
 ALCE_DATA_REVISION = "334fa2e7dd32040c3fef931a123c4be1a81e91a0"
 ALCE_DATA_FILE = "ALCE-data.tar"
-ALCE_DATA_URL = f"https://huggingface.co/datasets/{ALCE_DATA_REPO}/resolve/{ALCE_DATA_REVISION}/{ALCE_DATA_FILE}"
+ALCE_DATA_HUB = PinnedHubFile(ALCE_DATA_REPO, ALCE_DATA_REVISION, ALCE_DATA_FILE)
+ALCE_DATA_URL = ALCE_DATA_HUB.url
 # Point this at a directory holding ALCE's extracted data/ files to skip the download.
 ALCE_DATA_DIR_ENV = "INSPECT_CITE_ALCE_DATA_DIR"
 
@@ -73,23 +74,8 @@ def _verified_cached(directory: Path, name: str) -> Path | str:
 
 
 def _download_and_extract(directory: Path) -> None:
-    from huggingface_hub import hf_hub_download
-
     with download_folder(directory) as tmp:
-        tar_path = Path(
-            hf_hub_download(
-                repo_id=ALCE_DATA_REPO,
-                filename=ALCE_DATA_FILE,
-                repo_type="dataset",
-                revision=ALCE_DATA_REVISION,
-                cache_dir=tmp,
-            )
-        )
-        problem = hub_blob_problem(tar_path)
-        if problem:
-            raise AlceDataError(
-                f"{ALCE_DATA_URL}: {problem}; the download is corrupt, nothing was cached"
-            )
+        tar_path = ALCE_DATA_HUB.download(tmp, AlceDataError)
         # Verified above: an LFS blob's name is its SHA-256, so the archive is not hashed again.
         blob = tar_path.resolve().name
         actual = blob if len(blob) == 64 else sha256_file(tar_path)

@@ -10,8 +10,7 @@ from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Solver
 
 from alce_tasks.data import (
-    ALCE_DATA_REPO,
-    ALCE_DATA_REVISION,
+    ALCE_DATA_HUB,
     AlceDataError,
     AlceDatasetName,
     Retriever,
@@ -35,6 +34,7 @@ from inspect_cite import __version__
 from inspect_cite.download import sha256_file
 from inspect_cite.errors import PreflightError
 from inspect_cite.http_client import redact_text
+from inspect_cite.hub_files import check_dataset_path, dataset_file
 from inspect_cite.preflight import check_model, check_nli
 from inspect_cite.retrieval import GTR_RETRIEVER, check_retriever
 from inspect_cite.thinking import DEFAULT_THINKING_TOKENS, thinking_generate_config
@@ -125,16 +125,11 @@ def alce_dataset(
             f"prompt=sum_or_ext, got prompt={prompt!r}"
         )
 
-    if dataset_path is not None:
-        data_path = Path(dataset_path)
-        data_info: dict[str, Any] = {"path": str(data_path)}
-    else:
-        name = eval_file_name(dataset, retriever, oracle)
-        data_path = alce_data_path(name)
-        data_info = {"repo": ALCE_DATA_REPO, "revision": ALCE_DATA_REVISION, "file": name}
-    check_dataset_path(data_path)
+    name = eval_file_name(dataset, retriever, oracle)
+    data_path, data_info = dataset_file(
+        dataset_path, lambda: (alce_data_path(name), ALCE_DATA_HUB.provenance(name)), AlceDataError
+    )
     items = load_items(data_path, dataset)
-    data_info["sha256"] = sha256_file(data_path)
 
     if prompt_file is not None:
         pf = PromptFile.load(prompt_file)
@@ -233,12 +228,6 @@ def strategy_solver(
     raise unknown_strategy(strategy)
 
 
-def check_dataset_path(path: str | Path) -> None:
-    """Refuse a dataset file that does not exist, naming the flag."""
-    if not Path(path).exists():
-        raise AlceDataError(f"dataset file {path} does not exist (-T dataset_path)")
-
-
 def unknown_strategy(strategy: str) -> AlceTaskError:
     """The error for a strategy name that is not one of ``Strategy``."""
     return AlceTaskError(
@@ -312,7 +301,7 @@ def alce_task(
     # The user's own files first (instant, and a typo is the likeliest problem), then the
     # models, then the pinned data and prompts (a 451 MB download on first use).
     if dataset_path is not None:
-        check_dataset_path(dataset_path)
+        check_dataset_path(dataset_path, AlceDataError)
     if prompt_file is not None:
         PromptFile.load(prompt_file)
     preflight_models(

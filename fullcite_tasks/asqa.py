@@ -1,24 +1,22 @@
 """FullCite on ASQA: ambiguous factoid questions answered from Wikipedia passages."""
 
-from typing import Literal
-
 from inspect_ai import Task, task
 
-from fullcite_tasks.task import fullcite_task
+from fullcite_tasks.task import DocOrder, Strategy, fullcite_task
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.thinking import DEFAULT_THINKING_TOKENS
-from scorers.similarity import DEFAULT_SIMILARITY_MODEL
+from scorers.citation_similarity import DEFAULT_SIMILARITY_MODEL
 
 
 @task
 @accept_cli_values("-T")
-def asqa(
+def asqa(  # noqa: D417 (the shared options are documented once, in fullcite_task)
     dataset_path: str | None = None,
     spans_path: str | None = None,
     ndoc: int = 5,
-    doc_order: Literal["retrieval", "shuffled", "reversed"] = "retrieval",
+    doc_order: DocOrder = "retrieval",
     seed: int = 42,
-    strategy: Literal["prompt", "constrained", "posthoc"] = "prompt",
+    strategy: Strategy = "prompt",
     similarity_model: str | None = DEFAULT_SIMILARITY_MODEL,
     judge: bool = False,
     attribution: bool = False,
@@ -38,36 +36,24 @@ def asqa(
         inspect eval fullcite_tasks/asqa --model hf/Qwen/Qwen3-8B \\
             -T spans_path=asqa_spans.jsonl -T strategy=constrained
 
+    The options every FullCite task shares (``ndoc``, ``doc_order``, ``seed``, ``strategy``,
+    ``similarity_model``, ``judge``, ``attribution``, ``nli``, ``thinking``,
+    ``thinking_tokens``) are documented once, in :func:`fullcite_tasks.task.fullcite_task`.
+
     Args:
         dataset_path: An ALCE-format ASQA JSON file instead of the pinned download.
         spans_path: Gold spans, JSON Lines of ``{"sample_id", "doc_id", "span"}``.
-        ndoc: Number of context passages per question.
-        doc_order: Order shown: ``retrieval``, ``shuffled`` (per sample, from ``seed``) or
-            ``reversed``; to measure primacy bias.
-        seed: Seed of the ``shuffled`` order.
-        strategy: ``prompt``, ``constrained`` or ``posthoc``.
-        similarity_model: sentence-transformers model for claim-snippet similarity (name or
-            local path); ``null`` to skip that scorer.
-        judge: Also run the LLM judge (needs ``--model-role grader=<model>``).
-        attribution: Also judge whether each claim's cited snippet and document entail it
-            (``claim_support``: NLI per claim).
-        nli: NLI spec for ``attribution``, as ALCE's ``-T nli``: ``true`` (T5-11B, needs a
-            GPU with ~23 GB), ``classifier:<dir>``, ``python:<module>:<fn>``, ... (README).
-        thinking: Generate answers with the chat template's thinking on (Qwen3 and other
-            ``enable_thinking`` templates; default off). An answer cut inside ``<think>`` is
-            scored nan ("no answer").
-        thinking_tokens: With ``thinking``, tokens added to ``max_tokens`` for the thinking.
 
     """
     return fullcite_task(
-        "asqa",
-        dataset_path,
-        ndoc,
-        doc_order,
-        seed,
-        strategy,
-        similarity_model,
-        judge,
+        source="asqa",
+        dataset_path=dataset_path,
+        ndoc=ndoc,
+        doc_order=doc_order,
+        seed=seed,
+        strategy=strategy,
+        similarity_model=similarity_model,
+        judge=judge,
         attribution=attribution,
         nli=nli,
         thinking=thinking,

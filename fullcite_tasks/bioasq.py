@@ -1,24 +1,22 @@
 """FullCite on BioASQ task b: biomedical questions answered from PubMed abstracts."""
 
-from typing import Literal
-
 from inspect_ai import Task, task
 
-from fullcite_tasks.task import fullcite_task
+from fullcite_tasks.task import DocOrder, Strategy, fullcite_task
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.thinking import DEFAULT_THINKING_TOKENS
-from scorers.similarity import DEFAULT_SIMILARITY_MODEL
+from scorers.citation_similarity import DEFAULT_SIMILARITY_MODEL
 
 
 @task
 @accept_cli_values("-T")
-def bioasq(
+def bioasq(  # noqa: D417 (the shared options are documented once, in fullcite_task)
     dataset_path: str | None = None,
     abstracts_path: str | None = None,
     ndoc: int = 5,
-    doc_order: Literal["retrieval", "shuffled", "reversed"] = "retrieval",
+    doc_order: DocOrder = "retrieval",
     seed: int = 42,
-    strategy: Literal["prompt", "constrained", "posthoc"] = "prompt",
+    strategy: Strategy = "prompt",
     question_types: str | list[str] | None = None,
     similarity_model: str | None = DEFAULT_SIMILARITY_MODEL,
     judge: bool = False,
@@ -40,39 +38,26 @@ def bioasq(
         inspect eval fullcite_tasks/bioasq --model hf/Qwen/Qwen3-8B \\
             -T dataset_path=BioASQ-training13b.json -T strategy=posthoc -T question_types=yesno
 
+    The options every FullCite task shares (``ndoc``, ``doc_order``, ``seed``, ``strategy``,
+    ``similarity_model``, ``judge``, ``attribution``, ``nli``, ``thinking``,
+    ``thinking_tokens``) are documented once, in :func:`fullcite_tasks.task.fullcite_task`.
+
     Args:
         dataset_path: A BioASQ task-b JSON file (``{"questions": [...]}``), required.
         abstracts_path: JSON file PMID -> {"title", "abstract"} to use instead of NCBI.
-        ndoc: Number of context documents per question.
-        doc_order: Order shown: ``retrieval`` (BioASQ's), ``shuffled`` (per sample, from
-            ``seed``) or ``reversed``; to measure primacy bias.
-        seed: Seed of the ``shuffled`` order.
-        strategy: ``prompt`` (instructions only), ``constrained`` (grammar-constrained
-            decoding) or ``posthoc`` (snippets aligned to the documents afterwards).
         question_types: Keep only these types (``yesno``, ``factoid``, ``list``, ``summary``;
             a list or comma-separated); all by default.
-        similarity_model: sentence-transformers model for claim-snippet similarity (name or
-            local path); ``null`` to skip that scorer.
-        judge: Also run the LLM judge (needs ``--model-role grader=<model>``).
-        attribution: Also judge whether each claim's cited snippet and document entail it
-            (``claim_support``: NLI per claim).
-        nli: NLI spec for ``attribution``, as ALCE's ``-T nli``: ``true`` (T5-11B, needs a
-            GPU with ~23 GB), ``classifier:<dir>``, ``python:<module>:<fn>``, ... (README).
-        thinking: Generate answers with the chat template's thinking on (Qwen3 and other
-            ``enable_thinking`` templates; default off). An answer cut inside ``<think>`` is
-            scored nan ("no answer").
-        thinking_tokens: With ``thinking``, tokens added to ``max_tokens`` for the thinking.
 
     """
     return fullcite_task(
-        "bioasq",
-        dataset_path,
-        ndoc,
-        doc_order,
-        seed,
-        strategy,
-        similarity_model,
-        judge,
+        source="bioasq",
+        dataset_path=dataset_path,
+        ndoc=ndoc,
+        doc_order=doc_order,
+        seed=seed,
+        strategy=strategy,
+        similarity_model=similarity_model,
+        judge=judge,
         attribution=attribution,
         nli=nli,
         thinking=thinking,

@@ -1,26 +1,24 @@
 """FullCite on ExpertQA: expert questions from 32 fields, answered from evidence passages."""
 
-from typing import Literal
-
 from inspect_ai import Task, task
 
 from fullcite_tasks.data.expertqa import DEFAULT_SYSTEM, ExpertqaSystem
-from fullcite_tasks.task import fullcite_task
+from fullcite_tasks.task import DocOrder, Strategy, fullcite_task
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.thinking import DEFAULT_THINKING_TOKENS
-from scorers.similarity import DEFAULT_SIMILARITY_MODEL
+from scorers.citation_similarity import DEFAULT_SIMILARITY_MODEL
 
 
 @task
 @accept_cli_values("-T")
-def expertqa(
+def expertqa(  # noqa: D417 (the shared options are documented once, in fullcite_task)
     dataset_path: str | None = None,
     system: ExpertqaSystem = DEFAULT_SYSTEM,
     spans_path: str | None = None,
     ndoc: int = 5,
-    doc_order: Literal["retrieval", "shuffled", "reversed"] = "retrieval",
+    doc_order: DocOrder = "retrieval",
     seed: int = 42,
-    strategy: Literal["prompt", "constrained", "posthoc"] = "prompt",
+    strategy: Strategy = "prompt",
     similarity_model: str | None = DEFAULT_SIMILARITY_MODEL,
     judge: bool = False,
     attribution: bool = False,
@@ -41,6 +39,10 @@ def expertqa(
         inspect eval fullcite_tasks/expertqa --model hf/google/gemma-3-12b-it \\
             -T spans_path=expertqa_spans.jsonl -T strategy=posthoc
 
+    The options every FullCite task shares (``ndoc``, ``doc_order``, ``seed``, ``strategy``,
+    ``similarity_model``, ``judge``, ``attribution``, ``nli``, ``thinking``,
+    ``thinking_tokens``) are documented once, in :func:`fullcite_tasks.task.fullcite_task`.
+
     Args:
         dataset_path: A local ExpertQA JSONL file instead of the pinned download.
         system: Keep questions answered by this system (its evidence passages are the
@@ -48,33 +50,17 @@ def expertqa(
             ``rr_sphere_gpt4``, ``post_hoc_gs_gpt4``, ``post_hoc_sphere_gpt4``, or ``any``.
         spans_path: Gold spans, JSON Lines of ``{"sample_id", "doc_id", "span"}`` (sample
             ids are line numbers of the data file, from 0).
-        ndoc: Number of context passages per question.
-        doc_order: Order shown: ``retrieval`` (bracket number), ``shuffled`` (per sample,
-            from ``seed``) or ``reversed``; to measure primacy bias.
-        seed: Seed of the ``shuffled`` order.
-        strategy: ``prompt``, ``constrained`` or ``posthoc``.
-        similarity_model: sentence-transformers model for claim-snippet similarity (name or
-            local path); ``null`` to skip that scorer.
-        judge: Also run the LLM judge (needs ``--model-role grader=<model>``).
-        attribution: Also judge whether each claim's cited snippet and document entail it
-            (``claim_support``: NLI per claim).
-        nli: NLI spec for ``attribution``, as ALCE's ``-T nli``: ``true`` (T5-11B, needs a
-            GPU with ~23 GB), ``classifier:<dir>``, ``python:<module>:<fn>``, ... (README).
-        thinking: Generate answers with the chat template's thinking on (Qwen3 and other
-            ``enable_thinking`` templates; default off). An answer cut inside ``<think>`` is
-            scored nan ("no answer").
-        thinking_tokens: With ``thinking``, tokens added to ``max_tokens`` for the thinking.
 
     """
     return fullcite_task(
-        "expertqa",
-        dataset_path,
-        ndoc,
-        doc_order,
-        seed,
-        strategy,
-        similarity_model,
-        judge,
+        source="expertqa",
+        dataset_path=dataset_path,
+        ndoc=ndoc,
+        doc_order=doc_order,
+        seed=seed,
+        strategy=strategy,
+        similarity_model=similarity_model,
+        judge=judge,
         attribution=attribution,
         nli=nli,
         thinking=thinking,

@@ -17,7 +17,6 @@ answer format) for solvers that support both.
 
 import random
 from logging import getLogger
-from pathlib import Path
 from typing import Any, Literal
 
 from inspect_ai import Task
@@ -27,20 +26,20 @@ from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Solver
 
 from fullcite_tasks.annotation import ANNOTATOR_ROLES, annotation_cache_path, span_annotator
-from fullcite_tasks.data.records import FullciteRecord
+from fullcite_tasks.data.records import FullciteRecord, SourceData
 from inspect_cite import __version__
-from inspect_cite.download import sha256_file
 from inspect_cite.errors import PreflightError
-from inspect_cite.http_client import redact_text, redact_url
+from inspect_cite.http_client import redact_text
+from inspect_cite.hub_files import file_provenance
 from inspect_cite.nli import NLIConfigError, parse_nli_spec
 from inspect_cite.preflight import check_model, check_nli, check_role
 from inspect_cite.thinking import DEFAULT_THINKING_TOKENS, thinking_generate_config
-from scorers.bias import citation_bias
+from scorers.citation_bias import citation_bias
+from scorers.citation_judge import citation_judge
+from scorers.citation_similarity import citation_similarity
 from scorers.claim_support import claim_support
+from scorers.doc_snippet_f1 import doc_snippet_f1
 from scorers.fullcite_answer import fullcite_answer
-from scorers.judge import citation_judge
-from scorers.similarity import citation_similarity
-from scorers.snippet_f1 import doc_snippet_f1
 from solvers.constrained import constrained_citations
 from solvers.posthoc import posthoc_citations
 from solvers.prompted import prompted_citations
@@ -189,10 +188,6 @@ def fullcite_scorers(
     return scorers
 
 
-def _file_info(path: str | Path) -> dict[str, Any]:
-    return {"path": str(path), "sha256": sha256_file(Path(path))}
-
-
 def fullcite_records(
     source: str,
     dataset_path: str | None,
@@ -205,8 +200,10 @@ def fullcite_records(
 ) -> tuple[list[FullciteRecord], dict[str, Any]]:
     """Load a FullCite dataset as records, and describe what was loaded for the log.
 
-    The description has ``data`` (file, revision, checksum), ``gold_spans`` (where they come
-    from), ``counts`` and ``data_key`` (names the data in the span-annotation cache).
+    Each source has its loader in ``fullcite_tasks/data/<source>.py``; options of another
+    source are ignored. The description has ``data`` (file, revision, checksum),
+    ``gold_spans`` (where they come from), ``counts`` and ``data_key`` (names the data in the
+    span-annotation cache).
     """
     check_choice("dataset", source, ("bioasq", "asqa", "expertqa"))
     if ndoc < 1:
@@ -214,97 +211,46 @@ def fullcite_records(
     from fullcite_tasks.data.spans import load_spans_file
 
     spans = load_spans_file(spans_path) if spans_path else None
-    gold_info: dict[str, Any] = _file_info(spans_path) if spans_path else {}
-    counts: dict[str, int]
+    # Imported on use: ASQA pulls in ALCE's data module, BioASQ the PubMed client.
+    loaded: SourceData
     if source == "bioasq":
-        from fullcite_tasks.data.bioasq import (
-            bioasq_records,
-            load_abstracts_file,
-            load_bioasq,
-            normalise_type,
-            parse_question_types,
-            select_abstracts,
-        )
-        from fullcite_tasks.data.pubmed import PubMedClient
+        from fullcite_tasks.data.bioasq import bioasq_source
 
-        questions = load_bioasq(dataset_path)
-        types = parse_question_types(question_types)
-        kept = [q for q in questions if types is None or normalise_type(q["type"]) in types]
-        data_info = _file_info(dataset_path) if dataset_path else {}
-        if abstracts_path:
-            abstracts = load_abstracts_file(abstracts_path)
-            data_info["abstracts"] = _file_info(abstracts_path)
-        else:
-            client = PubMedClient()
-            abstracts = select_abstracts(kept, ndoc, client.fetch)
-            data_info["abstracts"] = {
-                "eutils": redact_url(client.base_url),
-                "requests": client.requests_made,
-            }
-        records, counts = bioasq_records(questions, abstracts, ndoc, types)
-        gold_info = {"source": "bioasq snippets located in the abstracts"}
+        loaded = bioasq_source(
+            dataset_path, ndoc, abstracts_path=abstracts_path, question_types=question_types
+        )
     elif source == "asqa":
-        from alce_tasks.data import (
-            ALCE_DATA_REPO,
-            ALCE_DATA_REVISION,
-            alce_data_path,
-            eval_file_name,
-            load_items,
-        )
-        from fullcite_tasks.data.asqa import asqa_records
+        from fullcite_tasks.data.asqa import asqa_source
 
-        if dataset_path:
-            path = Path(dataset_path)
-            data_info = _file_info(path)
-        else:
-            name = eval_file_name("asqa", "gtr", False)
-            path = alce_data_path(name)
-            data_info = {"repo": ALCE_DATA_REPO, "revision": ALCE_DATA_REVISION, "file": name}
-            data_info["sha256"] = sha256_file(path)
-        records = asqa_records(load_items(path, "asqa"), ndoc, spans)
-        counts = {"items": len(records)}
+        loaded = asqa_source(dataset_path, ndoc, spans)
     else:
-        from fullcite_tasks.data.expertqa import (
-            EXPERTQA_FILE,
-            EXPERTQA_REPO,
-            EXPERTQA_REVISION,
-            SYSTEMS,
-            expertqa_data_path,
-            expertqa_records,
-            load_expertqa,
-        )
+        from fullcite_tasks.data.expertqa import SYSTEMS, expertqa_source
 
         check_choice("system", system, (*SYSTEMS, "any"))
-        if dataset_path:
-            path = Path(dataset_path)
-            data_info = _file_info(path)
-        else:
-            path = expertqa_data_path()
-            data_info = {
-                "repo": EXPERTQA_REPO,
-                "revision": EXPERTQA_REVISION,
-                "file": EXPERTQA_FILE,
-            }
-            data_info["sha256"] = sha256_file(path)
-        records, counts = expertqa_records(load_expertqa(path), system, ndoc, spans)
-    if not records:
-        raise FullciteTaskError(f"fullcite {source}: no usable samples (counts: {counts})")
-    missing = sum(r.extra.get("gold_spans_status") == "missing" for r in records)
-    if source != "bioasq":
+        loaded = expertqa_source(dataset_path, ndoc, spans, system)
+    if not loaded.records:
+        raise FullciteTaskError(f"fullcite {source}: no usable samples (counts: {loaded.counts})")
+    if loaded.gold_source is not None:
+        gold_info: dict[str, Any] = {"source": loaded.gold_source}
+    else:
+        gold_info = file_provenance(spans_path) if spans_path else {}
         gold_info["source"] = (
             "spans file" if spans_path else "annotated by the annotator model role"
         )
-        gold_info["samples_missing_spans"] = missing
+        gold_info["samples_missing_spans"] = sum(
+            r.extra.get("gold_spans_status") == "missing" for r in loaded.records
+        )
     info = {
-        "data": data_info,
+        "data": loaded.data,
         "gold_spans": gold_info,
-        "counts": counts,
-        "data_key": f"{source}-{str(data_info.get('sha256', 'unknown'))[:16]}",
+        "counts": loaded.counts,
+        "data_key": f"{source}-{str(loaded.data.get('sha256', 'unknown'))[:16]}",
     }
-    return records, info
+    return loaded.records, info
 
 
 def fullcite_task(
+    *,
     source: Source,
     dataset_path: str | None,
     ndoc: int,
@@ -313,17 +259,40 @@ def fullcite_task(
     strategy: str,
     similarity_model: str | None,
     judge: bool,
-    *,
     attribution: bool = False,
     nli: str = "true",
     thinking: bool = False,
     thinking_tokens: int = DEFAULT_THINKING_TOKENS,
     **data_args: Any,
 ) -> Task:
-    """Build a FullCite task; the @task functions fix the dataset and document the parameters.
+    """Build a FullCite task; each @task function fixes the dataset and its own options.
 
-    Answers are generated with chat-template thinking off unless ``thinking`` (then
-    ``max_tokens`` grows by ``thinking_tokens``; see ``inspect_cite.thinking``).
+    Args:
+        source: The dataset (``bioasq``, ``asqa``, ``expertqa``).
+        dataset_path: A local data file instead of the pinned download (required for BioASQ).
+        ndoc: Number of context documents per question.
+        doc_order: Order shown: ``retrieval`` (the dataset's order: GTR rank, BioASQ's order,
+            ExpertQA's bracket number), ``shuffled`` (per sample, from ``seed``) or
+            ``reversed``; to measure primacy bias.
+        seed: Seed of the ``shuffled`` order.
+        strategy: ``prompt`` (instructions only), ``constrained`` (grammar-constrained
+            decoding) or ``posthoc`` (FullCite's posthoc: snippets aligned to the documents
+            afterwards by word-set Jaccard; on ALCE tasks ``posthoc`` means ALCE's POSTCITE).
+        similarity_model: sentence-transformers model for claim-snippet similarity (name or
+            local path); ``null`` to skip that scorer.
+        judge: Also run the LLM judge (needs ``--model-role grader=<model>``).
+        attribution: Also judge whether each claim's cited snippet and document entail it
+            (``claim_support``: NLI per claim).
+        nli: NLI spec for ``attribution``, as ALCE's ``-T nli``: ``true`` (T5-11B, needs a
+            GPU with ~23 GB), ``classifier:<dir>``, ``python:<module>:<fn>``, ... (README).
+        thinking: Generate answers with the chat template's thinking on (Qwen3 and other
+            ``enable_thinking`` templates; default off; ``max_tokens`` grows by
+            ``thinking_tokens``, see ``inspect_cite.thinking``). An answer cut inside
+            ``<think>`` is scored nan ("no answer").
+        thinking_tokens: With ``thinking``, tokens added to ``max_tokens`` for the thinking.
+        **data_args: The dataset's own options (``spans_path``, ``abstracts_path``,
+            ``question_types``, ``system``), passed to :func:`fullcite_records`.
+
     """
     check_choice("doc_order", doc_order, DOC_ORDERS)
     check_choice("strategy", strategy, STRATEGIES)

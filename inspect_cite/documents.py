@@ -6,7 +6,7 @@ model saw them. Extra keys are allowed and kept (ALCE's ``summary``, ``extractio
 """
 
 from collections.abc import Mapping, Sequence
-from typing import Any, TypedDict
+from typing import Any, TypedDict, TypeVar, cast
 
 
 class Document(TypedDict):
@@ -15,6 +15,10 @@ class Document(TypedDict):
     id: str
     title: str
     text: str
+
+
+DocT = TypeVar("DocT", bound=Mapping[str, object])
+"""A document-like mapping (``Document`` or a loader's plain dict) with a string ``id``."""
 
 
 class DocumentError(ValueError):
@@ -50,3 +54,23 @@ def get_docs(metadata: Mapping[str, Any] | None, where: str = "sample") -> list[
                     f"got {type(doc.get(key)).__name__}"
                 )
     return [doc for doc in docs]  # type: ignore[misc]
+
+
+def docs_by_id(docs: Sequence[DocT]) -> dict[str, DocT]:
+    """Each document id with its document, in the order shown.
+
+    When two documents share an id, the first one shown wins: that is the document a
+    citation of the id is checked against everywhere (solvers, scorers, report).
+    """
+    out: dict[str, DocT] = {}
+    for doc in docs:
+        out.setdefault(cast(str, doc["id"]), doc)
+    return out
+
+
+def doc_positions(docs: Sequence[Mapping[str, object]]) -> dict[str, int]:
+    """Each document id with its 1-based position in the order shown (first one wins)."""
+    out: dict[str, int] = {}
+    for i, doc in enumerate(docs):
+        out.setdefault(cast(str, doc["id"]), i + 1)
+    return out

@@ -23,7 +23,6 @@ from typing import Any, NamedTuple
 import pandas as pd
 
 from inspect_cite.alce_citations import alce_refs
-from inspect_cite.citations import parse_citations
 from inspect_cite.http_client import redact_text
 from inspect_cite.log_metrics import metric_name
 
@@ -260,15 +259,22 @@ def skipped_table(skipped: list[SkippedRun]) -> str:
 
 
 def cited_positions(output: str, docs: list[dict[str, Any]]) -> list[int]:
-    """1-based context positions cited by an answer (ALCE ``[n]`` or FullCite doc ids)."""
-    ids = [str(d.get("id")) for d in docs]
-    positions: list[int] = []
-    for citation in parse_citations(output, ids).citations:
-        if citation.doc_id in ids:
-            positions.append(ids.index(citation.doc_id) + 1)
-    if not positions:
-        positions = [r + 1 for r in alce_refs(output) if r is not None and 0 <= r < len(docs)]
-    return positions
+    """1-based context positions cited by an ALCE answer's ``[n]`` markers (shown docs only)."""
+    return [r + 1 for r in alce_refs(output) if r is not None and 0 <= r < len(docs)]
+
+
+def sample_positions(sample: Any) -> list[int]:
+    """1-based context positions a logged sample cites.
+
+    FullCite samples: the positions ``citation_bias`` computed (its score metadata), invalid
+    citations left out. ALCE samples (no ``citation_bias`` score): the ``[n]`` markers.
+    """
+    bias = (sample.scores or {}).get("citation_bias")
+    positions = (bias.metadata or {}).get("positions") if bias is not None else None
+    if isinstance(positions, list):
+        return [p for p in positions if isinstance(p, int)]
+    docs = (sample.metadata or {}).get("docs") or []
+    return cited_positions(sample.output.completion if sample.output else "", docs)
 
 
 def position_counts(runs: pd.DataFrame) -> dict[str, Counter[int]]:
@@ -280,8 +286,7 @@ def position_counts(runs: pd.DataFrame) -> dict[str, Counter[int]]:
         log = read_eval_log(str(run["log"]))
         counter = counts.setdefault(str(run["task"]), Counter())
         for sample in log.samples or []:
-            docs = (sample.metadata or {}).get("docs") or []
-            counter.update(cited_positions(sample.output.completion if sample.output else "", docs))
+            counter.update(sample_positions(sample))
     return counts
 
 

@@ -7,7 +7,8 @@ so that they agree on what a citation is. Decisions:
   :func:`inspect_cite.citations.parse_citations` (never raises).
 - A citation is **invalid** when its doc id is not one of the context documents
   (``unknown_doc_id``), or when the posthoc solver could not align its snippet
-  (``unaligned``: ``metadata["posthoc"]["citations"][i]["status"]``). Invalid citations stay
+  (``unaligned``: the posthoc record at the citation's offsets in the output says so, see
+  :mod:`inspect_cite.posthoc_records`). Invalid citations stay
   in every count (they are wrong in precision) and never match gold.
 - A citation's ``position`` is the 1-based place of its document in ``metadata["docs"]``.
 - ``verbatim``: the snippet is a non-empty exact substring of the cited document's text.
@@ -20,12 +21,14 @@ so that they agree on what a citation is. Decisions:
 
 from dataclasses import dataclass, field
 from typing import Any, Literal
+from weakref import WeakKeyDictionary
 
 from inspect_ai.solver import TaskState
 from rapidfuzz import fuzz
 
 from inspect_cite.citations import Claim, ParsedAnswer, parse_citations
-from inspect_cite.documents import Document, DocumentError, get_docs
+from inspect_cite.documents import Document, DocumentError, doc_positions, docs_by_id, get_docs
+from inspect_cite.posthoc_records import unaligned_spans
 from inspect_cite.text import highlight_markdown, normalize_answer, strip_think
 
 NEAR_VERBATIM_SCORE = 95.0
@@ -102,9 +105,12 @@ class CitedAnswer:
             out.append((claim, [next(rest) for _ in claim.citations]))
         return out
 
+    def __post_init__(self) -> None:
+        self.by_id = docs_by_id(self.docs)
+
     def doc(self, doc_id: str) -> Document | None:
         """The first context document with this id."""
-        return next((d for d in self.docs if d["id"] == doc_id), None)
+        return self.by_id.get(doc_id)
 
     def title(self, doc_id: str) -> str:
         """A document's title for explanations (``?`` for unknown ids)."""
@@ -112,49 +118,41 @@ class CitedAnswer:
         return (doc["title"] or "(untitled)") if doc is not None else "?"
 
 
-def _unaligned(metadata: dict[str, Any], parsed: ParsedAnswer) -> set[int]:
-    """Indexes of parsed citations the posthoc solver marked unaligned."""
-    records = (metadata.get("posthoc") or {}).get("citations")
-    if not isinstance(records, list):
-        return set()
-    citations = parsed.citations
-    if len(records) == len(citations):
-        return {
-            i
-            for i, r in enumerate(records)
-            if isinstance(r, dict) and r.get("status") == "unaligned"
-        }
-    # Counts differ (a rewritten snippet re-parsed differently): match on what was written.
-    wanted = [
-        (r.get("doc_id"), r.get("snippet"))
-        for r in records
-        if isinstance(r, dict) and r.get("status") == "unaligned"
-    ]
-    out = set()
-    for i, c in enumerate(citations):
-        if (c.doc_id, c.snippet) in wanted:
-            wanted.remove((c.doc_id, c.snippet))
-            out.add(i)
-    return out
+# Inspect hands every scorer of a sample the same TaskState, so the answer is parsed, its
+# documents validated and its snippets matched once per sample (by whichever FullCite scorer
+# runs first); the key notices a changed output or metadata (e.g. a test reusing a state).
+_READ: "WeakKeyDictionary[TaskState, tuple[tuple[Any, ...], CitedAnswer]]" = WeakKeyDictionary()
 
 
 def read_cited_answer(state: TaskState) -> CitedAnswer:
-    """Parse and check a sample's answer; never raises on malformed output or metadata."""
+    """Parse and check a sample's answer; never raises on malformed output or metadata.
+
+    The result is shared by the sample's scorers (cached per ``TaskState``): treat it as
+    read-only.
+    """
     metadata = state.metadata or {}
+    completion = state.output.completion if state.output else ""
+    key = (completion, id(metadata), id(metadata.get("docs")), id(metadata.get("posthoc")))
+    cached = _READ.get(state)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    answer = _read(state.sample_id, metadata, completion)
+    _READ[state] = (key, answer)
+    return answer
+
+
+def _read(sample_id: Any, metadata: dict[str, Any], completion: str | None) -> CitedAnswer:
     problems: list[str] = []
     try:
-        docs = get_docs(metadata, where=f"sample {state.sample_id}")
+        docs = get_docs(metadata, where=f"sample {sample_id}")
     except DocumentError as e:
         docs = []
         problems.append(str(e))
-    completion = state.output.completion if state.output else ""
     text = strip_think(completion or "").strip()
-    positions: dict[str, int] = {}
-    for i, d in enumerate(docs):
-        positions.setdefault(d["id"], i + 1)
+    positions = doc_positions(docs)
     parsed = parse_citations(text, doc_ids=positions)
     problems += [f"{p.kind}: {p.message}" for p in parsed.problems]
-    unaligned = _unaligned(metadata, parsed)
+    unaligned = unaligned_spans(metadata)
     answer = CitedAnswer(text=text, parsed=parsed, docs=docs, problems=problems)
     index = 0
     for claim in parsed.claims:
@@ -163,7 +161,7 @@ def read_cited_answer(state: TaskState) -> CitedAnswer:
             status: CitationStatus = "valid"
             if position is None:
                 status = "unknown_doc_id"
-            elif index in unaligned:
+            elif (c.start, c.end) in unaligned:
                 status = "unaligned"
             doc = answer.doc(c.doc_id)
             verbatim = bool(c.snippet) and doc is not None and c.snippet in doc["text"]

@@ -1,10 +1,9 @@
 """ALCE generation: the paper's VANILLA baseline."""
 
-from inspect_ai.model import ChatMessageSystem
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
+from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE, add_system_message
 from solvers.thinking import thinking_generate
 
 
@@ -27,8 +26,7 @@ def alce_vanilla(
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         generate = thinking_generate(state, generate, thinking)
-        if system_message and not any(m.role == "system" for m in state.messages):
-            state.messages.insert(0, ChatMessageSystem(content=system_message))
+        add_system_message(state.messages, system_message)
         return await generate(state)
 
     return solve

@@ -30,7 +30,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_cite.alce_citations import alce_refs
 from inspect_cite.alce_prompts import UseShorter, make_doc_prompt
 from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
+from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE, system_messages
 from inspect_cite.retrieval import GTR_RETRIEVER, check_retriever, get_retriever
 from inspect_cite.text import alce_postprocess, remove_citations, sent_tokenize, strip_think
 from inspect_cite.thinking import ended_while_thinking
@@ -130,7 +130,7 @@ async def interactive_answer(
     (1-based, per Check/Search) and why the loop stopped (``thinking`` when a turn ended
     inside the model's thinking: ``state.output`` is then that turn's output).
     """
-    system = [m for m in state.messages if m.role == "system"]
+    system = system_messages(state.messages, None)
     interactive_prompt = prompt.rstrip() + "\n"
     inline_doc = ""
     answer = ""

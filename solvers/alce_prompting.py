@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast, get_args
 
-from inspect_ai.model import ChatMessageSystem, ChatMessageUser, ModelOutput
+from inspect_ai.model import ChatMessageUser, ModelOutput
 from inspect_ai.solver import Generate, TaskState
 
 from inspect_cite.alce_prompts import (
@@ -27,6 +27,7 @@ from inspect_cite.alce_prompts import (
     prompt_name,
 )
 from inspect_cite.documents import get_docs
+from inspect_cite.prompts import system_messages
 
 logger = logging.getLogger(__name__)
 
@@ -186,10 +187,10 @@ def set_prompt(state: TaskState, prompt: str, system_message: str | None) -> Non
     An existing system message is kept; otherwise ``system_message`` (ALCE's for chat models)
     is added when given.
     """
-    system = [m for m in state.messages if m.role == "system"]
-    if not system and system_message:
-        system = [ChatMessageSystem(content=system_message)]
-    state.messages = [*system, ChatMessageUser(content=prompt)]
+    state.messages = [
+        *system_messages(state.messages, system_message),
+        ChatMessageUser(content=prompt),
+    ]
 
 
 def set_output(state: TaskState, text: str) -> TaskState:

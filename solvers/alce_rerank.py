@@ -1,6 +1,6 @@
 """ALCE's RERANK baseline: sample several answers, keep the one with the best citation recall."""
 
-from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem
+from inspect_ai.model import ChatMessageAssistant
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from inspect_cite.alce_citations import at_most_citations_problem, citation_scores
@@ -8,7 +8,7 @@ from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.documents import get_docs
 from inspect_cite.nli import get_nli
 from inspect_cite.preflight import check_nli
-from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
+from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE, add_system_message
 from inspect_cite.text import alce_scoring_output
 from solvers.alce_prompting import sample_dataset, sample_outputs, sample_question
 from solvers.thinking import thinking_generate
@@ -54,8 +54,7 @@ def alce_rerank(
         name = sample_dataset(state, dataset)
         docs = get_docs(state.metadata, where=f"sample {state.sample_id}")
         question = sample_question(state)
-        if system_message and not any(m.role == "system" for m in state.messages):
-            state.messages.insert(0, ChatMessageSystem(content=system_message))
+        add_system_message(state.messages, system_message)
         candidates = await sample_outputs(state, generate, n)
         backend = get_nli(nli)
         recalls = []

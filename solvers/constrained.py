@@ -31,7 +31,6 @@ from inspect_ai.model import (
     ChatCompletionChoice,
     ChatMessage,
     ChatMessageAssistant,
-    ChatMessageSystem,
     GenerateConfig,
     Model,
     ModelName,
@@ -44,8 +43,8 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_cite.alce_prompts import AlceDatasetName
 from inspect_cite.citations import parse_citations
 from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.documents import Document, get_docs
-from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
+from inspect_cite.documents import Document, docs_by_id, get_docs
+from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE, add_system_message
 from inspect_cite.structured_outputs import forwards_extra_body, with_structured_outputs
 from inspect_cite.text import strip_think
 from inspect_cite.thinking import effective_config
@@ -107,9 +106,7 @@ def validate_fullcite(text: str, docs: Sequence[Document]) -> list[str]:
     Valid: it parses without problems, has at least one citation, every doc id is a context
     document, and every snippet is a non-empty verbatim substring of the document it cites.
     """
-    texts: dict[str, str] = {}
-    for doc in docs:
-        texts.setdefault(doc["id"], doc["text"])
+    texts = {doc_id: doc["text"] for doc_id, doc in docs_by_id(docs).items()}
     parsed = parse_citations(text, doc_ids=texts)
     reasons = [f"{p.kind}: {p.message}" for p in parsed.problems]
     if not parsed.citations:
@@ -246,10 +243,7 @@ def constrained_citations(
             set_fullcite_prompt(state, template, document_template, system_message)
             grammar = fullcite_grammar(docs, max_claims, claim_chars, max_citations)
         else:
-            if not any(m.role == "system" for m in state.messages):
-                state.messages.insert(
-                    0, ChatMessageSystem(content=system_message or ALCE_SYSTEM_MESSAGE)
-                )
+            add_system_message(state.messages, system_message or ALCE_SYSTEM_MESSAGE)
             ids = [d["id"] for d in docs]
             grammar = alce_grammar(ids, max_claims, claim_chars, max_citations)
 

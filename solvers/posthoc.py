@@ -3,17 +3,24 @@
 Every citation whose doc id is one of the sample's documents has its snippet replaced by the
 most similar verbatim span of that document (word-set Jaccard, threshold 0.7; the rules are in
 :mod:`inspect_cite.alignment`). The rewritten answer becomes the output; the original answer
-and one record per citation go to ``state.metadata["posthoc"]``.
+and one :class:`~inspect_cite.posthoc_records.PosthocCitation` per citation go to
+``state.metadata["posthoc"]``.
 """
-
-from typing import Any
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from inspect_cite.alignment import DEFAULT_THRESHOLD, align, align_snippet
 from inspect_cite.citations import parse_citations, render_citation_any
 from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.documents import Document, get_docs
+from inspect_cite.documents import Document, docs_by_id, get_docs
+from inspect_cite.posthoc_records import (
+    ALIGNED,
+    INVALID_DOC_ID,
+    STATUSES,
+    UNALIGNED,
+    PosthocCitation,
+    PosthocStatus,
+)
 from inspect_cite.text import strip_think
 from inspect_cite.thinking import NO_ANSWER_THINKING, ended_while_thinking
 from solvers.prompted import (
@@ -26,15 +33,10 @@ from solvers.thinking import thinking_generate
 
 __all__ = ["align_snippet", "posthoc_citations", "align_answer"]
 
-# Status of one citation after alignment.
-ALIGNED = "aligned"  # snippet replaced by (or already) a verbatim span of the cited document
-UNALIGNED = "unaligned"  # no span reached the threshold: kept as written, counted as invalid
-INVALID_DOC_ID = "invalid_doc_id"  # the doc id is not one of the context documents
-
 
 def align_answer(
     answer: str, docs: list[Document], threshold: float = DEFAULT_THRESHOLD
-) -> tuple[str, list[dict[str, Any]]]:
+) -> tuple[str, list[PosthocCitation]]:
     """Rewrite an answer with aligned snippets.
 
     Aligned citations are written back in the FullCite brace format (quoted bracket format
@@ -47,52 +49,53 @@ def align_answer(
         threshold: The least Jaccard accepted.
 
     Returns:
-        The rewritten answer and one record per citation, in order: ``doc_id``, ``snippet``
-        (as written), ``aligned`` (the verbatim span or None), ``jaccard`` (None when
-        unaligned), ``doc_start``/``doc_end`` (offsets of the span in the document),
-        ``verbatim`` (the snippet was already verbatim) and ``status``.
+        The rewritten answer and one :class:`~inspect_cite.posthoc_records.PosthocCitation`
+        per citation, in order: ``doc_id``, ``snippet`` (as written), ``aligned`` (the
+        verbatim span or None), ``jaccard`` (None when unaligned), ``doc_start``/``doc_end``
+        (offsets of the span in the document), ``verbatim`` (the snippet was already
+        verbatim), ``status``, and ``start``/``end`` (offsets of the citation's markup in the
+        rewritten answer).
 
     """
-    texts: dict[str, str] = {}
-    for doc in docs:
-        texts.setdefault(doc["id"], doc["text"])
+    texts = {doc_id: doc["text"] for doc_id, doc in docs_by_id(docs).items()}
     parsed = parse_citations(answer, doc_ids=texts)
-    records: list[dict[str, Any]] = []
+    records: list[PosthocCitation] = []
     pieces: list[str] = []
     pos = 0
+    written = 0  # length of the rewritten answer so far
     for citation in parsed.citations:
-        record: dict[str, Any] = {
-            "doc_id": citation.doc_id,
-            "snippet": citation.snippet,
-            "aligned": None,
-            "jaccard": None,
-            "doc_start": None,
-            "doc_end": None,
-            "verbatim": False,
-            "status": UNALIGNED,
-        }
         markup = answer[citation.start : citation.end]
+        status: PosthocStatus = UNALIGNED
+        found = None
         if citation.doc_id not in texts:
-            record["status"] = INVALID_DOC_ID
+            status = INVALID_DOC_ID
         else:
             found = align(citation.snippet, texts[citation.doc_id], threshold)
             if found is not None:
                 try:
                     markup = render_citation_any(citation.doc_id, found.text)
+                    status = ALIGNED
                 except ValueError:
                     # A span holding both a lone brace and '"]' fits neither style.
                     found = None
-            if found is not None:
-                record.update(
-                    aligned=found.text,
-                    jaccard=found.jaccard,
-                    doc_start=found.start,
-                    doc_end=found.end,
-                    verbatim=found.verbatim,
-                    status=ALIGNED,
-                )
-        records.append(record)
-        pieces += [answer[pos : citation.start], markup]
+        before = answer[pos : citation.start]
+        start = written + len(before)
+        records.append(
+            PosthocCitation(
+                doc_id=citation.doc_id,
+                snippet=citation.snippet,
+                aligned=found.text if found else None,
+                jaccard=found.jaccard if found else None,
+                doc_start=found.start if found else None,
+                doc_end=found.end if found else None,
+                verbatim=found.verbatim if found else False,
+                status=status,
+                start=start,
+                end=start + len(markup),
+            )
+        )
+        pieces += [before, markup]
+        written = start + len(markup)
         pos = citation.end
     pieces.append(answer[pos:])
     return "".join(pieces), records
@@ -146,10 +149,7 @@ def posthoc_citations(
             "original": original,
             "threshold": threshold,
             "citations": records,
-            **{
-                status: sum(r["status"] == status for r in records)
-                for status in (ALIGNED, UNALIGNED, INVALID_DOC_ID)
-            },
+            **{status: sum(r["status"] == status for r in records) for status in STATUSES},
         }
         return state
 

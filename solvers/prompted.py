@@ -2,11 +2,12 @@
 
 from collections.abc import Sequence
 
-from inspect_ai.model import ChatMessageSystem, ChatMessageUser
+from inspect_ai.model import ChatMessageUser
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.documents import Document, get_docs
+from inspect_cite.prompts import system_messages
 from solvers.thinking import thinking_generate
 
 # This project's own wording of the FullCite instruction. {documents} and {question} are filled
@@ -70,10 +71,10 @@ def set_fullcite_prompt(
 ) -> None:
     """Replace the sample's messages by the FullCite prompt, keeping system messages."""
     prompt = fullcite_prompt(state, template, document_template)
-    systems = [m for m in state.messages if m.role == "system"]
-    if system_message and not systems:
-        systems = [ChatMessageSystem(content=system_message)]
-    state.messages = [*systems, ChatMessageUser(content=prompt)]
+    state.messages = [
+        *system_messages(state.messages, system_message),
+        ChatMessageUser(content=prompt),
+    ]
 
 
 def check_templates(template: str, document_template: str) -> None:

@@ -34,7 +34,7 @@ from scorers import (
     doc_snippet_f1,
     fullcite_answer,
 )
-from scorers.judge import parse_judgement
+from scorers.citation_judge import parse_judgement
 from tests.conftest import FIXTURES, load_fixture
 from tests.scripted_models import scripted_model, scripted_output
 
@@ -384,7 +384,7 @@ def test_judge_replies_other_than_whole_numbers_1_to_5_are_invalid(reply):
     ],
 )
 def test_invalid_judge_replies_say_why(reply, reason):
-    from scorers.judge import read_judgement
+    from scorers.citation_judge import read_judgement
 
     assert parse_judgement(reply) is None
     assert reason in read_judgement(reply)  # type: ignore[operator]

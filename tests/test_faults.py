@@ -1,6 +1,7 @@
 """Injected faults: a flaky NLI backend is retried with backoff, then reported per sample."""
 
 import asyncio
+import importlib
 import json
 import math
 import threading
@@ -185,7 +186,8 @@ def test_other_errors_are_not_mistaken_for_out_of_memory(tiny_t5):
 
 
 def test_judge_errors_are_retried_with_backoff_then_reported_not_scored_low(monkeypatch):
-    from scorers import judge as judge_module
+    # The package exports the scorer under the module's name: import the module itself.
+    judge_module = importlib.import_module("scorers.citation_judge")
     from tests.scripted_models import scripted_model, scripted_output
     from tests.test_structured_outputs import CITATION
 
@@ -222,7 +224,7 @@ def test_judge_errors_are_retried_with_backoff_then_reported_not_scored_low(monk
 
 
 def test_judge_replies_that_are_not_whole_numbers_are_retried_then_not_judged():
-    from scorers.judge import judge_citation
+    from scorers.citation_judge import judge_citation
     from tests.scripted_models import scripted_model
     from tests.test_structured_outputs import CITATION
 

@@ -23,7 +23,6 @@ from fullcite_tasks.data.expertqa import (
     evidence_passages,
     expertqa_records,
     load_expertqa,
-    verify_hub_blob,
 )
 from fullcite_tasks.data.pubmed import Abstract
 from fullcite_tasks.data.spans import (
@@ -34,6 +33,7 @@ from fullcite_tasks.data.spans import (
     load_spans_file,
     locate_snippet,
 )
+from inspect_cite.download import hub_blob_problem
 from tests.conftest import FIXTURES, load_fixture, reference_dir
 
 BIOASQ = FIXTURES / "fullcite_bioasq.json"
@@ -295,12 +295,11 @@ def test_hub_blob_verification(tmp_path):
         link.symlink_to(target)
         return link
 
-    verify_hub_blob(blob(hashlib.sha256(b"hello\n").hexdigest()))
-    verify_hub_blob(blob("ce013625030ba8dba906f756967f9e9ca394464a"))  # `git hash-object`
-    with pytest.raises(ExpertqaDataError, match="checksum mismatch"):
-        verify_hub_blob(blob("0" * 64))
-    with pytest.raises(ExpertqaDataError, match="unexpected hub object id"):
-        verify_hub_blob(blob("not-an-id"))
+    assert hub_blob_problem(blob(hashlib.sha256(b"hello\n").hexdigest())) is None
+    # `git hash-object`
+    assert hub_blob_problem(blob("ce013625030ba8dba906f756967f9e9ca394464a")) is None
+    assert "checksum mismatch" in str(hub_blob_problem(blob("0" * 64)))
+    assert "unexpected hub object id" in str(hub_blob_problem(blob("not-an-id")))
 
 
 def test_expertqa_download_is_pinned_verified_and_cached(cache_root, monkeypatch):

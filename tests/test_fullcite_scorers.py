@@ -15,6 +15,8 @@ from scorers import (
     doc_snippet_f1,
     fullcite_answer,
 )
+from scorers.citation_judge import parse_judgement
+from scorers.doc_snippet_f1 import doc_prf, snippet_prf, token_f1
 from scorers.fullcite_answer import (
     candidates,
     extract_yesno,
@@ -23,8 +25,6 @@ from scorers.fullcite_answer import (
     rouge_su,
     su_units,
 )
-from scorers.judge import parse_judgement
-from scorers.snippet_f1 import doc_prf, snippet_prf, token_f1
 from tests.scripted_models import scripted_model, scripted_output
 from tests.tiny_eval_models import minilm_path
 
@@ -92,7 +92,11 @@ def test_doc_snippet_f1_hand_computed(tmp_path):
         sample(
             "q4",
             posthoc={
-                "citations": [{"doc_id": "A", "snippet": "the cat sat", "status": "unaligned"}]
+                "citations": [
+                    # Offsets of the citation in the output below (records join by offset).
+                    {"doc_id": "A", "snippet": "the cat sat", "status": "unaligned"}
+                    | {"start": 12, "end": 45}
+                ]
             },
         ),
         sample("q5"),  # malformed output

@@ -332,3 +332,11 @@ def test_task_runs_with_the_tiny_local_model(name, strategy, tiny_model, tmp_pat
             assert sample.metadata["constrained"]["backend"] == "hf"
         if strategy == "posthoc":
             assert "original" in sample.metadata["posthoc"]
+
+
+@pytest.mark.parametrize("dataset", ["asqa", "expertqa"])
+def test_annotate_spans_builds_for_every_source(dataset):
+    # annotate_spans passes every source's options; each loader takes only its own.
+    args = {"asqa": ASQA_ARGS, "expertqa": EXPERTQA_ARGS}[dataset]
+    task = annotate_spans(dataset=dataset, dataset_path=args["dataset_path"])
+    assert len(task.dataset) > 0

@@ -1,9 +1,16 @@
+import asyncio
+
 from inspect_ai import Task, eval
 from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.scorer import Target
+from inspect_ai.solver import TaskState
 
 from inspect_cite.citations import parse_citations
+from scorers import citation_bias, doc_snippet_f1
+from scorers.cited_answer import read_cited_answer
 from solvers.posthoc import align_answer, posthoc_citations
 from tests.scripted_models import scripted_model
+from tests.test_bad_input import state
 
 DOCS = [
     {
@@ -105,3 +112,39 @@ def test_posthoc_answer_without_citations(tmp_path):
     meta = log.samples[0].metadata["posthoc"]
     assert meta["citations"] == [] and meta["threshold"] == 0.9
     assert log.samples[0].output.completion == "Yes."
+
+
+def test_records_give_each_citations_offsets_in_the_rewritten_answer():
+    rewritten, records = align_answer(ANSWER.split("</think>")[1], DOCS)
+    parsed = parse_citations(rewritten, doc_ids=[d["id"] for d in DOCS] + ["99"])
+    assert [(r["start"], r["end"]) for r in records] == [(c.start, c.end) for c in parsed.citations]
+
+
+def _posthoc_state(answer: str, records: list[dict]) -> TaskState:
+    return state(answer, {"docs": DOCS, "posthoc": {"citations": records}})
+
+
+def test_scorers_join_posthoc_records_by_offset():
+    # Two citations written identically; only the second is unaligned. With fewer records than
+    # parsed citations, a join on counts or on what was written cannot tell them apart.
+    cite = "{doc_id: 7, snippet: trains fly}"
+    answer = f"One {cite}. Two {cite}."
+    second = answer.rindex(cite)
+    record = {"doc_id": "7", "snippet": "trains fly", "status": "unaligned"}
+    state = _posthoc_state(answer, [{**record, "start": second, "end": second + len(cite)}])
+    assert [c.status for c in read_cited_answer(state).citations] == ["valid", "unaligned"]
+
+
+def test_the_answer_is_parsed_once_for_all_scorers_of_a_sample(monkeypatch):
+    import scorers.cited_answer as cited
+
+    calls = []
+    real = cited.parse_citations
+    monkeypatch.setattr(cited, "parse_citations", lambda *a, **k: calls.append(1) or real(*a, **k))
+    state = _posthoc_state("Sets {doc_id: 7, snippet: written {a, b} in braces}.", [])
+    for score in (doc_snippet_f1(), citation_bias()):
+        asyncio.run(score(state, Target("")))
+    assert len(calls) == 1
+    state.output.completion = "Other {doc_id: 7, snippet: in braces}."
+    assert read_cited_answer(state).citations[0].snippet == "in braces"
+    assert len(calls) == 2

@@ -78,3 +78,19 @@ def test_templates_are_checked():
         "",
         "[2] doc-2",
     ]
+
+
+def test_one_system_message_rule_for_every_solver():
+    from inspect_ai.model import ChatMessageSystem, ChatMessageUser
+
+    from inspect_cite.prompts import add_system_message, system_messages
+
+    own = [ChatMessageUser(content="q"), ChatMessageSystem(content="Own.")]
+    assert [m.text for m in system_messages(own, "Default.")] == ["Own."]
+    assert [m.text for m in system_messages(own[:1], "Default.")] == ["Default."]
+    assert system_messages(own[:1], None) == []
+    messages = own[:1]
+    add_system_message(messages, "Default.")
+    assert [(m.role, m.text) for m in messages] == [("system", "Default."), ("user", "q")]
+    add_system_message(own, "Default.")  # a sample's own system message stays where it is
+    assert [m.text for m in own] == ["q", "Own."]

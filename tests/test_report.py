@@ -5,13 +5,14 @@ from pathlib import Path
 
 import pytest
 from inspect_ai import eval as inspect_eval
-from inspect_ai.log import read_eval_log
+from inspect_ai.log import EvalSample, read_eval_log
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
+from inspect_ai.scorer import Score
 from inspect_ai.solver import generate
 
 from alce_tasks import asqa
 from inspect_cite.cli import main
-from inspect_cite.report import cited_positions, load_runs
+from inspect_cite.report import cited_positions, load_runs, sample_positions
 from solvers.alce import alce_vanilla
 from tests.conftest import FIXTURES
 
@@ -80,6 +81,23 @@ def test_report_on_empty_dir_is_a_clear_error(tmp_path, capsys):
 def test_cited_positions_alce():
     docs = [{"id": str(i), "title": "t", "text": "x"} for i in range(1, 6)]
     assert cited_positions("A [1][2]. B [5]. C [9].", docs) == [1, 2, 5]
+
+
+def test_fullcite_positions_come_from_citation_bias_not_a_reparse():
+    # The output would parse to position 1; citation_bias's positions (None: invalid) count.
+    docs = [{"id": "a", "title": "", "text": "x"}, {"id": "b", "title": "", "text": "y"}]
+    sample = EvalSample(
+        id=1,
+        epoch=1,
+        input="q",
+        target="",
+        output=ModelOutput.from_content("m", "X {doc_id: a, snippet: x} [1]."),
+        metadata={"docs": docs},
+        scores={"citation_bias": Score(value={}, metadata={"positions": [2, None, 2]})},
+    )
+    assert sample_positions(sample) == [2, 2]
+    sample.scores = None
+    assert sample_positions(sample) == [1]  # no citation_bias score: ALCE [n] markers
 
 
 def test_cited_positions_ignore_numbers_too_long_for_int():

@@ -17,8 +17,8 @@ import pytest
 from inspect_ai.model import GenerateConfig, get_model
 
 from inspect_cite.nli.llm import ModelNLI
+from scorers.citation_judge import JUDGE_REPLY_REGEX, judge_citation, parse_judgement
 from scorers.cited_answer import CheckedCitation
-from scorers.judge import JUDGE_REPLY_REGEX, judge_citation, parse_judgement
 from tests.scripted_models import scripted_model
 
 

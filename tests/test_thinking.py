@@ -44,15 +44,15 @@ from inspect_cite.thinking import (
 )
 from scorers.alce_correctness import alce_correctness
 from scorers.alce_qa import alce_qa
-from scorers.bias import citation_bias
+from scorers.citation_bias import citation_bias
+from scorers.citation_judge import JUDGE_KEYS, citation_judge
 from scorers.citation_nli import citation_nli
+from scorers.citation_similarity import citation_similarity
 from scorers.claim_coverage import claim_coverage
 from scorers.claim_support import CLAIM_SUPPORT_KEYS, claim_support
+from scorers.doc_snippet_f1 import SNIPPET_KEYS, doc_snippet_f1
 from scorers.fullcite_answer import ANSWER_KEYS, fullcite_answer
-from scorers.judge import JUDGE_KEYS, citation_judge
 from scorers.mauve import mauve
-from scorers.similarity import citation_similarity
-from scorers.snippet_f1 import SNIPPET_KEYS, doc_snippet_f1
 from solvers import alce_interact
 from tests.conftest import FIXTURES, fixture_corpus, load_fixture
 from tests.scripted_models import scripted_model, scripted_output

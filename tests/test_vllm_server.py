@@ -26,7 +26,7 @@ from alce_tasks.prompts import PROMPT_DIR_ENV
 from fullcite_tasks import asqa as fullcite_asqa
 from inspect_cite.citations import parse_citations
 from inspect_cite.nli import get_nli, reset_nli
-from scorers.judge import judge_citation
+from scorers.citation_judge import judge_citation
 from solvers import constrained_citations
 from solvers.constrained import validate_fullcite
 from solvers.grammar import fullcite_grammar

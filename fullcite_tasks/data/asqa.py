@@ -10,8 +10,9 @@ context gets ``-2``, ``-3``, ... so ids stay unique.
 import re
 from typing import Any
 
-from fullcite_tasks.data.records import FullciteRecord
+from fullcite_tasks.data.records import FullciteRecord, SourceData
 from fullcite_tasks.data.spans import SpanTable, gold_spans_for, span_status
+from inspect_cite.hub_files import dataset_file
 
 # Characters that would break the citation markup or read as quoting.
 _DROP = re.compile(r"[()\[\]{}\"'`“”‘’]")
@@ -84,3 +85,28 @@ def asqa_records(
             )
         )
     return records
+
+
+def asqa_source(dataset_path: str | None, ndoc: int, spans: SpanTable | None) -> SourceData:
+    """FullCite's ASQA records from ``dataset_path`` or ALCE's pinned ASQA file (GTR top 100).
+
+    Raises:
+        AlceDataError: The file is missing, cannot be downloaded or is malformed.
+
+    """
+    from alce_tasks.data import (
+        ALCE_DATA_HUB,
+        AlceDataError,
+        alce_data_path,
+        eval_file_name,
+        load_items,
+    )
+
+    name = eval_file_name("asqa", "gtr", False)
+    path, info = dataset_file(
+        dataset_path,
+        lambda: (alce_data_path(name), ALCE_DATA_HUB.provenance(name)),
+        AlceDataError,
+    )
+    records = asqa_records(load_items(path, "asqa"), ndoc, spans)
+    return SourceData(records=records, counts={"items": len(records)}, data=info)

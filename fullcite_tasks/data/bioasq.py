@@ -11,11 +11,14 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from fullcite_tasks.data.pubmed import Abstract
-from fullcite_tasks.data.records import FullciteRecord, GoldSpan
+from fullcite_tasks.data.pubmed import Abstract, PubMedClient
+from fullcite_tasks.data.records import FullciteRecord, GoldSpan, SourceData
 from fullcite_tasks.data.spans import locate_snippet
+from inspect_cite.documents import docs_by_id
 from inspect_cite.errors import PreflightError
 from inspect_cite.files import read_json
+from inspect_cite.http_client import redact_url
+from inspect_cite.hub_files import file_provenance
 
 BIOASQ_DATASETS_URL = "https://participants-area.bioasq.org/datasets/"
 
@@ -232,7 +235,7 @@ def bioasq_records(
         if not docs:
             stats["no_documents"] += 1
             continue
-        by_id = {d["id"]: d for d in docs}
+        by_id = docs_by_id(docs)
         gold: list[GoldSpan] = []
         located: list[dict[str, Any]] = []
         unlocated: list[dict[str, Any]] = []
@@ -279,3 +282,41 @@ def bioasq_records(
         )
         stats["kept"] += 1
     return records, stats
+
+
+def bioasq_source(
+    dataset_path: str | None,
+    ndoc: int,
+    *,
+    abstracts_path: str | None = None,
+    question_types: str | list[str] | None = None,
+) -> SourceData:
+    """FullCite's BioASQ records: questions from ``dataset_path``, abstracts from a file or NCBI.
+
+    Gold spans are BioASQ's own snippets located in the abstracts.
+
+    Raises:
+        BioasqDataError: The data file is missing or malformed.
+
+    """
+    questions = load_bioasq(dataset_path)
+    types = parse_question_types(question_types)
+    kept = [q for q in questions if types is None or normalise_type(q["type"]) in types]
+    data = file_provenance(dataset_path) if dataset_path else {}
+    if abstracts_path:
+        abstracts = load_abstracts_file(abstracts_path)
+        data["abstracts"] = file_provenance(abstracts_path)
+    else:
+        client = PubMedClient()
+        abstracts = select_abstracts(kept, ndoc, client.fetch)
+        data["abstracts"] = {
+            "eutils": redact_url(client.base_url),
+            "requests": client.requests_made,
+        }
+    records, counts = bioasq_records(questions, abstracts, ndoc, types)
+    return SourceData(
+        records=records,
+        counts=counts,
+        data=data,
+        gold_source="bioasq snippets located in the abstracts",
+    )

@@ -19,13 +19,14 @@ from logging import getLogger
 from pathlib import Path
 from typing import Any, Literal
 
-from fullcite_tasks.data.records import FullciteRecord
+from fullcite_tasks.data.records import FullciteRecord, SourceData
 from fullcite_tasks.data.spans import SpanTable, gold_spans_for, span_status
 from inspect_cite.alce_citations import citation_number
 from inspect_cite.cache import cache_dir, download_folder, verified_file, write_manifest
-from inspect_cite.download import describe_failure, hub_blob_problem, sha256_file
+from inspect_cite.download import describe_failure, sha256_file
 from inspect_cite.errors import PreflightError
 from inspect_cite.files import read_jsonl
+from inspect_cite.hub_files import PinnedHubFile, dataset_file
 from inspect_cite.preflight import ensure_hub_reachable
 
 logger = getLogger(__name__)
@@ -34,9 +35,8 @@ EXPERTQA_REPO = "cmalaviya/expertqa"
 # The commit whose dataset card maps config "main" to r2_compiled_anon.jsonl.
 EXPERTQA_REVISION = "c95ee97730022cac802346e614bc918ffd441258"
 EXPERTQA_FILE = "r2_compiled_anon.jsonl"
-EXPERTQA_URL = (
-    f"https://huggingface.co/datasets/{EXPERTQA_REPO}/blob/{EXPERTQA_REVISION}/{EXPERTQA_FILE}"
-)
+EXPERTQA_HUB = PinnedHubFile(EXPERTQA_REPO, EXPERTQA_REVISION, EXPERTQA_FILE)
+EXPERTQA_URL = EXPERTQA_HUB.url
 EXPERTQA_EXAMPLES = 2177  # the dataset card's count for config main
 
 SYSTEMS = (
@@ -64,20 +64,6 @@ class ExpertqaDataError(PreflightError, ValueError):
     """ExpertQA data is missing, corrupt or malformed."""
 
 
-def verify_hub_blob(path: Path) -> None:
-    """Check a downloaded file against the hub's object id (its name in the hub cache).
-
-    Raises:
-        ExpertqaDataError: The content does not match.
-
-    """
-    problem = hub_blob_problem(path)
-    if problem:
-        raise ExpertqaDataError(
-            f"{EXPERTQA_URL}: {problem}; the download is corrupt, nothing was cached"
-        )
-
-
 def expertqa_data_path() -> Path:
     """A verified local copy of the pinned ExpertQA file, downloading it if needed.
 
@@ -94,22 +80,9 @@ def expertqa_data_path() -> Path:
     if isinstance(cached, Path):
         return cached
     try:
-        from huggingface_hub import hf_hub_download
-
         ensure_hub_reachable()
-
         with download_folder(directory) as tmp:
-            path = Path(
-                hf_hub_download(
-                    repo_id=EXPERTQA_REPO,
-                    filename=EXPERTQA_FILE,
-                    repo_type="dataset",
-                    revision=EXPERTQA_REVISION,
-                    cache_dir=tmp,
-                )
-            )
-            # The hub cache names a blob after its object id at the pinned commit.
-            verify_hub_blob(path)
+            path = EXPERTQA_HUB.download(tmp, ExpertqaDataError)
             staged = tmp / "staged"
             shutil.copyfile(path, staged)
             os.replace(staged, target)
@@ -121,13 +94,9 @@ def expertqa_data_path() -> Path:
             f"downloaded ({describe_failure(e)}). Download {EXPERTQA_FILE} yourself and pass "
             "-T dataset_path=<path>."
         ) from e
-    manifest = {
-        "repo": EXPERTQA_REPO,
-        "revision": EXPERTQA_REVISION,
-        "file": EXPERTQA_FILE,
-        "sha256": sha256_file(target),
-    }
-    write_manifest(directory / _MANIFEST, manifest)
+    write_manifest(
+        directory / _MANIFEST, {**EXPERTQA_HUB.provenance(), "sha256": sha256_file(target)}
+    )
     return target
 
 
@@ -248,3 +217,19 @@ def expertqa_records(
         )
         stats["kept"] += 1
     return records, stats
+
+
+def expertqa_source(
+    dataset_path: str | None, ndoc: int, spans: SpanTable | None, system: str = DEFAULT_SYSTEM
+) -> SourceData:
+    """FullCite's ExpertQA records from ``dataset_path`` or the pinned download.
+
+    Raises:
+        ExpertqaDataError: The file is missing, cannot be downloaded or is malformed.
+
+    """
+    path, info = dataset_file(
+        dataset_path, lambda: (expertqa_data_path(), EXPERTQA_HUB.provenance()), ExpertqaDataError
+    )
+    records, counts = expertqa_records(load_expertqa(path), system, ndoc, spans)
+    return SourceData(records=records, counts=counts, data=info)

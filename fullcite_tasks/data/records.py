@@ -36,3 +36,23 @@ class FullciteRecord:
     gold_spans: list[GoldSpan] = field(default_factory=list)
     reference_answers: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class SourceData:
+    """What a FullCite source loader returns: the records and what to log about them.
+
+    Attributes:
+        records: The questions, in the data file's order.
+        counts: How many questions were kept and why others were not.
+        data: Provenance of the data (``path`` or ``repo``/``revision``/``file``, ``sha256``,
+            and the source's own files, e.g. BioASQ's abstracts).
+        gold_source: Where gold spans come from when the source has its own (BioASQ's
+            snippets); None when they come from a spans file or the annotator.
+
+    """
+
+    records: list[FullciteRecord]
+    counts: dict[str, int]
+    data: dict[str, Any]
+    gold_source: str | None = None

@@ -30,6 +30,7 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from inspect_cite.cli_values import accept_cli_values
+from inspect_cite.documents import docs_by_id
 from scorers.cited_answer import CheckedCitation, citations_markdown, read_cited_answer
 from scorers.fullcite_metrics import mean_by_group, weighted_mean, weighted_mean_by_group
 from scorers.no_answer import no_answer_score
@@ -69,13 +70,9 @@ def position_shares(
 
 
 def _retrieval_ranks(docs: list[Any]) -> dict[str, int] | None:
-    ranks: dict[str, int] = {}
-    for doc in docs:
-        rank = doc.get("retrieval_rank")
-        if not isinstance(rank, int):
-            return None
-        ranks.setdefault(doc["id"], rank)
-    return ranks
+    if not all(isinstance(doc.get("retrieval_rank"), int) for doc in docs):
+        return None
+    return {doc_id: doc["retrieval_rank"] for doc_id, doc in docs_by_id(docs).items()}
 
 
 _SHARE_METRICS = [mean(), stderr(), weighted_mean(), weighted_mean_by_group()]
@@ -108,7 +105,9 @@ def citation_bias(max_positions: int = 5, group_key: str = "question_type") -> S
         group = (state.metadata or {}).get(group_key)
         group = str(group) if group not in (None, "") else "unknown"
         keys = ["n_citations", "omission_rate", *position_shares([], max_positions)]
-        if unscored := no_answer_score(state, keys, {"n_citations": 0, "group": group}):
+        if unscored := no_answer_score(
+            state, keys, {"n_citations": 0, "group": group, "positions": []}
+        ):
             return unscored  # neither an omission nor a citation: no answer at all
         answer = read_cited_answer(state)
         n = len(answer.citations)
