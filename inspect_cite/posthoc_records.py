@@ -7,7 +7,7 @@ blocks removed and whitespace stripped), so a scorer finds the record of a citat
 by offset, whatever the other citations re-parse to.
 """
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final, Literal, TypedDict
 
 PosthocStatus = Literal["aligned", "unaligned", "invalid_doc_id"]
@@ -47,21 +47,37 @@ class PosthocCitation(TypedDict):
     """End offset of the citation's markup in the rewritten answer."""
 
 
-def unaligned_spans(metadata: Mapping[str, Any]) -> set[tuple[int, int]]:
+def unaligned_spans(
+    metadata: Mapping[str, Any], citations: Sequence[tuple[str, str, int, int]] = ()
+) -> set[tuple[int, int]]:
     """``(start, end)`` in the rewritten answer of every citation posthoc could not align.
 
-    Empty for samples the posthoc solver did not handle; records that are not well-formed (a
-    hand-edited or older log without offsets) are ignored, never raised on.
+    Empty for samples the posthoc solver did not handle; records that are not well-formed are
+    ignored, never raised on.
+
+    Args:
+        metadata: The sample's metadata.
+        citations: The answer's parsed citations as ``(doc_id, snippet, start, end)``, in order.
+            Logs written before records carried offsets are still rescored alike: an unaligned
+            record without offsets marks the first citation not yet marked that has its
+            doc id and snippet (an unaligned citation is kept in the answer as written).
+
     """
     posthoc = metadata.get("posthoc")
     records = posthoc.get("citations") if isinstance(posthoc, Mapping) else None
     if not isinstance(records, list):
         return set()
-    return {
+    unaligned = [r for r in records if isinstance(r, Mapping) and r.get("status") == UNALIGNED]
+    spans = {
         (r["start"], r["end"])
-        for r in records
-        if isinstance(r, Mapping)
-        and r.get("status") == UNALIGNED
-        and isinstance(r.get("start"), int)
-        and isinstance(r.get("end"), int)
+        for r in unaligned
+        if isinstance(r.get("start"), int) and isinstance(r.get("end"), int)
     }
+    for r in unaligned:
+        if isinstance(r.get("start"), int) and isinstance(r.get("end"), int):
+            continue
+        for doc_id, snippet, start, end in citations:
+            if (doc_id, snippet) == (r.get("doc_id"), r.get("snippet")) and (start, end) not in spans:
+                spans.add((start, end))
+                break
+    return spans

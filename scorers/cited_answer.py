@@ -152,7 +152,9 @@ def _read(sample_id: Any, metadata: dict[str, Any], completion: str | None) -> C
     positions = doc_positions(docs)
     parsed = parse_citations(text, doc_ids=positions)
     problems += [f"{p.kind}: {p.message}" for p in parsed.problems]
-    unaligned = unaligned_spans(metadata)
+    unaligned = unaligned_spans(
+        metadata, citations=[(c.doc_id, c.snippet, c.start, c.end) for c in parsed.citations]
+    )
     answer = CitedAnswer(text=text, parsed=parsed, docs=docs, problems=problems)
     index = 0
     for claim in parsed.claims:

@@ -135,6 +135,21 @@ def test_scorers_join_posthoc_records_by_offset():
     assert [c.status for c in read_cited_answer(state).citations] == ["valid", "unaligned"]
 
 
+def test_records_without_offsets_from_older_logs_still_mark_unaligned_citations():
+    # Logs written before records carried offsets: the unaligned record marks the first citation
+    # with its doc id and snippet, as rescoring such a log did before.
+    cite = "{doc_id: 7, snippet: trains fly}"
+    state = _posthoc_state(
+        f"One {{doc_id: 7, snippet: boats sail}}. Two {cite}. Three {cite}.",
+        [
+            {"doc_id": "7", "snippet": "boats sail", "status": "aligned"},
+            {"doc_id": "7", "snippet": "trains fly", "status": "unaligned"},
+        ],
+    )
+    statuses = [c.status for c in read_cited_answer(state).citations]
+    assert statuses == ["valid", "unaligned", "valid"]
+
+
 def test_the_answer_is_parsed_once_for_all_scorers_of_a_sample(monkeypatch):
     import scorers.cited_answer as cited
 
