@@ -76,8 +76,9 @@ def unaligned_spans(
     for r in unaligned:
         if isinstance(r.get("start"), int) and isinstance(r.get("end"), int):
             continue
+        written = (r.get("doc_id"), r.get("snippet"))
         for doc_id, snippet, start, end in citations:
-            if (doc_id, snippet) == (r.get("doc_id"), r.get("snippet")) and (start, end) not in spans:
+            if (doc_id, snippet) == written and (start, end) not in spans:
                 spans.add((start, end))
                 break
     return spans
