@@ -27,9 +27,10 @@ import numpy as np
 from inspect_cite.alce_citations import at_most_citations_problem, citation_scores, claims_score
 from inspect_cite.alce_items import FIELD_TYPES, field_problem
 from inspect_cite.alce_metrics import qampari_scores, str_em
+from inspect_cite.citations.alce import remove_citations
 from inspect_cite.files import read_json, write_atomic
 from inspect_cite.nli import NLI_SPECS, NLIBackend, NLIConfigError, NLIError, get_nli
-from inspect_cite.text import remove_citations, sent_tokenize
+from inspect_cite.text import sent_tokenize
 
 
 def _mauve(items: list[dict[str, Any]], args: argparse.Namespace) -> dict[str, float]:

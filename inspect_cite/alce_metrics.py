@@ -18,7 +18,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from inspect_cite.text import normalize_answer, remove_citations, sent_tokenize
+from inspect_cite.citations.alce import remove_citations
+from inspect_cite.text import normalize_answer, sent_tokenize
 
 AlceDataset = Literal["asqa", "qampari", "eli5"]
 

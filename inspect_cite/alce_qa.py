@@ -16,8 +16,9 @@ from typing import Any
 
 import numpy as np
 
+from inspect_cite.citations.alce import alce_answer_text
 from inspect_cite.shared import shared_instance
-from inspect_cite.text import alce_answer_text, normalize_answer
+from inspect_cite.text import normalize_answer
 
 QA_MODEL = "gaotianyu1350/roberta-large-squad"
 QA_KEYS = ("QA-EM", "QA-F1", "QA-Hit")

@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from inspect_cite.citations.alce import alce_answer_text
 from inspect_cite.shared import shared_instance
-from inspect_cite.text import alce_answer_text
 
 MAUVE_MODEL = "gpt2-large"
 MAUVE_MAX_WORDS = 100

@@ -22,8 +22,8 @@ from typing import Any, NamedTuple
 
 import pandas as pd
 
-from inspect_cite.alce_citations import alce_refs
 from inspect_cite.citations import parse_citations
+from inspect_cite.citations.alce import marker_refs
 from inspect_cite.http_client import redact_text
 from inspect_cite.log_metrics import metric_name
 
@@ -267,7 +267,7 @@ def cited_positions(output: str, docs: list[dict[str, Any]]) -> list[int]:
         if citation.doc_id in ids:
             positions.append(ids.index(citation.doc_id) + 1)
     if not positions:
-        positions = [r + 1 for r in alce_refs(output) if r is not None and 0 <= r < len(docs)]
+        positions = [r + 1 for r in marker_refs(output) if r is not None and 0 <= r < len(docs)]
     return positions
 
 

@@ -4,8 +4,8 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from inspect_cite.alce_metrics import CORRECTNESS_KEYS, AlceDataset, correctness
+from inspect_cite.citations.alce import alce_scoring_output
 from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.text import alce_scoring_output
 from scorers.no_answer import no_answer_score
 
 

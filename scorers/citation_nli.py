@@ -14,12 +14,13 @@ from inspect_cite.alce_citations import (
     citation_scores,
 )
 from inspect_cite.alce_metrics import AlceDataset
+from inspect_cite.citations.alce import alce_scoring_output, marker_spans, render_marker
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.documents import get_docs
 from inspect_cite.http_client import redact_text
 from inspect_cite.nli import NLIError, get_nli
 from inspect_cite.preflight import check_nli
-from inspect_cite.text import alce_citation_spans, alce_scoring_output, highlight_markdown
+from inspect_cite.text import highlight_markdown
 from scorers.no_answer import no_answer_score
 
 
@@ -34,8 +35,8 @@ def _doc_label(ref: int | None, docs: Sequence[Mapping[str, Any]]) -> str:
         # eval.py reads "[0]" as index -1: the last document.
         return f"[0] → last document, *{_cell(str(docs[ref]['title']))}*"
     if 0 <= ref < len(docs):
-        return f"[{ref + 1}] *{_cell(str(docs[ref]['title']))}*"
-    return f"[{ref + 1}] (no such document)"
+        return f"{render_marker(ref + 1)} *{_cell(str(docs[ref]['title']))}*"
+    return f"{render_marker(ref + 1)} (no such document)"
 
 
 def _statement_lines(i: int, s: StatementVerdict, docs: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -46,7 +47,7 @@ def _statement_lines(i: int, s: StatementVerdict, docs: Sequence[Mapping[str, An
         verdict = "not supported (a citation is out of range)"
     else:
         # A checked statement's citations are all in range (never None).
-        judged = ", ".join(f"[{r + 1}]" if r >= 0 else "[0]" for r in s.used if r is not None)
+        judged = ", ".join(render_marker(r + 1) for r in s.used if r is not None)
         verdict = f"{'supported' if s.recall else 'not supported'} by {judged} together (NLI)"
     lines = [
         f"{i}. {_cell(s.hypothesis)}",
@@ -158,7 +159,7 @@ def citation_nli(
             },
             answer=output,
             explanation=(
-                f"**Answer:** {highlight_markdown(output, alce_citation_spans(output))}\n\n"
+                f"**Answer:** {highlight_markdown(output, marker_spans(output))}\n\n"
                 + citation_explanation(result, docs, nli, at_most_citations)
             ),
         )

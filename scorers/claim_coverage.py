@@ -6,11 +6,11 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from inspect_cite.alce_citations import claims_score
+from inspect_cite.citations.alce import alce_scoring_output
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.http_client import redact_text
 from inspect_cite.nli import NLIError, get_nli
 from inspect_cite.preflight import check_nli
-from inspect_cite.text import alce_scoring_output
 from scorers.no_answer import no_answer_score
 
 

@@ -24,6 +24,7 @@ from inspect_ai.scorer import (
 from inspect_ai.solver import TaskState
 
 from inspect_cite.batching import BatchQueue
+from inspect_cite.citations.alce import alce_answer_text
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.mauve_score import (
     MAUVE_BATCH_SIZE,
@@ -37,7 +38,6 @@ from inspect_cite.mauve_score import (
     mauve_text,
 )
 from inspect_cite.mauve_score import mauve_seeds as seed_list
-from inspect_cite.text import alce_answer_text
 from scorers.no_answer import no_answer_score
 
 logger = logging.getLogger(__name__)

@@ -12,8 +12,9 @@ import pytest
 
 from inspect_cite.alce_eval import main
 from inspect_cite.alce_metrics import CORRECTNESS_KEYS
+from inspect_cite.citations.alce import remove_citations
 from inspect_cite.nli import reset_nli
-from inspect_cite.text import remove_citations, sent_tokenize
+from inspect_cite.text import sent_tokenize
 from tests.alce_synthetic import synthetic_items
 from tests.conftest import ROOT
 from tests.nli_fns import word_entail

@@ -23,8 +23,8 @@ from fullcite_tasks.data.expertqa import ExpertqaDataError, load_expertqa
 from inspect_cite.alce_citations import citation_scores, claims_score
 from inspect_cite.alce_metrics import CORRECTNESS_KEYS, correctness
 from inspect_cite.citations import parse_citations, strip_citations
+from inspect_cite.citations.alce import alce_scoring_output
 from inspect_cite.nli import get_nli, reset_nli
-from inspect_cite.text import alce_scoring_output
 from scorers import (
     alce_correctness,
     citation_bias,

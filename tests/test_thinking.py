@@ -33,7 +33,7 @@ from alce_tasks import asqa
 from fullcite_tasks import asqa as fullcite_asqa
 from inspect_cite.alce_metrics import CORRECTNESS_KEYS
 from inspect_cite.alce_qa import QA_KEYS
-from inspect_cite.text import alce_scoring_output, remove_citations
+from inspect_cite.citations.alce import alce_scoring_output, remove_citations
 from inspect_cite.thinking import (
     NO_ANSWER_THINKING,
     ThinkingConflictError,

@@ -15,8 +15,8 @@ from alce_tasks.data import AlceDatasetName, alce_data_path, eval_file_name, loa
 from alce_tasks.prompts import AlcePromptBuilder, PromptFile, alce_prompt_path, prompt_name
 from inspect_cite.alce_citations import citation_scores, claims_score
 from inspect_cite.alce_metrics import correctness
+from inspect_cite.citations.alce import alce_scoring_output
 from inspect_cite.nli import NLIError, get_nli
-from inspect_cite.text import alce_scoring_output
 
 logger = logging.getLogger(__name__)
 

@@ -21,8 +21,8 @@ from typing import Any, Literal
 
 from fullcite_tasks.data.records import FullciteRecord
 from fullcite_tasks.data.spans import SpanTable, gold_spans_for, span_status
-from inspect_cite.alce_citations import citation_number
 from inspect_cite.cache import cache_dir, download_folder, verified_file, write_manifest
+from inspect_cite.citations.alce import citation_number
 from inspect_cite.download import describe_failure, hub_blob_problem, sha256_file
 from inspect_cite.errors import PreflightError
 from inspect_cite.files import read_jsonl
