@@ -4,8 +4,8 @@ from typing import Literal
 
 from inspect_ai import Task, task
 
-from alce_tasks.prompts import UseShorter
 from alce_tasks.task import Strategy, alce_task
+from inspect_cite.alce_prompts import UseShorter
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.retrieval import GTR_RETRIEVER
 from inspect_cite.thinking import DEFAULT_THINKING_TOKENS

@@ -13,16 +13,17 @@ from alce_tasks.data import (
     ALCE_DATA_REPO,
     ALCE_DATA_REVISION,
     AlceDataError,
-    AlceDatasetName,
     Retriever,
     alce_data_path,
     eval_file_name,
     load_items,
     record_to_sample,
 )
-from alce_tasks.prompts import (
+from inspect_cite import __version__
+from inspect_cite.alce_prompts import (
     ALCE_PROMPT_COMMIT,
     PROMPT_SHA256,
+    AlceDatasetName,
     AlcePromptBuilder,
     PromptFile,
     PromptVariant,
@@ -31,7 +32,6 @@ from alce_tasks.prompts import (
     prompt_dir_override,
     prompt_name,
 )
-from inspect_cite import __version__
 from inspect_cite.download import sha256_file
 from inspect_cite.errors import PreflightError
 from inspect_cite.http_client import redact_text

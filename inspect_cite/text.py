@@ -1,25 +1,11 @@
-"""Text handling shared by solvers and scorers: SQuAD normalisation, sentences, think blocks."""
+"""Text handling shared by solvers and scorers: sentences, think blocks, markdown."""
 
 import re
-import string
 from typing import Any
 
 from inspect_cite.punkt import ensure_punkt
 
 _THINK_RE = re.compile(r"<think>.*?</think>", re.DOTALL)
-_PUNCT = set(string.punctuation)
-
-
-def normalize_answer(s: str) -> str:
-    """SQuAD-style normalisation as ALCE's ``utils.normalize_answer``.
-
-    Lower-case, drop ASCII punctuation, replace the articles a/an/the by a space, collapse
-    whitespace.
-    """
-    s = s.lower()
-    s = "".join(ch for ch in s if ch not in _PUNCT)
-    s = re.sub(r"\b(a|an|the)\b", " ", s)
-    return " ".join(s.split())
 
 
 def sent_tokenize(text: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""ALCE citation recall and precision judged by NLI (definitions in inspect_cite.alce_citations)."""
+"""ALCE citation recall and precision judged by NLI (definitions in inspect_cite.autoais)."""
 
 import math
 from collections.abc import Mapping, Sequence
@@ -7,13 +7,13 @@ from typing import Any
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from inspect_cite.alce_citations import (
+from inspect_cite.alce_prompts import AlceDatasetName
+from inspect_cite.autoais import (
     CitationResult,
     StatementVerdict,
     at_most_citations_problem,
     citation_scores,
 )
-from inspect_cite.alce_metrics import AlceDataset
 from inspect_cite.citations.alce import alce_scoring_output, marker_spans, render_marker
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.documents import get_docs
@@ -100,7 +100,7 @@ def citation_nli(
     nli: str = "true",
     at_most_citations: int = 3,
     alce_compat: bool = True,
-    dataset: AlceDataset | None = None,
+    dataset: AlceDatasetName | None = None,
     nli_cache: str | None = None,
 ) -> Scorer:
     """ALCE citation recall and precision (x100), judged by an NLI model as eval.py does.
@@ -114,7 +114,7 @@ def citation_nli(
             ``classifier:<model>``, ``model:<model or role>`` or ``python:<module>:<fn>``.
         at_most_citations: Judge at most this many citations per statement (eval.py: 3).
         alce_compat: Reproduce eval.py's quirks (True) or fix its defects (False); see
-            ``inspect_cite.alce_citations``.
+            ``inspect_cite.autoais``.
         dataset: ``qampari`` judges each listed entity as a statement; ``None`` reads
             ``metadata["dataset"]``.
         nli_cache: SQLite file caching NLI decisions (default ``$INSPECT_CITE_NLI_CACHE``).

@@ -3,7 +3,7 @@
 from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from inspect_cite.alce_citations import at_most_citations_problem, citation_scores
+from inspect_cite.autoais import at_most_citations_problem, citation_scores
 from inspect_cite.citations.alce import alce_scoring_output
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.documents import get_docs

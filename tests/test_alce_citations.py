@@ -4,9 +4,10 @@ from collections.abc import Sequence
 
 import pytest
 
-from inspect_cite.alce_citations import citation_scores, claims_score, format_doc
+from inspect_cite.autoais import citation_scores, format_doc
 from inspect_cite.citations.alce import citation_number, marker_refs
 from inspect_cite.nli import NLIError, NLIResult, get_nli
+from scorers.claim_coverage import claims_score
 from tests.nli_fns import word_entail
 
 DOCS = [

@@ -6,7 +6,7 @@ from inspect_ai.model import get_model
 
 from alce_tasks import asqa, eli5, qampari
 from alce_tasks.data import AlceDataError
-from alce_tasks.prompts import ALCE_PROMPT_COMMIT, PROMPT_SHA256, PromptFile
+from inspect_cite.alce_prompts import ALCE_PROMPT_COMMIT, PROMPT_SHA256, PromptFile
 from inspect_cite.download import sha256_file
 from tests.conftest import FIXTURES, official_prompts_dir
 

@@ -1,5 +1,6 @@
 from inspect_cite.citations.alce import alce_postprocess, alce_scoring_output, remove_citations
-from inspect_cite.text import normalize_answer, sent_tokenize, strip_think
+from inspect_cite.squad import normalize_answer
+from inspect_cite.text import sent_tokenize, strip_think
 
 
 def test_normalize_answer_matches_squad_rules():

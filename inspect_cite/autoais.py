@@ -1,4 +1,7 @@
-r"""ALCE citation recall/precision and ELI5 claim coverage over any NLI backend.
+r"""ALCE citation recall and precision (AutoAIS) over any NLI backend.
+
+The definition behind the ``citation_nli`` scorer (``citation_rec``, ``citation_prec``), in the
+core because the RERANK solver ranks its samples by it too.
 
 ``citation_scores`` reproduces the per-item loop of ALCE's eval.py (``compute_autoais``) by
 default, quirks included:
@@ -131,20 +134,6 @@ class CitationResult:
     statements: list[StatementVerdict]
     total_citations: int
     skipped: str | None = None
-
-
-@dataclass
-class ClaimsResult:
-    """ELI5 claim coverage of one output.
-
-    Attributes:
-        score: Share of reference claims entailed by the citation-free output; None if no claims.
-        verdicts: (claim, entailed) for each claim.
-
-    """
-
-    score: float | None
-    verdicts: list[tuple[str, bool]]
 
 
 def format_doc(doc: Mapping[str, Any]) -> str:
@@ -303,22 +292,3 @@ async def citation_scores(
         statements=statements,
         total_citations=total,
     )
-
-
-async def claims_score(output: str, claims: Sequence[str], nli: NLIBackend) -> ClaimsResult:
-    """ELI5 claim coverage as eval.py's ``compute_claims``: entailed claims / all claims.
-
-    Args:
-        output: The output; citations are removed to form the premise.
-        claims: The reference claims (hypotheses).
-        nli: The entailment backend.
-
-    Raises:
-        NLIError: When the backend could not decide a pair.
-
-    """
-    premise = remove_citations(output)
-    results = await nli.entail([(premise, c) for c in claims])
-    verdicts = [(c, r.entailed) for c, r in zip(claims, results, strict=True)]
-    score = sum(e for _, e in verdicts) / len(verdicts) if verdicts else None
-    return ClaimsResult(score, verdicts)
