@@ -110,8 +110,8 @@ def citation_nli(
     as eval.py skips it); a sample whose NLI call fails is not scored either, with the reason.
 
     Args:
-        nli: NLI backend spec: ``true`` (ALCE's T5-11B), ``seq2seq:<model>``,
-            ``classifier:<model>``, ``model:<model or role>`` or ``python:<module>:<fn>``.
+        nli: NLI backend spec, one of the forms in :data:`inspect_cite.nli.registry.NLI_SPECS`
+            (``true``: ALCE's T5-11B).
         at_most_citations: Judge at most this many citations per statement (eval.py: 3).
         alce_compat: Reproduce eval.py's quirks (True) or fix its defects (False); see
             ``inspect_cite.autoais``.
