@@ -31,7 +31,11 @@ ALCE_DATA_URL = f"https://huggingface.co/datasets/{ALCE_DATA_REPO}/resolve/{ALCE
 # Point this at a directory holding ALCE's extracted data/ files to skip the download.
 ALCE_DATA_DIR_ENV = "INSPECT_CITE_ALCE_DATA_DIR"
 
-Retriever = Literal["gtr", "dpr", "bm25"]
+WikipediaRetriever = Literal["gtr", "dpr"]
+"""ASQA's and QAMPARI's retrieval results over Wikipedia (GTR-large, the paper's, or DPR)."""
+SphereRetriever = Literal["bm25"]
+"""ELI5's retrieval results: BM25 over Sphere (the only ones ALCE ships)."""
+Retriever = Literal[WikipediaRetriever, SphereRetriever]
 
 # The eval files this project uses, and how many items each holds (a second integrity check).
 EVAL_FILES: dict[str, int | None] = {  # None: count not known
