@@ -110,6 +110,8 @@ class AlceStrategy:
             sample carries every retrieved document in ``metadata["docs"]``.
         retrieval: Whether the solver retrieves documents with `retrieval_model`.
         oracle: Whether the strategy reads ALCE's reranked oracle file.
+        reads_prompt_file: Whether the solver reads the task's `prompt_file` (instead of the
+            official file of its `prompt` variant).
 
     """
 
@@ -120,6 +122,7 @@ class AlceStrategy:
     pool: bool = False
     retrieval: bool = False
     oracle: bool = False
+    reads_prompt_file: bool = True
 
 
 def _vanilla(s: StrategySettings) -> Solver:
@@ -163,12 +166,12 @@ STRATEGIES: dict[Strategy, AlceStrategy] = {
         lambda s: alce_postcite(
             base="closedbook", retriever=s.retrieval_model, thinking=s.thinking
         ),
-        # The closed-book base is built without the task's prompt_file: it reads the
-        # official (or INSPECT_CITE_ALCE_PROMPT_DIR's) closed-book file.
         prompt="closedbook",
         task_prompt=False,
         pool=True,
         retrieval=True,
+        # The closed-book base reads the official (or INSPECT_CITE_ALCE_PROMPT_DIR's) file.
+        reads_prompt_file=False,
     ),
     "interact": AlceStrategy(
         _selecting(alce_interact),
@@ -465,7 +468,7 @@ def alce_task(
     if spec.prompt is not None:
         # The strategy's solver reads its prompt file only once it sees a sample: read (and
         # fetch) it now, so that a missing or unreachable file stops the run here.
-        if prompt_file is not None and strategy != "postcite":
+        if prompt_file is not None and spec.reads_prompt_file:
             PromptFile.load(prompt_file)
         else:
             alce_prompt_path(prompt_name(dataset, spec.prompt))
