@@ -136,6 +136,13 @@ def _selecting(factory: Callable[..., Solver]) -> Callable[[StrategySettings], S
     )
 
 
+def _own_prompt(
+    solver: Callable[[StrategySettings], Solver], prompt: PromptVariant, **row: Any
+) -> AlceStrategy:
+    # A solver that builds its own prompt from the question and its pool of documents.
+    return AlceStrategy(solver, prompt=prompt, task_prompt=False, pool=True, **row)
+
+
 STRATEGIES: dict[Strategy, AlceStrategy] = {
     "vanilla": AlceStrategy(_vanilla),
     "closedbook": AlceStrategy(
@@ -146,41 +153,21 @@ STRATEGIES: dict[Strategy, AlceStrategy] = {
         prompt="closedbook",
         task_prompt=False,
     ),
-    "summ": AlceStrategy(
-        _selecting(alce_summ),
-        ndoc=10,
-        prompt="sum_or_ext",
-        task_prompt=False,
-        pool=True,
-    ),
-    "snippet": AlceStrategy(
-        _selecting(alce_snippet),
-        ndoc=10,
-        prompt="sum_or_ext",
-        task_prompt=False,
-        pool=True,
-    ),
+    "summ": _own_prompt(_selecting(alce_summ), "sum_or_ext", ndoc=10),
+    "snippet": _own_prompt(_selecting(alce_snippet), "sum_or_ext", ndoc=10),
     "oracle": AlceStrategy(_vanilla, oracle=True),
     "rerank": AlceStrategy(lambda s: alce_rerank(n=4, nli=s.nli, thinking=s.thinking)),
-    "postcite": AlceStrategy(
+    "postcite": _own_prompt(
         lambda s: alce_postcite(
             base="closedbook", retriever=s.retrieval_model, thinking=s.thinking
         ),
-        prompt="closedbook",
-        task_prompt=False,
-        pool=True,
+        "closedbook",
         retrieval=True,
         # The closed-book base reads the official (or INSPECT_CITE_ALCE_PROMPT_DIR's) file.
         reads_prompt_file=False,
     ),
-    "interact": AlceStrategy(
-        _selecting(alce_interact),
-        ndoc=10,
-        prompt="interact_doc_id",
-        task_prompt=False,
-        pool=True,
-    ),
-    "inlinesearch": AlceStrategy(
+    "interact": _own_prompt(_selecting(alce_interact), "interact_doc_id", ndoc=10),
+    "inlinesearch": _own_prompt(
         lambda s: alce_inlinesearch(
             shot=s.shot,
             seed=s.seed,
@@ -188,9 +175,7 @@ STRATEGIES: dict[Strategy, AlceStrategy] = {
             retriever=s.retrieval_model,
             thinking=s.thinking,
         ),
-        prompt="interact_search",
-        task_prompt=False,
-        pool=True,
+        "interact_search",
         retrieval=True,
     ),
     "prompt": AlceStrategy(_vanilla),
