@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from inspect_cite.alce_items import REQUIRED_FIELDS, item_problem
+from inspect_cite.alce_prompts import AlceDatasetName
 from inspect_cite.cache import cache_dir, download_folder, verified_file, write_manifest
 from inspect_cite.download import (
     describe_failure,
@@ -31,8 +32,11 @@ ALCE_DATA_URL = ALCE_DATA_HUB.url
 # Point this at a directory holding ALCE's extracted data/ files to skip the download.
 ALCE_DATA_DIR_ENV = "INSPECT_CITE_ALCE_DATA_DIR"
 
-Retriever = Literal["gtr", "dpr", "bm25"]
-AlceDatasetName = Literal["asqa", "qampari", "eli5"]
+WikipediaRetriever = Literal["gtr", "dpr"]
+"""ASQA's and QAMPARI's retrieval results over Wikipedia (GTR-large, the paper's, or DPR)."""
+SphereRetriever = Literal["bm25"]
+"""ELI5's retrieval results: BM25 over Sphere (the only ones ALCE ships)."""
+Retriever = Literal[WikipediaRetriever, SphereRetriever]
 
 # The eval files this project uses, and how many items each holds (a second integrity check).
 EVAL_FILES: dict[str, int | None] = {  # None: count not known

@@ -1,5 +1,7 @@
 """The shared body of the three ALCE tasks: data, prompts, solver and scorers wired together."""
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
 
@@ -12,16 +14,17 @@ from inspect_ai.solver import Solver
 from alce_tasks.data import (
     ALCE_DATA_HUB,
     AlceDataError,
-    AlceDatasetName,
     Retriever,
     alce_data_path,
     eval_file_name,
     load_items,
     record_to_sample,
 )
-from alce_tasks.prompts import (
+from inspect_cite import __version__
+from inspect_cite.alce_prompts import (
     ALCE_PROMPT_COMMIT,
     PROMPT_SHA256,
+    AlceDatasetName,
     AlcePromptBuilder,
     PromptFile,
     PromptVariant,
@@ -30,7 +33,6 @@ from alce_tasks.prompts import (
     prompt_dir_override,
     prompt_name,
 )
-from inspect_cite import __version__
 from inspect_cite.download import sha256_file
 from inspect_cite.errors import PreflightError
 from inspect_cite.http_client import redact_text
@@ -58,6 +60,9 @@ from solvers import (
 # Bump when a change to data handling, prompts or scoring can move the numbers.
 ALCE_TASK_VERSION = 1
 
+TaskPrompt = Literal["default", "light_inst", "closedbook", "sum_or_ext"]
+"""The ALCE prompt variants a task's ``prompt`` parameter accepts."""
+
 Strategy = Literal[
     "vanilla",
     "closedbook",
@@ -72,28 +77,124 @@ Strategy = Literal[
     "constrained",
     "posthoc",
 ]
-"""ALCE's baselines (paper, Section 4) plus the FullCite strategy names (prompt = vanilla,
-constrained = vanilla's prompt under a [1]..[ndoc] grammar, posthoc = POSTCITE after vanilla)."""
+"""The names of :data:`STRATEGIES` (its docstring says what each means)."""
 
-# Default number of documents per strategy (the paper's settings for ChatGPT).
-STRATEGY_NDOC: dict[str, int] = {"summ": 10, "snippet": 10, "interact": 10, "closedbook": 0}
 
-# Strategies whose solver chooses among the item's retrieved documents itself: the sample
-# carries the whole retrieval list in metadata["docs"] and the solver narrows it.
-POOL_STRATEGIES = ("summ", "snippet", "interact", "inlinesearch", "postcite")
+@dataclass(frozen=True)
+class StrategySettings:
+    """The task parameters a strategy's solver is built with."""
 
-# Strategies whose solver retrieves documents with `retrieval_model`.
-RETRIEVAL_STRATEGIES = ("postcite", "posthoc", "inlinesearch")
+    ndoc: int
+    shot: int
+    seed: int
+    nli: str
+    prompt_file: str | None
+    retrieval_model: str
+    thinking: bool
 
-# The prompt file each strategy's own solver reads (lazily, once it knows the dataset).
-SOLVER_PROMPTS: dict[str, PromptVariant] = {
-    "closedbook": "closedbook",
-    "summ": "sum_or_ext",
-    "snippet": "sum_or_ext",
-    "interact": "interact_doc_id",
-    "inlinesearch": "interact_search",
-    "postcite": "closedbook",
+
+@dataclass(frozen=True)
+class AlceStrategy:
+    """How one ALCE strategy generates answers, and what the task prepares for it.
+
+    Attributes:
+        solver: Builds the strategy's solver from the task's settings.
+        ndoc: Documents shown per question by default (the paper's settings for ChatGPT).
+        prompt: The prompt file variant the solver reads itself, lazily, once it knows the
+            dataset (the task fetches it before the run); None: the solver sends the task's.
+        task_prompt: Whether the task builds the sample's prompt (`prompt`'s variant with
+            `ndoc` documents, the sample input). When False the solver builds its own prompt
+            from the question and documents, so the task does not build one (the sample input
+            is the question): each sample's prompt is built once.
+        pool: Whether the solver chooses among the item's whole retrieval list itself: the
+            sample carries every retrieved document in ``metadata["docs"]``.
+        retrieval: Whether the solver retrieves documents with `retrieval_model`.
+        oracle: Whether the strategy reads ALCE's reranked oracle file.
+        reads_prompt_file: Whether the solver reads the task's `prompt_file` (instead of the
+            official file of its `prompt` variant).
+
+    """
+
+    solver: Callable[[StrategySettings], Solver]
+    ndoc: int = 5
+    prompt: PromptVariant | None = None
+    task_prompt: bool = True
+    pool: bool = False
+    retrieval: bool = False
+    oracle: bool = False
+    reads_prompt_file: bool = True
+
+
+def _vanilla(s: StrategySettings) -> Solver:
+    return alce_vanilla(thinking=s.thinking)
+
+
+def _selecting(factory: Callable[..., Solver]) -> Callable[[StrategySettings], Solver]:
+    # SUMM, SNIPPET and INTERACT select up to ndoc documents from the pool with their prompt.
+    return lambda s: factory(
+        ndoc=s.ndoc, shot=s.shot, seed=s.seed, prompt_file=s.prompt_file, thinking=s.thinking
+    )
+
+
+def _own_prompt(
+    solver: Callable[[StrategySettings], Solver], prompt: PromptVariant, **row: Any
+) -> AlceStrategy:
+    # A solver that builds its own prompt from the question and its pool of documents.
+    return AlceStrategy(solver, prompt=prompt, task_prompt=False, pool=True, **row)
+
+
+STRATEGIES: dict[Strategy, AlceStrategy] = {
+    "vanilla": AlceStrategy(_vanilla),
+    "closedbook": AlceStrategy(
+        lambda s: alce_closedbook(
+            shot=s.shot, seed=s.seed, prompt_file=s.prompt_file, thinking=s.thinking
+        ),
+        ndoc=0,
+        prompt="closedbook",
+        task_prompt=False,
+    ),
+    "summ": _own_prompt(_selecting(alce_summ), "sum_or_ext", ndoc=10),
+    "snippet": _own_prompt(_selecting(alce_snippet), "sum_or_ext", ndoc=10),
+    "oracle": AlceStrategy(_vanilla, oracle=True),
+    "rerank": AlceStrategy(lambda s: alce_rerank(n=4, nli=s.nli, thinking=s.thinking)),
+    "postcite": _own_prompt(
+        lambda s: alce_postcite(
+            base="closedbook", retriever=s.retrieval_model, thinking=s.thinking
+        ),
+        "closedbook",
+        retrieval=True,
+        # The closed-book base reads the official (or INSPECT_CITE_ALCE_PROMPT_DIR's) file.
+        reads_prompt_file=False,
+    ),
+    "interact": _own_prompt(_selecting(alce_interact), "interact_doc_id", ndoc=10),
+    "inlinesearch": _own_prompt(
+        lambda s: alce_inlinesearch(
+            shot=s.shot,
+            seed=s.seed,
+            prompt_file=s.prompt_file,
+            retriever=s.retrieval_model,
+            thinking=s.thinking,
+        ),
+        "interact_search",
+        retrieval=True,
+    ),
+    "prompt": AlceStrategy(_vanilla),
+    "constrained": AlceStrategy(
+        lambda s: constrained_citations(format="alce", thinking=s.thinking)
+    ),
+    "posthoc": AlceStrategy(
+        lambda s: alce_postcite(base="vanilla", retriever=s.retrieval_model, thinking=s.thinking),
+        retrieval=True,
+    ),
 }
+"""ALCE's strategies, one row each: the one place the task reads a strategy's needs from.
+
+ALCE's baselines (paper, Section 4) plus the FullCite strategy names: `prompt` = VANILLA,
+`constrained` = VANILLA's prompt under a ``[1]``..``[ndoc]`` grammar, and `posthoc` = ALCE's
+POSTCITE after VANILLA (each uncited statement cited with its most similar shown document).
+On the FullCite tasks `posthoc` means something else: Jaccard alignment of snippets
+(``fullcite_tasks.task``).
+"""
 
 # ALCE's defaults for ChatGPT in the paper: temperature 0.5, top_p 1.0, at most 300 new tokens.
 ALCE_GENERATE_CONFIG = GenerateConfig(temperature=0.5, top_p=1.0, max_tokens=300)
@@ -115,8 +216,13 @@ def alce_dataset(
     dataset_path: str | None,
     prompt_file: str | None,
     pool: bool = False,
+    build_prompts: bool = True,
 ) -> tuple[MemoryDataset, dict[str, Any]]:
-    """Load ALCE items, build every prompt, and describe what was loaded for the log."""
+    """Load ALCE items, build every prompt, and describe what was loaded for the log.
+
+    With ``pool`` a sample keeps the item's whole retrieval list; without ``build_prompts``
+    its input is the question (its solver builds the prompt).
+    """
     if prompt == "sum_or_ext" and use_shorter is None:
         use_shorter = "summary"
     if prompt != "sum_or_ext" and use_shorter is not None:
@@ -153,7 +259,11 @@ def alce_dataset(
     builder = AlcePromptBuilder(pf, shot=shot, ndoc=ndoc, seed=seed, use_shorter=use_shorter)
     samples = [
         record_to_sample(
-            item, i, dataset, builder.build(item), item["docs"] if pool else builder.docs(item)
+            item,
+            i,
+            dataset,
+            builder.build(item) if build_prompts else item["question"],
+            item["docs"] if pool else builder.docs(item),
         )
         for i, item in enumerate(items)
     ]
@@ -181,51 +291,11 @@ def alce_dataset(
     return MemoryDataset(samples, name=f"alce_{dataset}", location=str(data_path)), info
 
 
-def strategy_solver(
-    strategy: Strategy,
-    ndoc: int,
-    shot: int,
-    seed: int,
-    nli: str,
-    prompt_file: str | None,
-    retrieval_model: str = GTR_RETRIEVER,
-    thinking: bool = False,
-) -> Solver:
+def strategy_solver(strategy: Strategy, settings: StrategySettings) -> Solver:
     """The solver that implements a strategy, with the task's settings."""
-    match strategy:
-        case "vanilla" | "prompt" | "oracle":
-            return alce_vanilla(thinking=thinking)
-        case "closedbook":
-            return alce_closedbook(shot=shot, seed=seed, prompt_file=prompt_file, thinking=thinking)
-        case "summ":
-            return alce_summ(
-                ndoc=ndoc, shot=shot, seed=seed, prompt_file=prompt_file, thinking=thinking
-            )
-        case "snippet":
-            return alce_snippet(
-                ndoc=ndoc, shot=shot, seed=seed, prompt_file=prompt_file, thinking=thinking
-            )
-        case "rerank":
-            return alce_rerank(n=4, nli=nli, thinking=thinking)
-        case "postcite":
-            return alce_postcite(base="closedbook", retriever=retrieval_model, thinking=thinking)
-        case "posthoc":
-            return alce_postcite(base="vanilla", retriever=retrieval_model, thinking=thinking)
-        case "interact":
-            return alce_interact(
-                ndoc=ndoc, shot=shot, seed=seed, prompt_file=prompt_file, thinking=thinking
-            )
-        case "inlinesearch":
-            return alce_inlinesearch(
-                shot=shot,
-                seed=seed,
-                prompt_file=prompt_file,
-                retriever=retrieval_model,
-                thinking=thinking,
-            )
-        case "constrained":
-            return constrained_citations(format="alce", thinking=thinking)
-    raise unknown_strategy(strategy)
+    if strategy not in STRATEGIES:
+        raise unknown_strategy(strategy)
+    return STRATEGIES[strategy].solver(settings)
 
 
 def unknown_strategy(strategy: str) -> AlceTaskError:
@@ -236,7 +306,7 @@ def unknown_strategy(strategy: str) -> AlceTaskError:
 
 
 def preflight_models(
-    strategy: str,
+    strategy: Strategy,
     nli: str,
     retrieval_model: str,
     qa_model: str | None,
@@ -244,7 +314,7 @@ def preflight_models(
 ) -> None:
     """Refuse, before any generation, a model the task will need that cannot be loaded here."""
     check_nli(nli, flag="-T nli")
-    if strategy in RETRIEVAL_STRATEGIES:
+    if STRATEGIES[strategy].retrieval:
         check_retriever(retrieval_model, flag="-T retrieval_model")
     if qa_model is not None:
         check_model(
@@ -264,12 +334,13 @@ def preflight_models(
 
 def alce_task(
     dataset: AlceDatasetName,
+    *,
     retriever: Retriever,
     oracle: bool,
     ndoc: int | None,
     shot: int,
     seed: int,
-    prompt: PromptVariant,
+    prompt: TaskPrompt,
     use_shorter: UseShorter | None,
     dataset_path: str | None,
     prompt_file: str | None,
@@ -284,12 +355,50 @@ def alce_task(
     thinking: bool = False,
     thinking_tokens: int = DEFAULT_THINKING_TOKENS,
 ) -> Task:
-    """Build an ALCE task; the @task functions only fix the dataset and document parameters.
+    """Build an ALCE task; the @task functions fix the dataset and its own options.
 
     Scorers: correctness and NLI citation recall/precision; ELI5 adds claim coverage; ASQA adds
-    QA accuracy with ``qa``; ASQA and ELI5 add MAUVE with ``mauve``. Answers are generated
-    with chat-template thinking off unless ``thinking`` (then ``max_tokens`` grows by
-    ``thinking_tokens``; see ``inspect_cite.thinking``).
+    QA accuracy with ``qa``; ASQA and ELI5 add MAUVE with ``mauve``.
+
+    The parameters every ALCE task shares are documented here, once; each @task documents
+    only its dataset's own (``retriever``, and ``qa``/``mauve`` where eval.py computes them).
+
+    Args:
+        dataset: Which ALCE dataset.
+        retriever: Which retrieval results to read (per dataset: see its task).
+        oracle: Use ALCE's reranked oracle file (5 documents chosen for maximal answer recall).
+        ndoc: Documents shown per question and per demonstration (default: the strategy's,
+            :data:`STRATEGIES`: 5; the paper's 10 for `summ`, `snippet` and `interact`, 0 for
+            `closedbook`).
+        shot: Number of demonstrations, drawn from the prompt file with `seed` as run.py does.
+        seed: Seed for the demonstration draw (`np.random.seed` + `np.random.choice`).
+        prompt: ALCE prompt variant (`closedbook` shows no documents; `sum_or_ext` shows
+            each document's summary or extraction, see `use_shorter`).
+        use_shorter: With `prompt=sum_or_ext`: `summary` (default) or `extraction`.
+        dataset_path: An ALCE-format JSON list to use instead of the pinned download.
+        prompt_file: An ALCE-format prompt file to use instead of the official one.
+        nli: NLI model judging citations, one of the spec forms listed in
+            :mod:`inspect_cite.nli` (default `true`: ALCE's T5-11B TRUE model, needs a GPU
+            with ~23 GB). Decisions are cached on disk when `INSPECT_CITE_NLI_CACHE` names a
+            SQLite file.
+        strategy: How answers are generated, one of :data:`STRATEGIES`: ALCE's baselines
+            `vanilla`, `closedbook`, `summ`, `snippet`, `oracle`, `rerank`, `postcite`,
+            `interact`, `inlinesearch`, or the FullCite names `prompt` (= vanilla),
+            `constrained` (vanilla's prompt under a grammar allowing only [1]..[ndoc] after
+            statements) and `posthoc` (ALCE's POSTCITE after vanilla).
+        qa: Add eval.py's QA accuracy (QA-EM, QA-F1, QA-Hit): an extractive QA model
+            answers each disambiguated question from the output (ASQA only).
+        qa_model: The QA model (hub id or local dir; eval.py's by default).
+        mauve: Add MAUVE fluency (x100), as eval.py's `--mauve` (ASQA and ELI5).
+        mauve_model: Causal LM whose features MAUVE compares (hub id or local dir).
+        mauve_seeds: k-means seeds to report MAUVE's spread over (1 = ALCE's).
+        retrieval_model: sentence-transformers model (hub id or local dir) with which
+            `postcite`, `posthoc` and `inlinesearch` find documents (the paper: GTR-large).
+        thinking: Generate answers with the chat template's thinking on (Qwen3 and other
+            `enable_thinking` templates; default off, so that the answer gets ALCE's 300
+            tokens). An answer cut inside `<think>` is scored nan ("no answer").
+        thinking_tokens: With `thinking`, tokens added to `max_tokens` for the thinking.
+
     """
     config = thinking_generate_config(ALCE_GENERATE_CONFIG, thinking, thinking_tokens)
     if strategy not in get_args(Strategy):
@@ -307,13 +416,14 @@ def alce_task(
     preflight_models(
         strategy, nli, retrieval_model, qa_model if qa else None, mauve_model if mauve else None
     )
-    if strategy == "oracle":
-        oracle = True
+    spec = STRATEGIES[strategy]
+    oracle = oracle or spec.oracle
     if ndoc is None:
-        ndoc = STRATEGY_NDOC.get(strategy, 5)
-    if strategy == "closedbook" and prompt == "default":
-        prompt = "closedbook"
-    pool = strategy in POOL_STRATEGIES
+        ndoc = spec.ndoc
+    variant: PromptVariant = prompt
+    if not spec.pool and spec.prompt is not None and prompt == "default":
+        # The task shows (and logs) the documents and prompt file of the solver's variant.
+        variant = spec.prompt
     ds, info = alce_dataset(
         dataset,
         retriever,
@@ -321,21 +431,21 @@ def alce_task(
         ndoc,
         shot,
         seed,
-        prompt,
+        variant,
         use_shorter,
         dataset_path,
-        # Pool strategies build their own prompts; the task's builder still shows vanilla's.
-        prompt_file if not pool and strategy != "closedbook" else None,
-        pool=pool,
+        # A strategy with its own prompt variant reads prompt_file itself.
+        prompt_file if spec.prompt is None else None,
+        pool=spec.pool,
+        build_prompts=spec.task_prompt,
     )
-    variant = SOLVER_PROMPTS.get(strategy)
-    if variant is not None:
+    if spec.prompt is not None:
         # The strategy's solver reads its prompt file only once it sees a sample: read (and
         # fetch) it now, so that a missing or unreachable file stops the run here.
-        if prompt_file is not None and strategy != "postcite":
+        if prompt_file is not None and spec.reads_prompt_file:
             PromptFile.load(prompt_file)
         else:
-            alce_prompt_path(prompt_name(dataset, variant))
+            alce_prompt_path(prompt_name(dataset, spec.prompt))
     info["parameters"].update(
         nli=redact_text(nli),
         strategy=strategy,
@@ -354,7 +464,16 @@ def alce_task(
     if mauve:
         scorers.append(mauve_scorer(mauve_model=mauve_model, mauve_seeds=mauve_seeds))
     solver = strategy_solver(
-        strategy, ndoc, shot, seed, nli, prompt_file, retrieval_model, thinking=thinking
+        strategy,
+        StrategySettings(
+            ndoc=ndoc,
+            shot=shot,
+            seed=seed,
+            nli=nli,
+            prompt_file=prompt_file,
+            retrieval_model=retrieval_model,
+            thinking=thinking,
+        ),
     )
     return Task(
         dataset=ds,

@@ -29,9 +29,10 @@ from typing import Any
 
 import torch
 
-from inspect_cite.alce_citations import citation_scores, claims_score
+from inspect_cite.autoais import citation_scores
 from inspect_cite.nli import NLIResult, get_nli, reset_nli
 from inspect_cite.nli.seq2seq import TRUE_TEMPLATE
+from scorers.claim_coverage import claims_score
 from tests.alce_synthetic import synthetic_items
 from tests.nli_models import vary_t5_outputs
 from tests.tiny_models import build_tiny_t5

@@ -33,8 +33,8 @@ from typing import Any
 import torch
 
 from bench.bench_nli import samples, score_one
-from inspect_cite.alce_metrics import correctness
 from inspect_cite.nli import get_nli, reset_nli
+from scorers.alce_correctness import correctness
 from tests.tiny_models import build_tiny_t5
 
 

@@ -68,9 +68,11 @@ def file_provenance(path: str | Path) -> dict[str, Any]:
 
 
 def check_dataset_path(dataset_path: str | Path, error: Callable[[str], Exception]) -> None:
-    """Refuse a ``-T dataset_path`` that does not exist, naming the flag."""
+    """Refuse a ``-T dataset_path`` that does not exist or is a directory, naming the flag."""
     if not Path(dataset_path).exists():
         raise error(f"dataset file {dataset_path} does not exist (-T dataset_path)")
+    if Path(dataset_path).is_dir():
+        raise error(f"dataset file {dataset_path} is a directory, not a file (-T dataset_path)")
 
 
 def dataset_file(

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 
 import pandas as pd
 
-from inspect_cite.alce_citations import alce_refs
+from inspect_cite.citations.alce import marker_refs
 from inspect_cite.http_client import redact_text
 from inspect_cite.log_metrics import metric_name
 
@@ -260,7 +260,7 @@ def skipped_table(skipped: list[SkippedRun]) -> str:
 
 def cited_positions(output: str, docs: list[dict[str, Any]]) -> list[int]:
     """1-based context positions cited by an ALCE answer's ``[n]`` markers (shown docs only)."""
-    return [r + 1 for r in alce_refs(output) if r is not None and 0 <= r < len(docs)]
+    return [r + 1 for r in marker_refs(output) if r is not None and 0 <= r < len(docs)]
 
 
 def sample_positions(sample: Any) -> list[int]:

@@ -1,34 +1,11 @@
-"""Text handling shared by every solver and scorer: ALCE's normalisation and output cleanup."""
+"""Text handling shared by solvers and scorers: sentences, think blocks, markdown."""
 
 import re
-import string
 from typing import Any
 
 from inspect_cite.punkt import ensure_punkt
 
 _THINK_RE = re.compile(r"<think>.*?</think>", re.DOTALL)
-_PUNCT = set(string.punctuation)
-
-
-def normalize_answer(s: str) -> str:
-    """SQuAD-style normalisation as ALCE's ``utils.normalize_answer``.
-
-    Lower-case, drop ASCII punctuation, replace the articles a/an/the by a space, collapse
-    whitespace.
-    """
-    s = s.lower()
-    s = "".join(ch for ch in s if ch not in _PUNCT)
-    s = re.sub(r"\b(a|an|the)\b", " ", s)
-    return " ".join(s.split())
-
-
-def remove_citations(sent: str) -> str:
-    """Remove ``[n]`` citation markers exactly as ALCE's ``remove_citations`` does.
-
-    ALCE's regexes leave some debris on purpose-free inputs (``[1, 2]`` loses only ``[1``
-    and ``]``); results must match eval.py, so the quirks are kept.
-    """
-    return re.sub(r"\[\d+", "", re.sub(r" \[\d+", "", sent)).replace(" |", "").replace("]", "")
 
 
 def sent_tokenize(text: str) -> list[str]:
@@ -112,34 +89,7 @@ def unclosed_think(text: str) -> bool:
     return "<think>" in _THINK_RE.sub("", text)
 
 
-def alce_postprocess(text: str) -> str:
-    """ALCE run.py's cleanup of a generation, after removing think blocks.
-
-    Strips ``<|im_end|>``, right-strips, and removes a trailing ``End.``.
-    """
-    text = strip_think(text).replace("<|im_end|>", "").rstrip()
-    if text.endswith("End."):
-        text = text[: -len("End.")]
-    return text
-
-
-def alce_scoring_output(text: str) -> str:
-    """The output as ALCE's eval.py scores it: cleaned, then cut to its first line."""
-    text = alce_postprocess(text)
-    return text.strip().split("\n")[0].replace("<|im_end|>", "")
-
-
-def alce_answer_text(text: str) -> str:
-    """The citation-free first-line output that eval.py's non-citation metrics read.
-
-    eval.py's ``normalized_data``: the first line of the cleaned output with ``[n]`` markers
-    removed (MAUVE, QA accuracy and the correctness metrics all read this text).
-    """
-    return remove_citations(alce_scoring_output(text))
-
-
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_<>#|])")
-_ALCE_CITATION = re.compile(r"\[\d+\]")
 
 
 def highlight_markdown(text: str, spans: "list[tuple[int, int]]") -> str:
@@ -160,8 +110,3 @@ def highlight_markdown(text: str, spans: "list[tuple[int, int]]") -> str:
         pos = end
     out.append(_MARKDOWN_SPECIAL.sub(r"\\\1", text[pos:]))
     return "".join(out)
-
-
-def alce_citation_spans(text: str) -> list[tuple[int, int]]:
-    """Character spans of ALCE's ``[n]`` citations."""
-    return [m.span() for m in _ALCE_CITATION.finditer(text)]

@@ -1,12 +1,152 @@
-"""ALCE correctness as an Inspect scorer (definitions in ``inspect_cite.alce_metrics``)."""
+"""ALCE answer correctness as eval.py defines it (per item; callers average), and its scorer.
 
+Keys (x100 except ``length`` and ``num_preds``):
+- all datasets: ``length`` (words in the citation-free output);
+- ASQA: ``str_em`` (share of qa_pairs whose short answer appears), ``str_hit`` (all appear),
+  ``rougeLsum`` (best of the two annotations' long answers);
+- ELI5: ``rougeLsum`` against the reference answer;
+- QAMPARI: ``num_preds``, ``qampari_prec``, ``qampari_rec``, ``qampari_rec_top5``,
+  ``qampari_f1``, ``qampari_f1_top5``.
+eval.py aggregates ROUGE with a bootstrap (its median of resampled means); the per-sample mean
+reported here is that statistic's centre, and differs from a given eval.py run by its resampling
+noise (well under 0.5 on ALCE's 948-1,000 items).
+"""
+
+import math
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from inspect_cite.alce_metrics import CORRECTNESS_KEYS, AlceDataset, correctness
+from inspect_cite.alce_prompts import AlceDatasetName
+from inspect_cite.citations.alce import alce_scoring_output, remove_citations
 from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.text import alce_scoring_output
+from inspect_cite.squad import normalize_answer
+from inspect_cite.text import sent_tokenize
 from scorers.no_answer import no_answer_score
+
+CORRECTNESS_KEYS: dict[str, tuple[str, ...]] = {
+    "asqa": ("length", "str_em", "str_hit", "rougeLsum"),
+    "qampari": (
+        "length",
+        "num_preds",
+        "qampari_prec",
+        "qampari_rec",
+        "qampari_rec_top5",
+        "qampari_f1",
+        "qampari_f1_top5",
+    ),
+    "eli5": ("length", "rougeLsum"),
+}
+
+
+def exact_presence(short_answers: list[str], context: str) -> bool:
+    """eval.py: a normalised short answer is a substring of the normalised context."""
+    n_context = normalize_answer(context)
+    return any(normalize_answer(sa) in n_context for sa in short_answers)
+
+
+def str_em(output: str, qa_pairs: list[dict[str, Any]]) -> tuple[float, float]:
+    """Per-item STR-EM and STR-HIT (fractions, not x100) on a citation-free output."""
+    found = [exact_presence(qa["short_answers"], output) for qa in qa_pairs]
+    if not found:
+        return math.nan, math.nan
+    em = float(np.mean(found))
+    return em, float(em == 1)
+
+
+@lru_cache(maxsize=1)
+def _rouge_scorer() -> Any:
+    from rouge_score import rouge_scorer
+
+    return rouge_scorer.RougeScorer(["rougeLsum"], use_stemmer=True)
+
+
+def _rouge_text(text: str) -> str:
+    # rougeLsum splits summaries at newlines: eval.py puts one sentence per line, lower-cased.
+    return "\n".join(sent_tokenize(text.lower()))
+
+
+def best_rouge_lsum(output: str, references: Sequence[str]) -> Any:
+    """eval.py's ROUGE-Lsum of ``output`` against its better reference (a rouge_score ``Score``).
+
+    As eval.py, a later reference wins a tie.
+    """
+    hyp = _rouge_text(output)
+    best = None
+    for ref in references:
+        score = _rouge_scorer().score(_rouge_text(ref), hyp)["rougeLsum"]
+        if best is None or not best.fmeasure > score.fmeasure:
+            best = score
+    return best
+
+
+def rouge_lsum(output: str, references: list[str]) -> float:
+    """eval.py's ROUGE-Lsum F-measure, keeping the better of the references (fraction)."""
+    return float(best_rouge_lsum(output, references).fmeasure)
+
+
+def qampari_scores(output: str, answers: list[list[str]]) -> dict[str, float]:
+    """eval.py's ``compute_qampari_f1`` for one item (fractions; num_preds a count)."""
+    preds = [
+        normalize_answer(x.strip()) for x in output.rstrip().rstrip(".").rstrip(",").split(",")
+    ]
+    preds = [p for p in preds if len(p) > 0]
+    gold = [[normalize_answer(x) for x in group] for group in answers]
+    flat = [x for group in gold for x in group]
+    prec = sum(p in flat for p in preds) / len(preds) if preds else 0.0
+    hits = sum(any(x in preds for x in group) for group in gold)
+    if not gold:
+        rec = rec5 = math.nan
+    else:
+        rec = hits / len(gold)
+        rec5 = min(5, hits) / min(5, len(gold))
+
+    def f1(p: float, r: float) -> float:
+        if math.isnan(r):
+            return math.nan
+        return 0.0 if p + r == 0 else 2 * p * r / (p + r)
+
+    return {
+        "num_preds": float(len(preds)),
+        "qampari_prec": prec,
+        "qampari_rec": rec,
+        "qampari_rec_top5": rec5,
+        "qampari_f1": f1(prec, rec),
+        "qampari_f1_top5": f1(prec, rec5),
+    }
+
+
+def correctness(output: str, item: dict[str, Any], dataset: AlceDatasetName) -> dict[str, float]:
+    """All correctness values of one item, on eval.py's scale (x100 for rates).
+
+    Args:
+        output: The first-line output, citations still in (as eval.py's ``data[i]["output"]``).
+        item: The ALCE item (``qa_pairs``/``annotations``, ``answers`` or ``answer``).
+        dataset: Which dataset's metrics to compute.
+
+    """
+    text = remove_citations(output)
+    values: dict[str, float] = {"length": float(len(text.split()))}
+    if dataset == "asqa":
+        em, hit = str_em(text, item["qa_pairs"])
+        values["str_em"], values["str_hit"] = 100 * em, 100 * hit
+        annotations = item.get("annotations")
+        refs = (
+            [annotations[0]["long_answer"], annotations[1]["long_answer"]]
+            if annotations
+            else [item["answer"]]
+        )
+        values["rougeLsum"] = 100 * rouge_lsum(text, refs)
+    elif dataset == "eli5":
+        values["rougeLsum"] = 100 * rouge_lsum(text, [item["answer"]])
+    else:
+        for key, value in qampari_scores(text, item["answers"]).items():
+            values[key] = value if key == "num_preds" else 100 * value
+    return values
 
 
 def _explanation(output: str, values: dict[str, float], dataset: str) -> str:
@@ -20,7 +160,7 @@ def _explanation(output: str, values: dict[str, float], dataset: str) -> str:
 
 @scorer(metrics={"*": [mean(), stderr()]})
 @accept_cli_values("-S")
-def alce_correctness(dataset: AlceDataset | None = None) -> Scorer:
+def alce_correctness(dataset: AlceDatasetName | None = None) -> Scorer:
     """ALCE correctness (length, STR-EM/HIT, ROUGE-Lsum, QAMPARI precision/recall) as eval.py.
 
     The output is cleaned as ALCE does (``<think>`` blocks, ``<|im_end|>`` and a trailing

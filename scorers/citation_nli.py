@@ -1,4 +1,4 @@
-"""ALCE citation recall and precision judged by NLI (definitions in inspect_cite.alce_citations)."""
+"""ALCE citation recall and precision judged by NLI (definitions in inspect_cite.autoais)."""
 
 import math
 from collections.abc import Mapping, Sequence
@@ -7,19 +7,20 @@ from typing import Any
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from inspect_cite.alce_citations import (
+from inspect_cite.alce_prompts import AlceDatasetName
+from inspect_cite.autoais import (
     CitationResult,
     StatementVerdict,
     at_most_citations_problem,
     citation_scores,
 )
-from inspect_cite.alce_metrics import AlceDataset
+from inspect_cite.citations.alce import alce_scoring_output, marker_spans, render_marker
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.documents import get_docs
 from inspect_cite.http_client import redact_text
 from inspect_cite.nli import NLIError, get_nli
 from inspect_cite.preflight import check_nli
-from inspect_cite.text import alce_citation_spans, alce_scoring_output, highlight_markdown
+from inspect_cite.text import highlight_markdown
 from scorers.no_answer import no_answer_score
 
 
@@ -34,8 +35,8 @@ def _doc_label(ref: int | None, docs: Sequence[Mapping[str, Any]]) -> str:
         # eval.py reads "[0]" as index -1: the last document.
         return f"[0] → last document, *{_cell(str(docs[ref]['title']))}*"
     if 0 <= ref < len(docs):
-        return f"[{ref + 1}] *{_cell(str(docs[ref]['title']))}*"
-    return f"[{ref + 1}] (no such document)"
+        return f"{render_marker(ref + 1)} *{_cell(str(docs[ref]['title']))}*"
+    return f"{render_marker(ref + 1)} (no such document)"
 
 
 def _statement_lines(i: int, s: StatementVerdict, docs: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -46,7 +47,7 @@ def _statement_lines(i: int, s: StatementVerdict, docs: Sequence[Mapping[str, An
         verdict = "not supported (a citation is out of range)"
     else:
         # A checked statement's citations are all in range (never None).
-        judged = ", ".join(f"[{r + 1}]" if r >= 0 else "[0]" for r in s.used if r is not None)
+        judged = ", ".join(render_marker(r + 1) for r in s.used if r is not None)
         verdict = f"{'supported' if s.recall else 'not supported'} by {judged} together (NLI)"
     lines = [
         f"{i}. {_cell(s.hypothesis)}",
@@ -99,7 +100,7 @@ def citation_nli(
     nli: str = "true",
     at_most_citations: int = 3,
     alce_compat: bool = True,
-    dataset: AlceDataset | None = None,
+    dataset: AlceDatasetName | None = None,
     nli_cache: str | None = None,
 ) -> Scorer:
     """ALCE citation recall and precision (x100), judged by an NLI model as eval.py does.
@@ -109,11 +110,11 @@ def citation_nli(
     as eval.py skips it); a sample whose NLI call fails is not scored either, with the reason.
 
     Args:
-        nli: NLI backend spec: ``true`` (ALCE's T5-11B), ``seq2seq:<model>``,
-            ``classifier:<model>``, ``model:<model or role>`` or ``python:<module>:<fn>``.
+        nli: NLI backend spec, one of the forms in :data:`inspect_cite.nli.registry.NLI_SPECS`
+            (``true``: ALCE's T5-11B).
         at_most_citations: Judge at most this many citations per statement (eval.py: 3).
         alce_compat: Reproduce eval.py's quirks (True) or fix its defects (False); see
-            ``inspect_cite.alce_citations``.
+            ``inspect_cite.autoais``.
         dataset: ``qampari`` judges each listed entity as a statement; ``None`` reads
             ``metadata["dataset"]``.
         nli_cache: SQLite file caching NLI decisions (default ``$INSPECT_CITE_NLI_CACHE``).
@@ -158,7 +159,7 @@ def citation_nli(
             },
             answer=output,
             explanation=(
-                f"**Answer:** {highlight_markdown(output, alce_citation_spans(output))}\n\n"
+                f"**Answer:** {highlight_markdown(output, marker_spans(output))}\n\n"
                 + citation_explanation(result, docs, nli, at_most_citations)
             ),
         )

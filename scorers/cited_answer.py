@@ -29,7 +29,8 @@ from rapidfuzz import fuzz
 from inspect_cite.citations import Claim, ParsedAnswer, parse_citations
 from inspect_cite.documents import Document, DocumentError, doc_positions, docs_by_id, get_docs
 from inspect_cite.posthoc_records import unaligned_spans
-from inspect_cite.text import highlight_markdown, normalize_answer, strip_think
+from inspect_cite.squad import normalize_answer
+from inspect_cite.text import highlight_markdown, strip_think
 
 NEAR_VERBATIM_SCORE = 95.0
 """Least rapidfuzz partial ratio (0-100) of a near-verbatim snippet against its document."""

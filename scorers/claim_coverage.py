@@ -1,17 +1,54 @@
-"""ELI5 claim coverage (claims_nli): how many reference claims the answer entails."""
+"""ELI5 claim coverage (claims_nli): how many reference claims the answer entails.
+
+The definition (eval.py's ``compute_claims``, :func:`claims_score`) and its Inspect scorer.
+"""
 
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from inspect_cite.alce_citations import claims_score
+from inspect_cite.citations.alce import alce_scoring_output, remove_citations
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.http_client import redact_text
-from inspect_cite.nli import NLIError, get_nli
+from inspect_cite.nli import NLIBackend, NLIError, get_nli
 from inspect_cite.preflight import check_nli
-from inspect_cite.text import alce_scoring_output
 from scorers.no_answer import no_answer_score
+
+
+@dataclass
+class ClaimsResult:
+    """ELI5 claim coverage of one output.
+
+    Attributes:
+        score: Share of reference claims entailed by the citation-free output; None if no claims.
+        verdicts: (claim, entailed) for each claim.
+
+    """
+
+    score: float | None
+    verdicts: list[tuple[str, bool]]
+
+
+async def claims_score(output: str, claims: Sequence[str], nli: NLIBackend) -> ClaimsResult:
+    """ELI5 claim coverage as eval.py's ``compute_claims``: entailed claims / all claims.
+
+    Args:
+        output: The output; citations are removed to form the premise.
+        claims: The reference claims (hypotheses).
+        nli: The entailment backend.
+
+    Raises:
+        NLIError: When the backend could not decide a pair.
+
+    """
+    premise = remove_citations(output)
+    results = await nli.entail([(premise, c) for c in claims])
+    verdicts = [(c, r.entailed) for c, r in zip(claims, results, strict=True)]
+    score = sum(e for _, e in verdicts) / len(verdicts) if verdicts else None
+    return ClaimsResult(score, verdicts)
 
 
 def _unscored(reason: str, output: str) -> Score:

@@ -17,7 +17,7 @@ then the mean over samples):
   snippet the document does not hold (a rewording, or the claim restated) is not evidence
   from that document, else copying the claim into the snippet would always be "supported".
 - Premises are joined as ALCE joins documents (``"Title: {title}\n{text}"``, one per line;
-  :func:`inspect_cite.alce_citations.format_doc`): the snippet premise shows each distinct
+  :func:`inspect_cite.autoais.format_doc`): the snippet premise shows each distinct
   evidence snippet of the claim, in citation order, under its document's title; the document
   premise shows each distinct validly cited document's full text.
 - ``snippet_support``: share of cited claims whose snippet premise entails the claim (a claim
@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from inspect_cite.alce_citations import format_doc
+from inspect_cite.autoais import format_doc
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.nli import NLIBackend, NLIError, Pair, get_nli
 from inspect_cite.preflight import check_nli

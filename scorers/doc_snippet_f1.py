@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from inspect_cite.alce_qa import compute_exact, compute_f1
+from inspect_cite.squad import compute_exact, compute_f1
 from scorers.cited_answer import CitedAnswer, citations_markdown, read_cited_answer
 from scorers.no_answer import no_answer_score
 

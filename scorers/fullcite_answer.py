@@ -34,10 +34,11 @@ from typing import Any, Literal
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from inspect_cite.alce_metrics import str_em
 from inspect_cite.citations import strip_citations
 from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.text import normalize_answer, sent_tokenize, strip_think
+from inspect_cite.squad import normalize_answer
+from inspect_cite.text import sent_tokenize, strip_think
+from scorers.alce_correctness import str_em
 from scorers.no_answer import no_answer_score
 
 FullciteSource = Literal["bioasq", "asqa", "expertqa"]

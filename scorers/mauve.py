@@ -4,10 +4,27 @@ Each sample's scorer featurizes its two texts (ALCE's reference side and model s
 shared, batching featurizer while the eval runs, and keeps the features in
 ``Score.metadata``; the ``mauve_corpus`` metric compares all references with all outputs
 once, with ``mauve.compute_mauve(p_features=..., q_features=...)``.
+
+The definition (MAUVE between reference answers and model outputs, as ALCE's eval.py):
+ALCE's ``compute_mauve`` puts ``question + " " + text`` through: whitespace collapsed, the
+first 100 words kept, trailing ASCII punctuation stripped; the reference side is the item's
+``answer``, the model side its citation-free first-line output. ``mauve.compute_mauve`` then
+featurizes both sides with ``gpt2-large`` (512 tokens, batches of 8) and compares them with
+mauve-text's defaults (k-means seed 25, scaling factor 5, buckets = n/10); the score is x100.
+
+Featurization here reproduces mauve-text's ``featurize_tokens_from_model`` (tokenizer
+``encode`` with truncation, right padding with id 0, the final layer's hidden state at each
+text's last token) for any causal LM, so features can be computed per sample while an eval
+runs and the divergence once over the run (``mauve_from_features``). ``compute_alce_mauve``
+is the same computation over eval.py-style items, for a command-line scorer.
 """
 
+import base64
 import logging
 import math
+import string
+import threading
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -24,21 +41,191 @@ from inspect_ai.scorer import (
 from inspect_ai.solver import TaskState
 
 from inspect_cite.batching import BatchQueue
+from inspect_cite.citations.alce import alce_answer_text
 from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.mauve_score import (
-    MAUVE_BATCH_SIZE,
-    MAUVE_MAX_TEXT_LENGTH,
-    MAUVE_MODEL,
-    decode_features,
-    encode_features,
-    get_featurizer,
-    mauve_from_features,
-    mauve_spread,
-    mauve_text,
-)
-from inspect_cite.mauve_score import mauve_seeds as seed_list
-from inspect_cite.text import alce_answer_text
+from inspect_cite.shared import shared_instance
 from scorers.no_answer import no_answer_score
+
+MAUVE_MODEL = "gpt2-large"
+MAUVE_MAX_WORDS = 100
+MAUVE_MAX_TEXT_LENGTH = 512
+MAUVE_BATCH_SIZE = 8
+# mauve-text's default k-means seed; further seeds count up from it.
+MAUVE_SEED = 25
+
+
+def mauve_text(question: str, text: str) -> str:
+    """One side of ALCE's MAUVE input: question and text, 100 words, no trailing punctuation."""
+    words = (question + " " + text.strip()).split()
+    return " ".join(words[:MAUVE_MAX_WORDS]).rstrip(string.punctuation)
+
+
+def mauve_seeds(n: int) -> list[int]:
+    """The k-means seeds used for ``n`` MAUVE runs: 25 (ALCE's), 26, ..."""
+    if n < 1:
+        raise ValueError(f"mauve_seeds must be >= 1, got {n}")
+    return [MAUVE_SEED + i for i in range(n)]
+
+
+# The scorer's ``mauve_seeds`` argument shadows the function inside it.
+mauve_seeds_list = mauve_seeds
+
+
+def _default_device() -> str:
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+class Featurizer:
+    """A language model's final hidden state at the last token, as mauve-text featurizes.
+
+    Args:
+        model_name: A Hugging Face model id or local directory (any model ``AutoModel`` loads;
+            ALCE uses ``gpt2-large``).
+        device: Torch device; ``None`` picks CUDA when available.
+
+    """
+
+    def __init__(self, model_name: str, device: str | None = None) -> None:
+        from transformers import AutoModel, AutoTokenizer
+
+        self.model_name = model_name
+        self.device = device or _default_device()
+        self.tokenizer = AutoTokenizer.from_pretrained(model_name)
+        # mauve-text loads the base model with the EOS token as padding id.
+        self.model = AutoModel.from_pretrained(
+            model_name, pad_token_id=self.tokenizer.eos_token_id
+        ).to(self.device)
+        self.model.eval()
+        self._lock = threading.Lock()
+
+    def tokenize(self, text: str, max_text_length: int) -> list[int]:
+        """Token ids as mauve-text's ``TOKENIZER.encode(..., truncation=True, max_length=...)``."""
+        return list(self.tokenizer.encode(text, truncation=True, max_length=max_text_length))
+
+    def featurize_tokens(self, batch: Sequence[Sequence[int]]) -> np.ndarray:
+        """Features of one batch of token id lists, shape ``(len(batch), hidden size)``."""
+        import torch
+
+        lengths = [len(ids) for ids in batch]
+        if min(lengths, default=1) == 0:
+            raise ValueError("cannot featurize an empty token sequence")
+        chunk = [torch.tensor(ids, dtype=torch.long) for ids in batch]
+        with self._lock, torch.no_grad():
+            padded = torch.nn.utils.rnn.pad_sequence(chunk, batch_first=True, padding_value=0)
+            mask = torch.nn.utils.rnn.pad_sequence(
+                [torch.ones(n).long() for n in lengths], batch_first=True, padding_value=0
+            )
+            outs = self.model(
+                input_ids=padded.to(self.device),
+                attention_mask=mask.to(self.device),
+                output_hidden_states=True,
+                return_dict=True,
+            )
+            last = outs.hidden_states[-1]
+            feats = torch.stack([last[i, n - 1] for i, n in enumerate(lengths)], dim=0)
+            return feats.cpu().numpy()
+
+    def featurize(
+        self,
+        texts: Sequence[str],
+        max_text_length: int = MAUVE_MAX_TEXT_LENGTH,
+        batch_size: int = MAUVE_BATCH_SIZE,
+    ) -> np.ndarray:
+        """Features of ``texts`` in consecutive batches, as ``mauve.compute_mauve(p_text=...)``."""
+        tokens = [self.tokenize(t, max_text_length) for t in texts]
+        parts = [
+            self.featurize_tokens(tokens[i : i + batch_size])
+            for i in range(0, len(tokens), batch_size)
+        ]
+        return np.concatenate(parts, axis=0)
+
+
+def get_featurizer(model_name: str = MAUVE_MODEL, device: str | None = None) -> Featurizer:
+    """The process-wide featurizer for a model and device (loaded on first use)."""
+    device = device or _default_device()
+    return shared_instance(("mauve", model_name, device), lambda: Featurizer(model_name, device))
+
+
+def encode_features(vector: np.ndarray) -> str:
+    """A feature vector as base64 float32 (compact enough to keep in a log's score)."""
+    return base64.b64encode(np.asarray(vector, dtype=np.float32).tobytes()).decode("ascii")
+
+
+def decode_features(data: str) -> np.ndarray:
+    """Inverse of ``encode_features``."""
+    return np.frombuffer(base64.b64decode(data), dtype=np.float32).copy()
+
+
+def mauve_from_features(
+    p_features: np.ndarray, q_features: np.ndarray, seed: int = MAUVE_SEED
+) -> float:
+    """``mauve.compute_mauve(p_features=..., q_features=..., seed=seed).mauve`` x100.
+
+    Everything else is mauve-text's default, as in ALCE (which only sets the featurizer
+    options): buckets n/10, scaling factor 5, PCA to 90% variance, 5 k-means restarts.
+    """
+    import mauve
+
+    out = mauve.compute_mauve(p_features=p_features, q_features=q_features, seed=seed)
+    return 100 * float(out.mauve)
+
+
+def mauve_spread(values: Sequence[float]) -> dict[str, float]:
+    """Mean, sample standard deviation, min and max of MAUVE over seeds."""
+    arr = np.asarray(values, dtype=float)
+    return {
+        "mean": float(arr.mean()),
+        "std": float(arr.std(ddof=1)) if len(arr) > 1 else math.nan,
+        "min": float(arr.min()),
+        "max": float(arr.max()),
+    }
+
+
+def alce_mauve_texts(items: Sequence[dict[str, Any]]) -> tuple[list[str], list[str]]:
+    """Reference and model texts of eval.py-style items (``question``, ``answer``, ``output``).
+
+    ``output`` is the generation as run.py saved it; it is cut to its first line and its
+    citations removed, as eval.py does. Empty texts are dropped, as mauve-text drops them.
+    """
+    p_text, q_text = [], []
+    for i, item in enumerate(items):
+        for key in ("question", "answer", "output"):
+            if not isinstance(item.get(key), str):
+                raise ValueError(f'item {i}: MAUVE needs a string field "{key}"')
+        p_text.append(mauve_text(item["question"], item["answer"]))
+        q_text.append(mauve_text(item["question"], alce_answer_text(item["output"])))
+    return [t for t in p_text if t], [t for t in q_text if t]
+
+
+def compute_alce_mauve(
+    items: Sequence[dict[str, Any]],
+    model: str = MAUVE_MODEL,
+    max_text_length: int = MAUVE_MAX_TEXT_LENGTH,
+    batch_size: int = MAUVE_BATCH_SIZE,
+    seed: int = MAUVE_SEED,
+    device: str | None = None,
+) -> float:
+    """eval.py's ``compute_mauve`` on ALCE items: MAUVE x100 of references vs outputs.
+
+    Args:
+        items: Dicts with ``question``, ``answer`` (the reference) and ``output``.
+        model: The featurizing model (``gpt2-large`` in ALCE; any causal LM id or directory).
+        max_text_length: Tokens kept per text.
+        batch_size: Texts per forward pass.
+        seed: k-means seed (25 is ALCE's).
+        device: Torch device for the featurizer; ``None`` picks CUDA when available.
+
+    """
+    p_text, q_text = alce_mauve_texts(items)
+    if not p_text or not q_text:
+        raise ValueError("MAUVE needs at least one non-empty reference and output text")
+    featurizer = get_featurizer(model, device)
+    p = featurizer.featurize(p_text, max_text_length, batch_size)
+    q = featurizer.featurize(q_text, max_text_length, batch_size)
+    return mauve_from_features(p, q, seed=seed)
+
 
 logger = logging.getLogger(__name__)
 
@@ -73,7 +260,7 @@ def mauve_corpus() -> Metric:
         p, q = _features(scores, "p"), _features(scores, "q")
         values: list[float] = []
         if p is not None and q is not None:
-            for seed in seed_list(n_seeds):
+            for seed in mauve_seeds_list(n_seeds):
                 try:
                     values.append(mauve_from_features(p, q, seed=seed))
                 except Exception as e:  # too few samples for k-means/PCA (e.g. mid-run)
@@ -123,7 +310,7 @@ def mauve(
         device: Torch device for the featurizer; default CUDA when available.
 
     """
-    seeds_count = len(seed_list(mauve_seeds))  # validates the argument before the run
+    seeds_count = len(mauve_seeds_list(mauve_seeds))  # validates the argument before the run
 
     def featurize(texts: list[str]) -> list[np.ndarray]:
         featurizer = get_featurizer(mauve_model, device)

@@ -27,12 +27,17 @@ import anyio.to_thread
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageUser
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from inspect_cite.alce_citations import alce_refs
 from inspect_cite.alce_prompts import UseShorter, make_doc_prompt
+from inspect_cite.citations.alce import (
+    alce_postprocess,
+    marker_refs,
+    remove_citations,
+    render_marker,
+)
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE, system_messages
 from inspect_cite.retrieval import GTR_RETRIEVER, check_retriever, get_retriever
-from inspect_cite.text import alce_postprocess, remove_citations, sent_tokenize, strip_think
+from inspect_cite.text import sent_tokenize, strip_think
 from inspect_cite.thinking import ended_while_thinking
 from solvers.alce_prompting import (
     AlcePrompts,
@@ -80,7 +85,7 @@ def turn_action(output: str) -> str:
 
 def checked_doc_ids(output: str, n_docs: int, max_doc_show: int = MAX_DOC_SHOW) -> list[int]:
     """0-based documents a ``Check:`` line names: in-range ``[n`` markers, the first few."""
-    return [r for r in alce_refs(output) if r is not None and 0 <= r < n_docs][:max_doc_show]
+    return [r for r in marker_refs(output) if r is not None and 0 <= r < n_docs][:max_doc_show]
 
 
 def search_query(output: str) -> str:
@@ -101,7 +106,7 @@ def force_cite(statement: str, shown: Sequence[int], qampari: bool) -> str:
     by ", ", with a trailing ", ").
     """
     statement = remove_citations(statement)
-    cites = "".join(f"[{d + 1}]" for d in shown)
+    cites = "".join(render_marker(d + 1) for d in shown)
     if qampari:
         entities = statement.rstrip().rstrip(",").split(",")
         return ", ".join(cites + " " + e.strip() for e in entities) + ", "

@@ -1,6 +1,5 @@
 """POSTCITE: cite every uncited statement with its most similar document (post_hoc_cite.py)."""
 
-import re
 from collections.abc import Callable
 from typing import Literal
 
@@ -8,10 +7,16 @@ import anyio.to_thread
 from inspect_ai.log import transcript
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from inspect_cite.citations.alce import (
+    alce_postprocess,
+    marker_refs,
+    remove_citations,
+    render_marker,
+)
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.documents import get_docs
 from inspect_cite.retrieval import GTR_RETRIEVER, check_retriever, get_retriever
-from inspect_cite.text import alce_postprocess, remove_citations, sent_tokenize
+from inspect_cite.text import sent_tokenize
 from inspect_cite.thinking import NO_ANSWER_THINKING, ended_while_thinking
 from solvers.alce import alce_vanilla
 from solvers.alce_baselines import alce_closedbook, alce_snippet, alce_summ
@@ -23,8 +28,6 @@ from solvers.alce_prompting import (
     set_output,
     warn_small_pool,
 )
-
-_CITATION = re.compile(r"\[\d+")
 
 PostciteBase = Literal["closedbook", "vanilla", "summ", "snippet", "none"]
 
@@ -68,9 +71,9 @@ def post_hoc_cite(
         sents = sent_tokenize(output)
     new_output = ""
     for sent in sents:
-        if not _CITATION.findall(sent) or overwrite:
+        if not marker_refs(sent) or overwrite:
             sent = remove_citations(sent)
-            sent = f"[{search(sent) + 1}] " + sent
+            sent = f"{render_marker(search(sent) + 1)} {sent}"
         if qampari:
             new_output += sent.replace(question, "").strip() + ", "
         else:

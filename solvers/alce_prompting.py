@@ -1,12 +1,14 @@
-"""What ALCE's baseline solvers share: rebuilding the prompt, choosing documents, sampling.
+"""What ALCE's baseline solvers share: building the prompt, choosing documents, sampling.
 
-The ALCE tasks put VANILLA's prompt in the sample input and the item's question, documents
-and dataset in its metadata. A baseline needs another prompt (closed-book, summaries,
-interactive) and sometimes other documents, so it rebuilds the prompt from the metadata with
-its own settings (ALCE's defaults). ``metadata["docs"]`` is read as the pool of retrieved
-documents the sample comes with, and each solver leaves there the documents its output's
-``[n]`` refer to, renumbered ``"1".."k"`` in prompt order, so citation scorers check the
-right passages (always the full text, even when the prompt showed summaries).
+The ALCE tasks put the item's question, documents and dataset in the sample's metadata, and
+VANILLA's prompt in its input only for the strategies that send it (for the others the input
+is the question). A baseline needs another prompt (closed-book, summaries, interactive) and
+sometimes other documents, so it builds its prompt from the metadata with its own settings
+(ALCE's defaults), replacing whatever the input held. ``metadata["docs"]`` is read as the
+pool of retrieved documents the sample comes with, and each solver leaves there the
+documents its output's ``[n]`` refer to, renumbered ``"1".."k"`` in prompt order, so
+citation scorers check the right passages (always the full text, even when the prompt
+showed summaries).
 """
 
 import logging

@@ -3,13 +3,13 @@
 from inspect_ai.model import ChatMessageAssistant
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from inspect_cite.alce_citations import at_most_citations_problem, citation_scores
+from inspect_cite.autoais import at_most_citations_problem, citation_scores
+from inspect_cite.citations.alce import alce_scoring_output
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.documents import get_docs
 from inspect_cite.nli import get_nli
 from inspect_cite.preflight import check_nli
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE, add_system_message
-from inspect_cite.text import alce_scoring_output
 from solvers.alce_prompting import sample_dataset, sample_outputs, sample_question
 from solvers.thinking import thinking_generate
 

@@ -21,8 +21,7 @@ backend, whether decoding was constrained, and each attempt's temperature and pr
 
 from __future__ import annotations
 
-import re
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from logging import getLogger
 from typing import Any, Literal, get_args
 
@@ -42,6 +41,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from inspect_cite.alce_prompts import AlceDatasetName
 from inspect_cite.citations import parse_citations
+from inspect_cite.citations.alce import ids_problem, last_marker_end, marker_problems
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.documents import Document, docs_by_id, get_docs
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE, add_system_message
@@ -117,33 +117,27 @@ def validate_fullcite(text: str, docs: Sequence[Document]) -> list[str]:
     return reasons
 
 
-_ALCE_MARKER = re.compile(r"\[([^\[\]]*)\]")
-
-
-def validate_alce(text: str, doc_ids: Collection[str]) -> list[str]:
+def validate_alce(text: str, doc_ids: Sequence[str]) -> list[str]:
     """Why ``text`` is not a valid ALCE-format answer ([] when it is).
 
-    Valid: at least one ``[id]`` marker, every marker names a shown document, no other
-    brackets, and the answer does not start with a marker (every marker follows a statement).
+    Valid: at least one marker, each ``[1]``..``[n]`` for the n shown documents (ids ``"1"``..
+    ``"n"``), no other brackets, and every marker follows a statement
+    (:func:`inspect_cite.citations.alce.marker_problems`).
+
+    Raises:
+        ValueError: The ids are not the positions ``"1"``..``"n"`` that markers cite.
+
     """
-    reasons = []
-    markers = _ALCE_MARKER.findall(text)
-    if not markers:
-        reasons.append("no citation")
-    ids = set(doc_ids)
-    reasons += [f"[{m}] is not one of the shown documents" for m in markers if m not in ids]
-    if re.search(r"[\[\]]", _ALCE_MARKER.sub("", text)):
-        reasons.append("unbalanced brackets")
-    if text.lstrip().startswith("["):
-        reasons.append("citation follows no statement")
-    return reasons
+    problem = ids_problem(doc_ids)
+    if problem is not None:
+        raise ValueError(problem)
+    return marker_problems(text, len(doc_ids))
 
 
 def trim_to_last_citation(answer: str, fmt: str) -> str:
     """``answer`` cut just after its last complete citation ("" when it has none)."""
     if fmt == "alce":
-        end = answer.rfind("]")
-        return answer[: end + 1] if end != -1 else ""
+        return answer[: last_marker_end(answer)]
     parsed = parse_citations(answer)
     broken = {(p.start, p.end) for p in parsed.problems if p.kind in ("unbalanced", "nested")}
     complete = [c for c in parsed.citations if (c.start, c.end) not in broken]

@@ -25,6 +25,7 @@ import re
 from collections.abc import Sequence
 
 from inspect_cite.citations import render_citation
+from inspect_cite.citations.alce import ids_problem, render_marker
 from inspect_cite.documents import Document
 
 DEFAULT_MAX_CLAIMS = 16
@@ -122,26 +123,26 @@ def alce_grammar(
     max_claim_chars: int = DEFAULT_MAX_CLAIM_CHARS,
     max_citations: int = DEFAULT_MAX_CITATIONS,
 ) -> str:
-    """The ALCE answer grammar: statements each followed by ``[id]`` markers of shown documents.
+    """The ALCE answer grammar: statements each followed by markers ``[1]``..``[n]``.
 
     Args:
-        doc_ids: The document ids shown (ALCE: ``"1"``..``"ndoc"``).
+        doc_ids: The ids of the n documents shown, which markers cite by position: ``"1"``..
+            ``"n"`` in order (as the ALCE tasks number them).
         max_claims: Most statements in an answer.
         max_claim_chars: Most characters in one statement.
         max_citations: Most markers after one statement.
 
     Raises:
-        GrammarError: There are no ids, or an id is not a plain number-like token.
+        GrammarError: There are no ids, or they are not the positions ``"1"``..``"n"``.
 
     """
     _check_bounds(max_claims, max_claim_chars, max_citations)
-    ids = list(dict.fromkeys(doc_ids))
-    if not ids:
+    if not doc_ids:
         raise GrammarError('ALCE grammar needs at least one document in metadata["docs"]')
-    for doc_id in ids:
-        if not re.fullmatch(r"[A-Za-z0-9_.-]+", doc_id):
-            raise GrammarError(f"ALCE citation ids must be plain tokens like 1, 2, got {doc_id!r}")
-    refs = " | ".join(lark_literal(f"[{d}]") for d in ids)
+    problem = ids_problem(doc_ids)
+    if problem is not None:
+        raise GrammarError(f'metadata["docs"]: {problem}')
+    refs = " | ".join(lark_literal(render_marker(i)) for i in range(1, len(doc_ids) + 1))
     return "\n".join(
         [
             f"start: item{{1,{max_claims}}} TAIL?",

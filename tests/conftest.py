@@ -86,7 +86,7 @@ def own_prompts(cache_root, alce_prompt_dir, monkeypatch) -> Path:
 @pytest.fixture
 def prompt_cache(cache_root, monkeypatch) -> Path:
     """A cache already holding ALCE's official prompt files (copied from the reference files)."""
-    from alce_tasks.prompts import ALCE_PROMPT_COMMIT, PROMPT_DIR_ENV
+    from inspect_cite.alce_prompts import ALCE_PROMPT_COMMIT, PROMPT_DIR_ENV
 
     source = official_prompts_dir()
     monkeypatch.delenv(PROMPT_DIR_ENV, raising=False)

@@ -4,14 +4,10 @@ from collections.abc import Sequence
 
 import pytest
 
-from inspect_cite.alce_citations import (
-    alce_refs,
-    citation_number,
-    citation_scores,
-    claims_score,
-    format_doc,
-)
+from inspect_cite.autoais import citation_scores, format_doc
+from inspect_cite.citations.alce import citation_number, marker_refs
 from inspect_cite.nli import NLIError, NLIResult, get_nli
+from scorers.claim_coverage import claims_score
 from tests.nli_fns import word_entail
 
 DOCS = [
@@ -91,7 +87,7 @@ def test_citation_numbers_are_int_exactly_until_they_cannot_name_a_document():
     assert citation_number("\u0663") == 3  # Arabic-Indic digit, as int() reads it
     assert citation_number("1" + "0" * 18) is None
     assert citation_number("9" * 5000) is None  # int() raises past 4,300 digits
-    assert alce_refs("[0] [3][12] [" + "9" * 5000 + "]") == [-1, 2, 11, None]
+    assert marker_refs("[0] [3][12] [" + "9" * 5000 + "]") == [-1, 2, 11, None]
 
 
 @pytest.mark.parametrize("alce_compat", [True, False])

@@ -10,10 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from inspect_cite.alce_eval import main
-from inspect_cite.alce_metrics import CORRECTNESS_KEYS
+from alce_tasks.eval_cli import main
+from inspect_cite.citations.alce import remove_citations
 from inspect_cite.nli import reset_nli
-from inspect_cite.text import remove_citations, sent_tokenize
+from inspect_cite.text import sent_tokenize
+from scorers.alce_correctness import CORRECTNESS_KEYS
 from tests.alce_synthetic import synthetic_items
 from tests.conftest import ROOT
 from tests.nli_fns import word_entail
@@ -151,8 +152,8 @@ def test_qampari_cot(tmp_path):
 
 
 def test_mauve_and_qa_match_the_core_functions(tmp_path):
-    from inspect_cite.alce_qa import compute_alce_qa
-    from inspect_cite.mauve_score import compute_alce_mauve
+    from scorers.alce_qa import compute_alce_qa
+    from scorers.mauve import compute_alce_mauve
     from tests.tiny_eval_models import build_tiny_gpt2, build_tiny_qa
 
     items = synthetic_items("asqa", 6, seed=5)
@@ -187,7 +188,7 @@ def test_console_script_module_runs(tmp_path):
     path = write_result(tmp_path, "eli5.json", synthetic_items("eli5", 3))
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.run(
-        [sys.executable, "-m", "inspect_cite.alce_eval", "--f", str(path), "--claims_nli"]
+        [sys.executable, "-m", "alce_tasks.eval_cli", "--f", str(path), "--claims_nli"]
         + ["--nli", NLI],
         capture_output=True,
         text=True,

@@ -9,18 +9,17 @@ from inspect_ai.model import ModelOutput, ModelUsage, get_model
 from inspect_ai.solver import generate
 
 from inspect_cite import shared
-from inspect_cite.alce_qa import (
+from inspect_cite.squad import compute_exact, compute_f1
+from scorers.alce_qa import (
     QA_KEYS,
     QAModel,
+    alce_qa,
     best_span,
     compute_alce_qa,
-    compute_exact,
-    compute_f1,
     get_qa_model,
     qa_context,
     qa_item_scores,
 )
-from scorers.alce_qa import alce_qa
 from tests.conftest import fixture_corpus, load_fixture
 
 

@@ -20,11 +20,10 @@ from alce_tasks.data import AlceDataError, load_items, validate_item
 from fullcite_tasks import asqa as fullcite_asqa
 from fullcite_tasks.data.bioasq import BioasqDataError, load_bioasq
 from fullcite_tasks.data.expertqa import ExpertqaDataError, load_expertqa
-from inspect_cite.alce_citations import citation_scores, claims_score
-from inspect_cite.alce_metrics import CORRECTNESS_KEYS, correctness
+from inspect_cite.autoais import citation_scores
 from inspect_cite.citations import parse_citations, strip_citations
+from inspect_cite.citations.alce import alce_scoring_output
 from inspect_cite.nli import get_nli, reset_nli
-from inspect_cite.text import alce_scoring_output
 from scorers import (
     alce_correctness,
     citation_bias,
@@ -34,7 +33,9 @@ from scorers import (
     doc_snippet_f1,
     fullcite_answer,
 )
+from scorers.alce_correctness import CORRECTNESS_KEYS, correctness
 from scorers.citation_judge import parse_judgement
+from scorers.claim_coverage import claims_score
 from tests.conftest import FIXTURES, load_fixture
 from tests.scripted_models import scripted_model, scripted_output
 
@@ -340,7 +341,7 @@ def test_unreadable_dataset_files_are_one_line_naming_the_file(tmp_path, own_pro
 def test_malformed_prompt_file_demos_name_the_demo_and_field(
     tmp_path, alce_prompt_dir, mutate, message
 ):
-    from alce_tasks.prompts import PromptFile, PromptFileError
+    from inspect_cite.alce_prompts import PromptFile, PromptFileError
 
     data = json.loads((alce_prompt_dir / "asqa_default.json").read_text(encoding="utf-8"))
     mutate(data["demos"][1])

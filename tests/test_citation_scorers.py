@@ -10,10 +10,11 @@ from inspect_ai import score as inspect_score
 from inspect_ai.model import get_model
 
 from alce_tasks import asqa, eli5, qampari
-from inspect_cite.alce_citations import citation_scores, claims_score
+from inspect_cite.autoais import citation_scores
+from inspect_cite.citations.alce import alce_scoring_output
 from inspect_cite.nli import get_nli, reset_nli
-from inspect_cite.text import alce_scoring_output
 from scorers import citation_nli
+from scorers.claim_coverage import claims_score
 from tests.conftest import FIXTURES, load_fixture
 from tests.nli_judge import judge_model, output
 

@@ -7,8 +7,13 @@ from inspect_ai.model import ModelOutput
 from inspect_ai.scorer import Target
 from inspect_ai.solver import TaskState
 
-from inspect_cite.alce_metrics import correctness, qampari_scores, rouge_lsum, str_em
-from scorers.alce_correctness import alce_correctness
+from scorers.alce_correctness import (
+    alce_correctness,
+    correctness,
+    qampari_scores,
+    rouge_lsum,
+    str_em,
+)
 
 QA_PAIRS = [
     {"short_answers": ["Christopher Eccleston", "Eccleston"]},

@@ -11,16 +11,18 @@ from inspect_ai.scorer import SampleScore, Score
 from inspect_ai.solver import generate
 
 from inspect_cite.log_metrics import log_metrics
-from inspect_cite.mauve_score import (
+from scorers.mauve import (
+    FEATURES_KEY,
     Featurizer,
     alce_mauve_texts,
     compute_alce_mauve,
     decode_features,
     encode_features,
+    mauve,
+    mauve_corpus,
     mauve_from_features,
     mauve_text,
 )
-from scorers.mauve import FEATURES_KEY, mauve, mauve_corpus
 from tests.conftest import fixture_corpus, load_fixture
 
 

@@ -6,9 +6,9 @@ from inspect_ai.model import get_model
 
 from alce_tasks import asqa, eli5, qampari
 from alce_tasks.data import AlceDataError
-from alce_tasks.prompts import ALCE_PROMPT_COMMIT, PROMPT_SHA256, PromptFile
+from inspect_cite.alce_prompts import ALCE_PROMPT_COMMIT, PROMPT_SHA256, PromptFile
 from inspect_cite.download import sha256_file
-from tests.conftest import FIXTURES, official_prompts_dir
+from tests.conftest import FIXTURES, load_fixture, official_prompts_dir
 
 NLI = "python:tests.nli_fns:word_entail"
 
@@ -135,21 +135,37 @@ def test_strategies_wire_their_solver(strategy, docs_after, solver_name, own_pro
         assert log.eval.metadata["parameters"]["oracle"] is True
 
 
+def test_strategy_table_covers_every_strategy_and_builds_each_prompt_once(own_prompts):
+    from typing import get_args
+
+    from alce_tasks.task import STRATEGIES, Strategy
+
+    assert set(STRATEGIES) == set(get_args(Strategy))
+    path = str(FIXTURES / "alce_asqa.json")
+    question = load_fixture("alce_asqa.json")[0]["question"]
+    # A strategy whose solver builds its own prompt gets the question, not a discarded prompt.
+    for strategy in ("summ", "closedbook"):
+        sample = asqa(dataset_path=path, nli=NLI, strategy=strategy).dataset[0]
+        assert sample.input == question, strategy
+    vanilla = asqa(dataset_path=path, nli=NLI, strategy="vanilla").dataset[0]
+    assert vanilla.input != question and question in str(vanilla.input)
+
+
 def test_qa_and_mauve_are_dataset_checked(own_prompts):
     with pytest.raises(ValueError, match="qa=true needs ASQA"):
         from alce_tasks.task import alce_task
 
         alce_task(
-            "eli5",
-            "bm25",
-            False,
-            None,
-            2,
-            42,
-            "default",
-            None,
-            str(FIXTURES / "alce_eli5.json"),
-            None,
-            NLI,
+            dataset="eli5",
+            retriever="bm25",
+            oracle=False,
+            ndoc=None,
+            shot=2,
+            seed=42,
+            prompt="default",
+            use_shorter=None,
+            dataset_path=str(FIXTURES / "alce_eli5.json"),
+            prompt_file=None,
+            nli=NLI,
             qa=True,
         )

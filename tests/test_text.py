@@ -1,11 +1,6 @@
-from inspect_cite.text import (
-    alce_postprocess,
-    alce_scoring_output,
-    normalize_answer,
-    remove_citations,
-    sent_tokenize,
-    strip_think,
-)
+from inspect_cite.citations.alce import alce_postprocess, alce_scoring_output, remove_citations
+from inspect_cite.squad import normalize_answer
+from inspect_cite.text import sent_tokenize, strip_think
 
 
 def test_normalize_answer_matches_squad_rules():
@@ -47,10 +42,11 @@ def test_alce_postprocess_and_first_line():
 
 
 def test_highlight_markdown_bolds_citations_and_escapes_the_rest():
-    from inspect_cite.text import alce_citation_spans, highlight_markdown
+    from inspect_cite.citations.alce import marker_spans
+    from inspect_cite.text import highlight_markdown
 
     text = "A *bold* claim [1][2]. Next [3]."
-    assert highlight_markdown(text, alce_citation_spans(text)) == (
+    assert highlight_markdown(text, marker_spans(text)) == (
         r"A \*bold\* claim **[1][2]**. Next **[3]**."
     )
     assert highlight_markdown("x_y", []) == r"x\_y"

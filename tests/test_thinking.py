@@ -31,9 +31,7 @@ from transformers import PreTrainedTokenizerBase
 
 from alce_tasks import asqa
 from fullcite_tasks import asqa as fullcite_asqa
-from inspect_cite.alce_metrics import CORRECTNESS_KEYS
-from inspect_cite.alce_qa import QA_KEYS
-from inspect_cite.text import alce_scoring_output, remove_citations
+from inspect_cite.citations.alce import alce_scoring_output, remove_citations
 from inspect_cite.thinking import (
     NO_ANSWER_THINKING,
     ThinkingConflictError,
@@ -42,8 +40,8 @@ from inspect_cite.thinking import (
     no_answer_reason,
     thinking_generate_config,
 )
-from scorers.alce_correctness import alce_correctness
-from scorers.alce_qa import alce_qa
+from scorers.alce_correctness import CORRECTNESS_KEYS, alce_correctness
+from scorers.alce_qa import QA_KEYS, alce_qa
 from scorers.citation_bias import citation_bias
 from scorers.citation_judge import JUDGE_KEYS, citation_judge
 from scorers.citation_nli import citation_nli

@@ -11,12 +11,19 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from alce_tasks.data import AlceDatasetName, alce_data_path, eval_file_name, load_items
-from alce_tasks.prompts import AlcePromptBuilder, PromptFile, alce_prompt_path, prompt_name
-from inspect_cite.alce_citations import citation_scores, claims_score
-from inspect_cite.alce_metrics import correctness
+from alce_tasks.data import alce_data_path, eval_file_name, load_items
+from inspect_cite.alce_prompts import (
+    AlceDatasetName,
+    AlcePromptBuilder,
+    PromptFile,
+    alce_prompt_path,
+    prompt_name,
+)
+from inspect_cite.autoais import citation_scores
+from inspect_cite.citations.alce import alce_scoring_output
 from inspect_cite.nli import NLIError, get_nli
-from inspect_cite.text import alce_scoring_output
+from scorers.alce_correctness import correctness
+from scorers.claim_coverage import claims_score
 
 logger = logging.getLogger(__name__)
 

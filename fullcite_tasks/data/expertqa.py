@@ -21,8 +21,8 @@ from typing import Any, Literal
 
 from fullcite_tasks.data.records import FullciteRecord, SourceData
 from fullcite_tasks.data.spans import SpanTable, gold_spans_for, span_status
-from inspect_cite.alce_citations import citation_number
 from inspect_cite.cache import cache_dir, download_folder, verified_file, write_manifest
+from inspect_cite.citations.alce import markers, strip_markers
 from inspect_cite.download import describe_failure, sha256_file
 from inspect_cite.errors import PreflightError
 from inspect_cite.files import read_jsonl
@@ -56,8 +56,8 @@ DEFAULT_SYSTEM: ExpertqaSystem = "rr_gs_gpt4"
 ANY_SYSTEM = "any"
 
 _MANIFEST = "manifest.json"
-_EVIDENCE = re.compile(r"^\s*\[(\d+)\]\s*(\S*)\s*?\n\s*\n(.*)$", re.DOTALL)
-_MARKER = re.compile(r"\s*\[\d+\]")
+# What follows an evidence string's leading [n] marker: its URL, a blank line, the passage.
+_EVIDENCE_BODY = re.compile(r"\s*(\S*)\s*?\n\s*\n(.*)$", re.DOTALL)
 
 
 class ExpertqaDataError(PreflightError, ValueError):
@@ -138,14 +138,18 @@ def evidence_passages(answer: dict[str, Any]) -> list[dict[str, Any]]:
         for evidence in claim.get("evidence") or []:
             if not isinstance(evidence, str):
                 continue
-            m = _EVIDENCE.match(evidence)
-            if m is None or not m.group(3).strip():
+            found = markers(evidence)
+            marker = found[0] if found else None
+            if marker is None or not marker.plain or evidence[: marker.start].strip():
                 continue
-            number = citation_number(m.group(1))
-            if number is None:  # too long to be a passage number
+            m = _EVIDENCE_BODY.match(evidence, marker.end)
+            if m is None or not m.group(2).strip():
                 continue
+            if marker.refs[0] is None:  # too long to be a passage number
+                continue
+            number = marker.refs[0] + 1
             by_number.setdefault(
-                number, {"number": number, "url": m.group(2), "text": m.group(3).strip()}
+                number, {"number": number, "url": m.group(1), "text": m.group(2).strip()}
             )
     out: list[dict[str, Any]] = []
     for number in sorted(by_number):
@@ -157,7 +161,7 @@ def evidence_passages(answer: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _reference(answer: dict[str, Any]) -> str:
     text = answer.get("revised_answer_string") or answer.get("answer_string") or ""
-    return " ".join(_MARKER.sub("", text).split()) if isinstance(text, str) else ""
+    return " ".join(strip_markers(text, plain_only=True).split()) if isinstance(text, str) else ""
 
 
 def expertqa_records(

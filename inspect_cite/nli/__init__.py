@@ -1,13 +1,9 @@
 """Natural-language inference (entailment) backends behind one interface.
 
 ``get_nli(spec)`` returns a shared ``NLIBackend`` whose ``entail`` decides a batch of
-(premise, hypothesis) pairs. Specs:
-
-- ``true``: ALCE's ``google/t5_xxl_true_nli_mixture`` (T5-11B, bf16 on GPU);
-- ``seq2seq:<hub id or dir>``: any TRUE-format seq2seq model;
-- ``classifier:<hub id or dir>``: a sequence-classification NLI model;
-- ``model:<inspect model name or role>``: an LLM asked a yes/no question;
-- ``python:<module>:<callable>``: a function ``(premise, hypothesis) -> bool | float``.
+(premise, hypothesis) pairs. The spec forms are listed once, in
+:data:`inspect_cite.nli.registry.NLI_SPECS` (also printed by ``alce-eval --help`` and in
+every unknown-spec error); other docs point there.
 
 Decisions are cached in memory, and on disk when ``INSPECT_CITE_NLI_CACHE`` (or the
 ``cache_path`` argument) names a SQLite file.

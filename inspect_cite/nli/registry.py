@@ -24,6 +24,7 @@ NLI_SPECS = """\
   model:<model name or role>    an LLM through Inspect, asked yes/no (e.g. model:grader)
   python:<module>:<callable>    a function (premise, hypothesis) -> bool | float (>= 0.5 entails)
   remote:<base url>#<model>     an NLI classifier served with vLLM's /classify API"""
+"""Every NLI spec form, the one list of them (``--nli``/``-T nli``/``-S nli`` take any)."""
 
 _KINDS = ("seq2seq", "classifier", "model", "python", "remote")
 

@@ -1,4 +1,7 @@
-r"""ALCE citation recall/precision and ELI5 claim coverage over any NLI backend.
+r"""ALCE citation recall and precision (AutoAIS) over any NLI backend.
+
+The definition behind the ``citation_nli`` scorer (``citation_rec``, ``citation_prec``), in the
+core because the RERANK solver ranks its samples by it too.
 
 ``citation_scores`` reproduces the per-item loop of ALCE's eval.py (``compute_autoais``) by
 default, quirks included:
@@ -10,7 +13,8 @@ default, quirks included:
 - a statement's hypothesis is ``remove_citations(statement).strip()``; its citations are
   ``int(m[1:]) - 1`` for every ``re.findall(r"\[\d+", statement)``, so ``[0]`` cites the
   *last* document, ``[1, 2]`` cites only document 1, and ``[1][1]`` cites document 1 twice
-  (numbers too long for ``int()`` are out of range: :func:`citation_number`);
+  (numbers too long for ``int()`` are out of range); both readings of the markers are
+  :mod:`inspect_cite.citations.alce`'s;
 - recall is 0 without citations, 0 when any citation is out of range (checked *before*
   keeping the first ``at_most_citations``), else NLI(joined cited documents, hypothesis);
 - precision: when recall is 1 with more than one citation, each cited document earns 1 if it
@@ -37,63 +41,25 @@ default, quirks included:
 """
 
 import re
-import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from inspect_cite.citations.alce import (
+    leading_markers_end,
+    marker_refs,
+    remove_citations,
+    strip_markers,
+)
 from inspect_cite.nli.base import NLIBackend, Pair
-from inspect_cite.text import remove_citations, sent_tokenize
+from inspect_cite.text import sent_tokenize
 
 DOC_TEMPLATE = "Title: {title}\n{text}"
 """How eval.py shows a document to the NLI model (``sent`` replaces ``text`` when present)."""
 
-_ALCE_REF = re.compile(r"\[\d+")
-_GROUP = re.compile(r"\[\s*(\d+(?:\s*[,;]\s*\d+)*)\s*\]")
-_GROUP_WITH_SPACE = re.compile(r"\s*\[\s*\d+(?:\s*[,;]\s*\d+)*\s*\]")
-_LEADING_GROUPS = re.compile(r"^(?:\s*\[\s*\d+(?:\s*[,;]\s*\d+)*\s*\])+")
 _COMMA_OUTSIDE_BRACKETS = re.compile(r",(?![^\[\]]*\])")
 
 StatementStatus = Literal["uncited", "invalid", "checked"]
-
-# More significant digits than any document list can need (and fewer than int() refuses).
-_MAX_CITATION_DIGITS = 18
-
-
-def citation_number(digits: str) -> int | None:
-    r"""The number in a citation marker (``"12"`` of ``[12]``); None when out of any range.
-
-    eval.py reads markers with ``int()``, which Python refuses beyond 4,300 digits (and which
-    grows slow long before). A number with more than 18 significant digits names no document
-    in any list, so it is returned as None: an out-of-range, invalid citation, as eval.py
-    judges every number it can read that is past the last document. Every other number is
-    exactly ``int(digits)``.
-
-    Args:
-        digits: Decimal digits (any script ``\d`` matches, as ``int()`` reads them).
-
-    """
-    if len(digits) > _MAX_CITATION_DIGITS:
-        start = 0
-        while start < len(digits) - 1 and unicodedata.decimal(digits[start], -1) == 0:
-            start += 1
-        digits = digits[start:]
-        if len(digits) > _MAX_CITATION_DIGITS:
-            return None
-    return int(digits)
-
-
-def alce_refs(text: str) -> list[int | None]:
-    r"""eval.py's citations of a text, 0-based: ``int(m[1:]) - 1`` for each ``[\d+``.
-
-    ``[0]`` gives -1 (eval.py's last document); a number too long to name any document gives
-    None (:func:`citation_number`). Solvers, scorers and reports read ALCE markers here.
-    """
-    refs: list[int | None] = []
-    for marker in _ALCE_REF.findall(text):
-        number = citation_number(marker[1:])
-        refs.append(None if number is None else number - 1)
-    return refs
 
 
 def at_most_citations_problem(value: int | None) -> str | None:
@@ -170,20 +136,6 @@ class CitationResult:
     skipped: str | None = None
 
 
-@dataclass
-class ClaimsResult:
-    """ELI5 claim coverage of one output.
-
-    Attributes:
-        score: Share of reference claims entailed by the citation-free output; None if no claims.
-        verdicts: (claim, entailed) for each claim.
-
-    """
-
-    score: float | None
-    verdicts: list[tuple[str, bool]]
-
-
 def format_doc(doc: Mapping[str, Any]) -> str:
     """A document as eval.py shows it to NLI."""
     text = doc["sent"] if "sent" in doc else doc["text"]
@@ -203,16 +155,7 @@ def _alce_statements(output: str, question: str, qampari: bool) -> list[Statemen
         sents = [question + " " + x.strip() for x in parts]
     else:
         sents = sent_tokenize(output)
-    return [(s, remove_citations(s).strip(), alce_refs(s)) for s in sents]
-
-
-def _parse_refs(text: str) -> list[int | None]:
-    refs: list[int | None] = []
-    for group in _GROUP.findall(text):
-        for digits in re.split(r"\s*[,;]\s*", group):
-            number = citation_number(digits)
-            refs.append(None if number is None else number - 1)
-    return list(dict.fromkeys(refs))
+    return [(s, remove_citations(s).strip(), marker_refs(s)) for s in sents]
 
 
 def _fixed_statements(output: str, question: str, qampari: bool) -> list[Statement]:
@@ -223,23 +166,27 @@ def _fixed_statements(output: str, question: str, qampari: bool) -> list[Stateme
     statements: list[Statement] = []
     for part in parts:
         part = part.strip()
-        lead = _LEADING_GROUPS.match(part)
+        lead = leading_markers_end(part)
         if lead and statements:
             # "... France. [1] Berlin ..." splits after the period: [1] is France's citation.
             text, hyp, prev = statements[-1]
-            moved = lead.group(0).strip()
+            moved = part[:lead].strip()
             statements[-1] = (
                 f"{text} {moved}",
                 hyp,
-                list(dict.fromkeys(prev + _parse_refs(moved))),
+                list(dict.fromkeys(prev + marker_refs(moved, alce_compat=False))),
             )
-            part = part[lead.end() :].strip()
-        claim = _GROUP_WITH_SPACE.sub("", part).strip()
+            part = part[lead:].strip()
+        claim = strip_markers(part).strip()
         if not claim:
             continue
         hypothesis = f"{question} {claim}" if qampari else claim
         statements.append(
-            (f"{question} {part}" if qampari else part, hypothesis, _parse_refs(part))
+            (
+                f"{question} {part}" if qampari else part,
+                hypothesis,
+                marker_refs(part, alce_compat=False),
+            )
         )
     return statements
 
@@ -345,22 +292,3 @@ async def citation_scores(
         statements=statements,
         total_citations=total,
     )
-
-
-async def claims_score(output: str, claims: Sequence[str], nli: NLIBackend) -> ClaimsResult:
-    """ELI5 claim coverage as eval.py's ``compute_claims``: entailed claims / all claims.
-
-    Args:
-        output: The output; citations are removed to form the premise.
-        claims: The reference claims (hypotheses).
-        nli: The entailment backend.
-
-    Raises:
-        NLIError: When the backend could not decide a pair.
-
-    """
-    premise = remove_citations(output)
-    results = await nli.entail([(premise, c) for c in claims])
-    verdicts = [(c, r.entailed) for c, r in zip(claims, results, strict=True)]
-    score = sum(e for _, e in verdicts) / len(verdicts) if verdicts else None
-    return ClaimsResult(score, verdicts)

@@ -24,22 +24,23 @@ from typing import Any
 
 import numpy as np
 
-from inspect_cite.alce_citations import at_most_citations_problem, citation_scores, claims_score
 from inspect_cite.alce_items import FIELD_TYPES, field_problem
-from inspect_cite.alce_metrics import qampari_scores, str_em
+from inspect_cite.autoais import at_most_citations_problem, citation_scores
+from inspect_cite.citations.alce import remove_citations
 from inspect_cite.files import read_json, write_atomic
 from inspect_cite.nli import NLI_SPECS, NLIBackend, NLIConfigError, NLIError, get_nli
-from inspect_cite.text import remove_citations, sent_tokenize
+from scorers.alce_correctness import best_rouge_lsum, qampari_scores, str_em
+from scorers.claim_coverage import claims_score
 
 
 def _mauve(items: list[dict[str, Any]], args: argparse.Namespace) -> dict[str, float]:
-    from inspect_cite.mauve_score import compute_alce_mauve
+    from scorers.mauve import compute_alce_mauve
 
     return {"mauve": compute_alce_mauve(items, model=args.mauve_model)}
 
 
 def _qa(items: list[dict[str, Any]], args: argparse.Namespace) -> dict[str, float]:
-    from inspect_cite.alce_qa import compute_alce_qa
+    from scorers.alce_qa import compute_alce_qa
 
     return compute_alce_qa(items, qa_model=args.qa_model)
 
@@ -194,22 +195,15 @@ def compute_qampari(data: list[dict[str, Any]], cot: bool) -> dict[str, float]:
 
 def compute_rouge(data: list[dict[str, Any]]) -> float:
     """ROUGE-Lsum x100 as eval.py: per item the better reference, bootstrap-aggregated."""
-    from rouge_score import rouge_scorer, scoring
+    from rouge_score import scoring
 
-    def prep(text: str) -> str:
-        return "\n".join(sent_tokenize(text.lower()))
-
-    scorer = rouge_scorer.RougeScorer(["rougeLsum"], use_stemmer=True)
     aggregator = scoring.BootstrapAggregator()
     for item in data:
         if item.get("annotations") is not None:
             refs = [item["annotations"][0]["long_answer"], item["annotations"][1]["long_answer"]]
         else:
             refs = [item["answer"], item["answer"]]
-        hyp = prep(item["output"])
-        s1 = scorer.score(prep(refs[0]), hyp)
-        s2 = scorer.score(prep(refs[1]), hyp)
-        aggregator.add_scores(s1 if s1["rougeLsum"].fmeasure > s2["rougeLsum"].fmeasure else s2)
+        aggregator.add_scores({"rougeLsum": best_rouge_lsum(item["output"], refs)})
     return 100 * float(aggregator.aggregate()["rougeLsum"].mid.fmeasure)
 
 
