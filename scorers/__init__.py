@@ -1,36 +1,53 @@
 """Citation and answer scorers, registered as ``scorers/<name>``.
 
-Each scorer lives in ``scorers/<name>.py`` (the file is named like the scorer), which holds its
-metric's definition or imports it from the one core module named below. Every FullCite scorer
-reads the answer through ``scorers/cited_answer.py`` (parsing, validity, verbatim and
-near-verbatim per citation).
+Each scorer lives in ``scorers/<name>.py`` (the file is named like the scorer; the tables give
+file names in ``scorers/``) and holds its metric's definition, or imports it from the one module
+named in the last column. Every FullCite
+scorer reads the answer through ``scorers/cited_answer.py`` (parsing, validity, verbatim and
+near-verbatim per citation); every ALCE scorer reads ``[n]`` markers through
+``inspect_cite/citations/alce.py``.
+
+ALCE log keys (``alce_tasks/*``; the same definitions score ``alce-eval`` and lm-eval):
+
+| Log keys                               | Scorer file            | Definition
+|----------------------------------------|------------------------|------------------------------
+| citation_rec, citation_prec            | citation_nli.py        | inspect_cite/autoais.py
+|                                        |                        | (RERANK needs it too)
+| claims_nli (ELI5)                      | claim_coverage.py      | here
+| length; str_em, str_hit, rougeLsum (ASQA); | alce_correctness.py    | here (normalisation:
+| rougeLsum (ELI5); num_preds, qampari_prec, |                        | inspect_cite/squad.py)
+| qampari_rec, qampari_rec_top5, qampari_f1, |                        |
+| qampari_f1_top5 (QAMPARI)              |                        |
+| QA-EM, QA-F1, QA-Hit (ASQA, -T qa=true) | alce_qa.py             | here (EM/F1:
+|                                        |                        | inspect_cite/squad.py)
+| mauve (-T mauve=true)                  | mauve.py               | here
 
 FullCite log keys (``fullcite_tasks/*``):
 
-| Log keys                                               | Scorer              | Imported from
-|--------------------------------------------------------|---------------------|--------------------
-| doc_precision, doc_recall, doc_f1                      | doc_snippet_f1      |
-| snippet_precision, snippet_recall, snippet_f1          | doc_snippet_f1      | token F1:
-|                                                        |                     | inspect_cite/
-|                                                        |                     | alce_qa.py
-| snippet_em_precision, snippet_em_recall, snippet_em_f1 | doc_snippet_f1      | (same)
-| verbatim_rate, near_verbatim_rate                      | doc_snippet_f1      | scorers/
-|                                                        |                     | cited_answer.py
-| n_citations, invalid_citations                         | doc_snippet_f1      |
-| n_citations, omission_rate, pos_1 .. pos_N, pos_rest,  | citation_bias       |
-| invalid_share, first_two_share, first_two_rank_share   |                     |
-| similarity, n_scored                                   | citation_similarity |
-| support, relevance, coverage, n_citations              | citation_judge      |
-| snippet_support, doc_support, unsupported_claims       | claim_support       | NLI: inspect_cite/
-|                                                        |                     | nli/
-| yesno_accuracy, factoid_strict, factoid_lenient,       | fullcite_answer     |
-| factoid_mrr, list_precision, list_recall, list_f1,     |                     |
-| summary_rouge2, summary_rouge_su4 (BioASQ)             |                     |
-| str_em, str_hit (ASQA)                                 | fullcite_answer     | str_em: inspect_
-|                                                        |                     | cite/alce_metrics
-| rougeL (ExpertQA)                                      | fullcite_answer     |
-| rougeL_precision, rougeL_recall, rougeL_f1, n_spans,   | span_agreement      |
-| rejected_spans, failed_docs (annotate_spans)           |                     |
+| Log keys                               | Scorer file            | Definition
+|----------------------------------------|------------------------|------------------------------
+| doc_precision, doc_recall, doc_f1,     | doc_snippet_f1.py      | here (token F1:
+| snippet_precision, snippet_recall,     |                        | inspect_cite/squad.py)
+| snippet_f1, snippet_em_precision,      |                        |
+| snippet_em_recall, snippet_em_f1,      |                        |
+| n_citations, invalid_citations         |                        |
+| verbatim_rate, near_verbatim_rate      | doc_snippet_f1.py      | scorers/cited_answer.py
+| n_citations, omission_rate, pos_1 .. pos_N, | citation_bias.py       | here
+| pos_rest, invalid_share, first_two_share, |                        |
+| first_two_rank_share                   |                        |
+| similarity, n_scored                   | citation_similarity.py | here
+| support, relevance, coverage, n_citations | citation_judge.py      | here
+| snippet_support, doc_support,          | claim_support.py       | here (NLI backends:
+| unsupported_claims                     |                        | inspect_cite/nli/)
+| yesno_accuracy, factoid_strict,        | fullcite_answer.py     | here
+| factoid_lenient, factoid_mrr,          |                        |
+| list_precision, list_recall, list_f1,  |                        |
+| summary_rouge2, summary_rouge_su4 (BioASQ) |                        |
+| str_em, str_hit (ASQA)                 | fullcite_answer.py     | scorers/alce_correctness.py
+| rougeL (ExpertQA)                      | fullcite_answer.py     | here
+| rougeL_precision, rougeL_recall, rougeL_f1, | span_agreement.py      | here
+| n_spans, rejected_spans, failed_docs   |                        |
+| (fullcite_tasks/annotate_spans)        |                        |
 
 ``n_citations`` (citations in the answer) is reported by three scorers; Inspect names each by
 its scorer in the log.
