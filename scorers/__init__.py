@@ -2,10 +2,9 @@
 
 Each scorer lives in ``scorers/<name>.py`` (the file is named like the scorer; the tables give
 file names in ``scorers/``) and holds its metric's definition, or imports it from the one module
-named in the last column. Every FullCite
-scorer reads the answer through ``scorers/cited_answer.py`` (parsing, validity, verbatim and
-near-verbatim per citation); every ALCE scorer reads ``[n]`` markers through
-``inspect_cite/citations/alce.py``.
+named in the last column. Every FullCite scorer reads the answer through
+``scorers/cited_answer.py`` (parsing, validity, verbatim and near-verbatim per citation); every
+ALCE scorer reads ``[n]`` markers through ``inspect_cite/citations/alce.py``.
 
 ALCE log keys (``alce_tasks/*``; the same definitions score ``alce-eval`` and lm-eval):
 
@@ -14,11 +13,12 @@ ALCE log keys (``alce_tasks/*``; the same definitions score ``alce-eval`` and lm
 | citation_rec, citation_prec            | citation_nli.py        | inspect_cite/autoais.py
 |                                        |                        | (RERANK needs it too)
 | claims_nli (ELI5)                      | claim_coverage.py      | here
-| length; str_em, str_hit, rougeLsum (ASQA); | alce_correctness.py    | here (normalisation:
-| rougeLsum (ELI5); num_preds, qampari_prec, |                        | inspect_cite/squad.py)
-| qampari_rec, qampari_rec_top5, qampari_f1, |                        |
+| length; str_em, str_hit, rougeLsum     | alce_correctness.py    | here (normalisation:
+| (ASQA); rougeLsum (ELI5); num_preds,   |                        | inspect_cite/squad.py)
+| qampari_prec, qampari_rec,             |                        |
+| qampari_rec_top5, qampari_f1,          |                        |
 | qampari_f1_top5 (QAMPARI)              |                        |
-| QA-EM, QA-F1, QA-Hit (ASQA, -T qa=true) | alce_qa.py             | here (EM/F1:
+| QA-EM, QA-F1, QA-Hit (ASQA, qa=true)   | alce_qa.py             | here (EM/F1:
 |                                        |                        | inspect_cite/squad.py)
 | mauve (-T mauve=true)                  | mauve.py               | here
 
