@@ -32,21 +32,25 @@ FullCite log keys (``fullcite_tasks/*``):
 | snippet_em_recall, snippet_em_f1,      |                        |
 | n_citations, invalid_citations         |                        |
 | verbatim_rate, near_verbatim_rate      | doc_snippet_f1.py      | scorers/cited_answer.py
-| n_citations, omission_rate, pos_1 .. pos_N, | citation_bias.py       | here
-| pos_rest, invalid_share, first_two_share, |                        |
+| n_citations, omission_rate,            | citation_bias.py       | here
+| pos_1 .. pos_N, pos_rest,              |                        |
+| invalid_share, first_two_share,        |                        |
 | first_two_rank_share                   |                        |
 | similarity, n_scored                   | citation_similarity.py | here
-| support, relevance, coverage, n_citations | citation_judge.py      | here
+| support, relevance, coverage,          | citation_judge.py      | here
+| n_citations                            |                        |
 | snippet_support, doc_support,          | claim_support.py       | here (NLI backends:
 | unsupported_claims                     |                        | inspect_cite/nli/)
 | yesno_accuracy, factoid_strict,        | fullcite_answer.py     | here
 | factoid_lenient, factoid_mrr,          |                        |
 | list_precision, list_recall, list_f1,  |                        |
-| summary_rouge2, summary_rouge_su4 (BioASQ) |                        |
+| summary_rouge2, summary_rouge_su4      |                        |
+| (BioASQ)                               |                        |
 | str_em, str_hit (ASQA)                 | fullcite_answer.py     | scorers/alce_correctness.py
 | rougeL (ExpertQA)                      | fullcite_answer.py     | here
-| rougeL_precision, rougeL_recall, rougeL_f1, | span_agreement.py      | here
-| n_spans, rejected_spans, failed_docs   |                        |
+| rougeL_precision, rougeL_recall,       | span_agreement.py      | here
+| rougeL_f1, n_spans, rejected_spans,    |                        |
+| failed_docs                            |                        |
 | (fullcite_tasks/annotate_spans)        |                        |
 
 ``n_citations`` (citations in the answer) is reported by three scorers; Inspect names each by
