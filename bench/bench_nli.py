@@ -32,9 +32,9 @@ import torch
 from inspect_cite.alce_citations import citation_scores, claims_score
 from inspect_cite.nli import NLIResult, get_nli, reset_nli
 from inspect_cite.nli.seq2seq import TRUE_TEMPLATE
-from tests.alce_synthetic import synthetic_items
-from tests.nli_models import vary_t5_outputs
-from tests.tiny_models import build_tiny_t5
+from tests.helpers.alce_synthetic import synthetic_items
+from tests.helpers.nli_models import vary_t5_outputs
+from tests.helpers.tiny_models import build_tiny_t5
 
 
 def samples(n: int) -> list[tuple[str, dict[str, Any]]]:
@@ -160,7 +160,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         # Random T5s whose answers vary, so that some statements are supported and the
-        # precision checks run (tests/nli_models.py).
+        # precision checks run (tests/helpers/nli_models.py).
         calibration = [
             TRUE_TEMPLATE.format(premise=item["docs"][0]["text"], hypothesis=item["output"])
             for _, item in data[:60]

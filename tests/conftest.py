@@ -64,8 +64,8 @@ def cache_root(tmp_path, monkeypatch) -> Path:
 
 @pytest.fixture(scope="session")
 def alce_prompt_dir(tmp_path_factory) -> Path:
-    """The project's own ALCE-format prompt files (tests/alce_prompt_files.py), written once."""
-    from tests.alce_prompt_files import write_prompt_files
+    """The project's own ALCE-format prompt files (tests/helpers/alce_prompt_files.py), written once."""
+    from tests.helpers.alce_prompt_files import write_prompt_files
 
     return write_prompt_files(tmp_path_factory.mktemp("alce-prompts"))
 
@@ -103,7 +103,7 @@ def load_fixture(name: str) -> list[dict]:
 
 def fixture_corpus() -> list[str]:
     """The fixtures' questions, documents and prompt files (the tiny models' tokenizer corpus)."""
-    from tests.alce_prompt_files import prompt_texts
+    from tests.helpers.alce_prompt_files import prompt_texts
 
     texts = []
     for name in ("alce_asqa.json", "alce_qampari.json", "alce_eli5.json"):
@@ -115,7 +115,7 @@ def fixture_corpus() -> list[str]:
 
 @pytest.fixture(scope="session")
 def tiny_qwen3(tmp_path_factory) -> Path:
-    from tests.tiny_models import build_tiny_qwen3
+    from tests.helpers.tiny_models import build_tiny_qwen3
 
     return build_tiny_qwen3(tmp_path_factory.mktemp("tiny-qwen3"), fixture_corpus())
 
@@ -131,7 +131,7 @@ def fullcite_fixture_corpus() -> list[str]:
 @pytest.fixture(scope="session")
 def tiny_qwen3_30k(tmp_path_factory) -> Path:
     """A tiny Qwen3 whose tokenizer has 30k entries (realistic mask sizes for llguidance)."""
-    from tests.tiny_models import build_tiny_qwen3
+    from tests.helpers.tiny_models import build_tiny_qwen3
 
     corpus = fixture_corpus() + fullcite_fixture_corpus()
     return build_tiny_qwen3(tmp_path_factory.mktemp("tiny-qwen3-30k"), corpus, vocab_size=30000)
@@ -139,6 +139,6 @@ def tiny_qwen3_30k(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def tiny_t5(tmp_path_factory) -> Path:
-    from tests.tiny_models import build_tiny_t5
+    from tests.helpers.tiny_models import build_tiny_t5
 
     return build_tiny_t5(tmp_path_factory.mktemp("tiny-t5"))

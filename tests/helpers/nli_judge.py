@@ -1,0 +1,37 @@
+"""A scripted Inspect model that judges entailment like ``tests.helpers.nli_fns.word_entail``."""
+
+import re
+from typing import Any
+
+from inspect_ai.model import ModelOutput, ModelUsage, get_model
+
+from tests.helpers.nli_fns import word_entail
+
+_PROMPT = re.compile(r"Premise:\n(.*)\n\nHypothesis:\n(.*)\n\nDoes the premise", re.DOTALL)
+
+
+def output(content: str) -> ModelOutput:
+    out = ModelOutput.from_content(model="mockllm", content=content)
+    # Set usage so mockllm does not count tokens with tiktoken (a download, offline).
+    out.usage = ModelUsage(input_tokens=10, output_tokens=1, total_tokens=11)
+    return out
+
+
+def judge(messages: list[Any], *args: Any) -> ModelOutput:
+    """Answers from the first user message; hypotheses with "garble" get no yes/no at first.
+
+    "garble" gets a clear answer once asked again; "gibberish" never does.
+    """
+    first = messages[0].text if messages[0].role == "user" else messages[1].text
+    m = _PROMPT.search(first)
+    assert m, first
+    premise, hypothesis = m.group(1), m.group(2)
+    retried = len([x for x in messages if x.role == "user"]) > 1
+    if "gibberish" in hypothesis or ("garble" in hypothesis and not retried):
+        return output("It depends on how one reads it.")
+    verdict = word_entail(premise, hypothesis.replace("garble", ""))
+    return output("**Yes.** It is supported." if verdict else "No, it is not.")
+
+
+def judge_model() -> Any:
+    return get_model("mockllm/model", custom_outputs=judge)
