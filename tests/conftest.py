@@ -1,7 +1,7 @@
 import json
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +60,20 @@ def cache_root(tmp_path, monkeypatch) -> Path:
     root = tmp_path / "cache"
     monkeypatch.setenv("INSPECT_CITE_CACHE_DIR", str(root))
     return root
+
+
+@pytest.fixture
+def fresh_nli(monkeypatch) -> Iterator[None]:
+    """No NLI backend, queue or cache kept from another test (before and after this one).
+
+    The on-disk decision cache is off unless the test sets ``INSPECT_CITE_NLI_CACHE`` itself.
+    """
+    from inspect_cite.nli import reset_nli
+
+    monkeypatch.delenv("INSPECT_CITE_NLI_CACHE", raising=False)
+    reset_nli()
+    yield
+    reset_nli()
 
 
 @pytest.fixture(scope="session")

@@ -11,25 +11,20 @@ from inspect_ai.model import get_model
 
 from alce_tasks import asqa, eli5, qampari
 from inspect_cite.alce_citations import citation_scores, claims_score
-from inspect_cite.nli import get_nli, reset_nli
+from inspect_cite.nli import get_nli
 from inspect_cite.text import alce_scoring_output
 from scorers import citation_nli
 from tests.conftest import FIXTURES, load_fixture
-from tests.helpers.nli_judge import judge_model, output
+from tests.helpers.evals import eval_one
+from tests.helpers.nli_judge import judge_model
+from tests.helpers.scripted_models import scripted_model
 
 NLI = "python:tests.helpers.nli_fns:word_entail"
 
 
 @pytest.fixture(autouse=True)
-def _fresh_backends(tmp_path, monkeypatch):
+def _fresh_backends(fresh_nli, tmp_path, monkeypatch):
     monkeypatch.setenv("INSPECT_LOG_DIR", str(tmp_path / "logs"))
-    reset_nli()
-    yield
-    reset_nli()
-
-
-def scripted(outputs: list[str]) -> Any:
-    return get_model("mockllm/model", custom_outputs=[output(o) for o in outputs])
 
 
 def answers(dataset: str) -> list[str]:
@@ -48,9 +43,7 @@ def answers(dataset: str) -> list[str]:
 
 
 def run(task: Any, outputs: list[str], **kw: Any) -> Any:
-    (log,) = inspect_eval(task, model=scripted(outputs), display="none", max_connections=1, **kw)
-    assert log.status == "success", log.error
-    return log
+    return eval_one(task, scripted_model(outputs)[0], max_connections=1, **kw)
 
 
 def results(log: Any) -> dict[str, Any]:

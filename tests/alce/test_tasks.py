@@ -9,6 +9,7 @@ from alce_tasks.data import AlceDataError
 from alce_tasks.prompts import ALCE_PROMPT_COMMIT, PROMPT_SHA256, PromptFile
 from inspect_cite.download import sha256_file
 from tests.conftest import FIXTURES, official_prompts_dir
+from tests.helpers.scripted_models import scripted_model
 
 NLI = "python:tests.helpers.nli_fns:word_entail"
 
@@ -85,17 +86,6 @@ def test_missing_dataset_file_is_a_clear_error(own_prompts, tmp_path):
         qampari(dataset_path=str(tmp_path / "nope.json"))
 
 
-def scripted(texts):
-    from inspect_ai.model import ModelOutput, ModelUsage
-
-    outputs = []
-    for text in texts:
-        out = ModelOutput.from_content("mockllm/model", text)
-        out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
-        outputs.append(out)
-    return get_model("mockllm/model", custom_outputs=outputs)
-
-
 @pytest.mark.parametrize(
     ("strategy", "docs_after", "solver_name"),
     [
@@ -119,7 +109,7 @@ def test_strategies_wire_their_solver(strategy, docs_after, solver_name, own_pro
     )
     answer = "Christopher Eccleston played the Ninth Doctor [1]. David Tennant followed [2]."
     [log] = inspect_eval(
-        task, model=scripted([answer] * 8), limit=1, log_dir=str(tmp_path), display="none"
+        task, model=scripted_model([answer] * 8)[0], limit=1, log_dir=str(tmp_path), display="none"
     )
     assert log.status == "success", log.error
     assert solver_name in [step.solver for step in log.plan.steps]

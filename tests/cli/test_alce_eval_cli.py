@@ -12,7 +12,6 @@ import pytest
 
 from inspect_cite.alce_eval import main
 from inspect_cite.alce_metrics import CORRECTNESS_KEYS
-from inspect_cite.nli import reset_nli
 from inspect_cite.text import remove_citations, sent_tokenize
 from tests.conftest import ROOT
 from tests.helpers.alce_synthetic import synthetic_items
@@ -86,11 +85,7 @@ def preprocessed(items: list[dict]) -> list[dict]:
     return out
 
 
-@pytest.fixture(autouse=True)
-def _fresh_backends():
-    reset_nli()
-    yield
-    reset_nli()
+pytestmark = pytest.mark.usefixtures("fresh_nli")
 
 
 def write_result(tmp_path: Path, name: str, items: list[dict], plain: bool = False) -> Path:

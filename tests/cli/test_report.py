@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
-from inspect_ai.model import ModelOutput, ModelUsage, get_model
+from inspect_ai.model import get_model
 from inspect_ai.solver import generate
 
 from alce_tasks import asqa
@@ -14,15 +14,7 @@ from inspect_cite.cli import main
 from inspect_cite.report import cited_positions, load_runs
 from solvers.alce import alce_vanilla
 from tests.conftest import FIXTURES
-
-
-def scripted(name: str, texts: list[str]):
-    outputs = []
-    for text in texts:
-        out = ModelOutput.from_content(name, text)
-        out.usage = ModelUsage(input_tokens=10, output_tokens=5, total_tokens=15)
-        outputs.append(out)
-    return get_model(name, custom_outputs=outputs)
+from tests.helpers.scripted_models import scripted_model
 
 
 @pytest.fixture
@@ -42,7 +34,7 @@ def log_dir(tmp_path, own_prompts):
             )
             inspect_eval(
                 task,
-                model=scripted(model, texts),
+                model=scripted_model(texts, name=model)[0],
                 solver=solver,
                 limit=2,
                 log_dir=str(tmp_path / "logs"),

@@ -9,10 +9,9 @@ answers with their citations swapped or shifted, the disk cache on rescoring, an
 import math
 
 import pytest
-from inspect_ai import Task, eval
+from inspect_ai import eval
 from inspect_ai import score as inspect_score
-from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.solver import generate
+from inspect_ai.dataset import Sample
 
 from fullcite_tasks import asqa
 from fullcite_tasks.data.incite import incite_records
@@ -26,7 +25,8 @@ from scorers.cited_answer import near_verbatim
 from tests.conftest import reference_dir
 from tests.fullcite.test_fullcite_tasks import ASQA_ARGS, cite_first_document
 from tests.helpers import nli_fns
-from tests.helpers.scripted_models import scripted_model, scripted_output
+from tests.helpers.evals import score_answers
+from tests.helpers.scripted_models import scripted_model
 
 NLI = "python:tests.helpers.nli_fns:claim_overlap"
 COUNTING = "python:tests.helpers.nli_fns:counting_claim_overlap"
@@ -96,20 +96,8 @@ CASES = {
 
 
 @pytest.fixture(autouse=True)
-def _fresh_backends(tmp_path, monkeypatch):
-    monkeypatch.delenv("INSPECT_CITE_NLI_CACHE", raising=False)
+def _fresh_backends(fresh_nli, monkeypatch):
     monkeypatch.setenv("INSPECT_CITE_NLI_BACKOFF", "0")
-    reset_nli()
-    yield
-    reset_nli()
-
-
-def run(samples, answers, scorers, tmp_path, **kwargs):
-    model, _ = scripted_model(lambda input, *a: scripted_output(answers[input[-1].text]))
-    task = Task(dataset=MemoryDataset(samples), solver=generate(), scorer=scorers)
-    [log] = eval(task, model=model, display="none", log_dir=str(tmp_path / "logs"), **kwargs)
-    assert log.status == "success", log.error
-    return log
 
 
 def hand_samples():
@@ -126,8 +114,11 @@ def test_hand_built_cases(tmp_path):
     # The joined premise matters: neither snippet of "two_citations" is enough alone.
     claim = "The Eiffel Tower was completed in 1889 beside the Seine river"
     assert not nli_fns.claim_overlap("The Eiffel Tower was completed in 1889", claim)
-    log = run(
-        hand_samples(), {k: v[0] for k, v in CASES.items()}, [claim_support(nli=NLI)], tmp_path
+    log = score_answers(
+        hand_samples(),
+        {k: v[0] for k, v in CASES.items()},
+        [claim_support(nli=NLI)],
+        log_dir=str(tmp_path / "logs"),
     )
     for sample in log.samples:
         score = sample.scores["claim_support"]
@@ -163,11 +154,11 @@ def test_hand_built_cases(tmp_path):
 def test_nli_failure_is_nan_with_its_reason(tmp_path):
     sample = Sample(input="q", id="q", metadata={"docs": DOCS})
     answer = f"This claim will fail {CAPITAL}."
-    log = run(
+    log = score_answers(
         [sample],
         {"q": answer},
         [claim_support(nli="python:tests.helpers.nli_fns:failing_on_fail")],
-        tmp_path,
+        log_dir=str(tmp_path / "logs"),
     )
     score = log.samples[0].scores["claim_support"]
     assert set(score.value) == KEYS and all(math.isnan(v) for v in score.value.values())
@@ -310,11 +301,11 @@ def test_snippet_support_sees_what_doc_f1_cannot(tmp_path, capsys):
     assert variants["swapped"] != variants["original"] != variants["shifted"]
     metrics, logs = {}, {}
     for name, answers in variants.items():
-        logs[name] = run(
+        logs[name] = score_answers(
             samples,
             answers,
             [doc_snippet_f1(), claim_support(nli=NLI)],
-            tmp_path / name,
+            log_dir=str(tmp_path / name / "logs"),
         )
         metrics[name] = {s.name: s.metrics["mean"].value for s in logs[name].results.scores}
     with capsys.disabled():

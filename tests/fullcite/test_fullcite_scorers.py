@@ -25,6 +25,7 @@ from scorers.fullcite_answer import (
 )
 from scorers.judge import parse_judgement
 from scorers.snippet_f1 import doc_prf, snippet_prf, token_f1
+from tests.helpers.evals import score_answers
 from tests.helpers.scripted_models import scripted_model, scripted_output
 from tests.helpers.tiny_eval_models import minilm_path
 
@@ -42,19 +43,6 @@ ANSWER = (
     "The cat sat {doc_id: A, snippet: the cat sat}. Something happened "
     "{doc_id: C, snippet: Something}. Dogs bark {doc_id: Z, snippet: Dogs bark loudly}."
 )
-
-
-def run(samples, outputs, scorers, **kwargs):
-    """Score scripted outputs: each sample's output is looked up by its question."""
-
-    def respond(input, tools, tool_choice, config):
-        return scripted_output(outputs[input[-1].text])
-
-    model, _ = scripted_model(respond)
-    task = Task(dataset=MemoryDataset(samples), solver=generate(), scorer=scorers)
-    [log] = eval(task, model=model, display="none", log_dir=kwargs.pop("log_dir"), **kwargs)
-    assert log.status == "success", log.error
-    return log
 
 
 def sample(question, metadata=None, **extra):
@@ -104,7 +92,7 @@ def test_doc_snippet_f1_hand_computed(tmp_path):
         "q4": "The cat sat {doc_id: A, snippet: the cat sat}.",
         "q5": "<think>plan</think>Broken {doc_id: A, snippet: the cat {doc_id: {{ }",
     }
-    log = run(samples, outputs, [doc_snippet_f1()], log_dir=str(tmp_path))
+    log = score_answers(samples, outputs, [doc_snippet_f1()], log_dir=str(tmp_path))
     v = values(log, "doc_snippet_f1", "q1")
     assert v["doc_precision"] == pytest.approx(100 / 3)
     assert v["doc_recall"] == pytest.approx(50)
@@ -150,7 +138,7 @@ def test_citation_bias_positions_omission_and_groups(tmp_path):
         "b": "X {doc_id: 2, snippet: text 2}.",
         "c": "Yes.",
     }
-    log = run(samples, outputs, [citation_bias(max_positions=5)], log_dir=str(tmp_path))
+    log = score_answers(samples, outputs, [citation_bias(max_positions=5)], log_dir=str(tmp_path))
     a = values(log, "citation_bias", "a")
     assert (a["pos_1"], a["pos_2"], a["pos_3"], a["invalid_share"]) == (50, 0, 25, 25)
     assert (a["first_two_share"], a["omission_rate"], a["n_citations"]) == (50, 0, 4)
@@ -177,7 +165,9 @@ def test_citation_similarity_with_a_local_sentence_transformer(tmp_path):
         "Stock markets fell sharply {doc_id: B, snippet: Birds sing at dawn}.",
         "s2": "No citation here.",
     }
-    log = run(samples, outputs, [citation_similarity(minilm_path())], log_dir=str(tmp_path))
+    log = score_answers(
+        samples, outputs, [citation_similarity(minilm_path())], log_dir=str(tmp_path)
+    )
     v = values(log, "citation_similarity", "s1")
     sims = (
         [s for s in log.samples if s.id == "s1"][0]
@@ -220,7 +210,7 @@ def test_citation_judge_retries_then_records_missing(tmp_path):
         return scripted_output(reply)
 
     grader, _ = scripted_model(grade)
-    log = run(
+    log = score_answers(
         [sample("j1"), sample("j2")],
         {"j1": ANSWER, "j2": "No citations."},
         [citation_judge(attempts=3)],
@@ -320,7 +310,7 @@ def test_fullcite_answer_per_source(tmp_path):
         "fa": "Claudin 18.2 {doc_id: 2, snippet: claudin}.",
         "su": "alpha foxtrot {doc_id: 1, snippet: alpha bravo charlie delta echo foxtrot}",
     }
-    log = run(bio, outputs, [fullcite_answer("bioasq")], log_dir=str(tmp_path / "b"))
+    log = score_answers(bio, outputs, [fullcite_answer("bioasq")], log_dir=str(tmp_path / "b"))
     assert values(log, "fullcite_answer", "yn")["yesno_accuracy"] == 100
     assert math.isnan(values(log, "fullcite_answer", "yn")["factoid_mrr"])
     assert values(log, "fullcite_answer", "fa")["factoid_strict"] == 100
@@ -346,7 +336,7 @@ def test_fullcite_answer_per_source(tmp_path):
             metadata={"source": "expertqa", "reference_answers": ["the cat sat"]},
         )
     ]
-    log = run(
+    log = score_answers(
         asqa + expert,
         {
             "as": "Christopher Eccleston {doc_id: ninth-doctor, snippet: David Tennant}.",

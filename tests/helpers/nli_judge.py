@@ -3,18 +3,12 @@
 import re
 from typing import Any
 
-from inspect_ai.model import ModelOutput, ModelUsage, get_model
+from inspect_ai.model import ModelOutput, get_model
 
 from tests.helpers.nli_fns import word_entail
+from tests.helpers.scripted_models import scripted_output
 
 _PROMPT = re.compile(r"Premise:\n(.*)\n\nHypothesis:\n(.*)\n\nDoes the premise", re.DOTALL)
-
-
-def output(content: str) -> ModelOutput:
-    out = ModelOutput.from_content(model="mockllm", content=content)
-    # Set usage so mockllm does not count tokens with tiktoken (a download, offline).
-    out.usage = ModelUsage(input_tokens=10, output_tokens=1, total_tokens=11)
-    return out
 
 
 def judge(messages: list[Any], *args: Any) -> ModelOutput:
@@ -28,9 +22,9 @@ def judge(messages: list[Any], *args: Any) -> ModelOutput:
     premise, hypothesis = m.group(1), m.group(2)
     retried = len([x for x in messages if x.role == "user"]) > 1
     if "gibberish" in hypothesis or ("garble" in hypothesis and not retried):
-        return output("It depends on how one reads it.")
+        return scripted_output("It depends on how one reads it.")
     verdict = word_entail(premise, hypothesis.replace("garble", ""))
-    return output("**Yes.** It is supported." if verdict else "No, it is not.")
+    return scripted_output("**Yes.** It is supported." if verdict else "No, it is not.")
 
 
 def judge_model() -> Any:

@@ -37,10 +37,20 @@ class Script:
             return scripted_output(*answer)
         return scripted_output(answer)
 
+    def user_texts(self) -> list[str]:
+        """The last message of every call's input, in order."""
+        return [messages[-1].text for messages in self.inputs]
+
 
 def scripted_model(
     answers: Sequence[str | tuple[str, str]] | Callable[..., ModelOutput],
+    *,
+    name: str = "mockllm/model",
 ) -> tuple[Model, Script | None]:
+    """A mockllm model replaying ``answers`` in order (or answering with a function of its input).
+
+    Returns the model and, for a list of answers, the Script that records every call.
+    """
     script = Script(answers) if not callable(answers) else None
-    model = get_model("mockllm/model", custom_outputs=script or answers, memoize=False)
+    model = get_model(name, custom_outputs=script or answers, memoize=False)
     return model, script

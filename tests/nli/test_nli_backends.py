@@ -31,12 +31,7 @@ from tests.helpers.alce_synthetic import synthetic_items
 from tests.helpers.nli_judge import judge_model
 from tests.helpers.nli_models import per_pair_generate, vary_t5_outputs
 
-
-@pytest.fixture(autouse=True)
-def _fresh_backends():
-    reset_nli()
-    yield
-    reset_nli()
+pytestmark = pytest.mark.usefixtures("fresh_nli")
 
 
 def doc_pairs(n_items: int = 12) -> list[tuple[str, str]]:

@@ -78,12 +78,8 @@ FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthChe
 
 
 @pytest.fixture(autouse=True)
-def _fresh_backends(tmp_path, monkeypatch):
+def _fresh_backends(fresh_nli, tmp_path, monkeypatch):
     monkeypatch.setenv("INSPECT_LOG_DIR", str(tmp_path / "logs"))
-    monkeypatch.delenv("INSPECT_CITE_NLI_CACHE", raising=False)
-    reset_nli()
-    yield
-    reset_nli()
 
 
 def state(completion: str, metadata: dict[str, Any]) -> TaskState:

@@ -10,7 +10,7 @@ import anyio
 import pytest
 from inspect_ai.scorer import Target
 
-from inspect_cite.nli import NLIConfigError, NLIError, get_nli, reset_nli
+from inspect_cite.nli import NLIConfigError, NLIError, get_nli
 from inspect_cite.nli.cached import NLI_BACKOFF_ENV, NLI_RETRIES_ENV
 from inspect_cite.nli.classifier import ClassifierNLI
 from inspect_cite.nli.hf import chunks_by_length
@@ -25,13 +25,9 @@ PAIR = ("The cat sat on the mat.", "the cat sat")
 
 
 @pytest.fixture(autouse=True)
-def _fresh(monkeypatch):
-    monkeypatch.delenv("INSPECT_CITE_NLI_CACHE", raising=False)
+def _fresh(fresh_nli, monkeypatch):
     monkeypatch.setenv(NLI_BACKOFF_ENV, "0.01")
     nli_fns.FLAKY.update(failures=0, calls=0)
-    reset_nli()
-    yield
-    reset_nli()
 
 
 def test_flaky_backend_is_retried_until_it_answers(monkeypatch):

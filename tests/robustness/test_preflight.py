@@ -25,7 +25,6 @@ from alce_tasks import eli5
 from fullcite_tasks import expertqa
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.errors import PreflightError
-from inspect_cite.nli import reset_nli
 from inspect_cite.nli.seq2seq import TRUE_MODEL
 from inspect_cite.preflight import model_problem, reset_preflight
 from inspect_cite.retrieval import get_retriever
@@ -120,12 +119,10 @@ def refused(task_fn, task_args: dict, tmp_path: Path, **eval_kw) -> str:
 
 
 @pytest.fixture(autouse=True)
-def fresh_checks():
+def fresh_checks(fresh_nli):
     reset_preflight()
-    reset_nli()
     yield
     reset_preflight()
-    reset_nli()
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from inspect_cite.alce_prompts import PromptFileError, official_prompt_path
 from inspect_cite.cli import main
 from inspect_cite.errors import PreflightError
 from inspect_cite.http_client import redact_text, redact_url
-from inspect_cite.nli import NLIConfigError, NLIError, get_nli, reset_nli
+from inspect_cite.nli import NLIConfigError, NLIError, get_nli
 from inspect_cite.nli.registry import parse_nli_spec
 from tests.conftest import FIXTURES
 from tests.helpers.http_servers import RecordingServer, Reply, Seen, redirect_to
@@ -36,12 +36,9 @@ NLI_KEY = "secret-key"  # what the remote server fixture puts in INSPECT_CITE_NL
 
 
 @pytest.fixture(autouse=True)
-def _fresh(monkeypatch):
-    monkeypatch.delenv("INSPECT_CITE_NLI_CACHE", raising=False)
+def _fresh(fresh_nli):
     sys.modules.pop(SENTINEL, None)
-    reset_nli()
     yield
-    reset_nli()
     sys.modules.pop(SENTINEL, None)
 
 

@@ -4,7 +4,7 @@ import pytest
 from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import MemoryDataset
-from inspect_ai.model import GenerateConfig, ModelOutput, ModelUsage, get_model
+from inspect_ai.model import GenerateConfig, ModelUsage, get_model
 
 from alce_tasks.data import load_items, record_to_sample
 from inspect_cite.alce_prompts import (
@@ -33,6 +33,8 @@ from solvers.alce_interactive import (
 from solvers.alce_postcite import post_hoc_cite
 from solvers.alce_rerank import alce_rerank
 from tests.conftest import FIXTURES
+from tests.helpers.evals import eval_one
+from tests.helpers.scripted_models import Script
 from tests.helpers.tiny_eval_models import minilm_path
 
 USAGE = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
@@ -53,25 +55,7 @@ def _pool_dataset(dataset: str, items: list[dict] | None = None) -> MemoryDatase
     )
 
 
-class Scripted:
-    """A mockllm output function replaying lines and recording each call's input."""
-
-    def __init__(self, lines: list[str]):
-        self.lines = list(lines)
-        self.inputs: list[list] = []
-        self.configs: list[GenerateConfig] = []
-
-    def __call__(self, input, tools, tool_choice, config):
-        self.inputs.append(list(input))
-        self.configs.append(config)
-        text = self.lines.pop(0) if self.lines else "End"
-        return ModelOutput.from_content("mockllm", text).model_copy(update={"usage": USAGE})
-
-    def user_texts(self) -> list[str]:
-        return [msgs[-1].text for msgs in self.inputs]
-
-
-def _run(solver, dataset: str, script: Scripted, tmp_path, items=None):
+def _run(solver, dataset: str, script: Script, tmp_path, items=None):
     task = Task(
         dataset=_pool_dataset(dataset, items),
         solver=solver,
@@ -80,9 +64,7 @@ def _run(solver, dataset: str, script: Scripted, tmp_path, items=None):
             citation_nli(nli="python:tests.helpers.nli_fns:word_entail", dataset=dataset),
         ],
     )
-    model = get_model("mockllm/model", custom_outputs=script)
-    [log] = inspect_eval(task, model=model, display="none", log_dir=str(tmp_path))
-    assert log.status == "success", log.error
+    log = eval_one(task, get_model("mockllm/model", custom_outputs=script), log_dir=str(tmp_path))
     # Every baseline's output is scored for citations against the documents it left in metadata.
     for sample in log.samples:
         assert {"citation_rec", "citation_prec"} <= set(sample.scores["citation_nli"].value)
@@ -98,7 +80,7 @@ def _builder(name: str, **kwargs) -> AlcePromptBuilder:
 
 def test_closedbook_prompt_and_no_docs(own_prompts, tmp_path):
     item = _items("eli5")[0]
-    script = Scripted(["Because of salt [1]."])
+    script = Script(["Because of salt [1]."])
     log = _run(alce_closedbook(), "eli5", script, tmp_path, [item])
     expected = _builder("eli5_closedbook", shot=2, ndoc=0, seed=42).build(item)
     [system, user] = script.inputs[0]
@@ -117,7 +99,7 @@ def test_closedbook_prompt_and_no_docs(own_prompts, tmp_path):
 )
 def test_summ_snippet_prompt_and_renumbered_full_docs(own_prompts, tmp_path, solver, key, kept):
     item = _items("asqa")[0]
-    script = Scripted(["Eccleston [1] and Tennant [3]."])
+    script = Script(["Eccleston [1] and Tennant [3]."])
     log = _run(solver(), "asqa", script, tmp_path, [item])
     expected = _builder("asqa_sum_or_ext", shot=2, ndoc=10, seed=42, use_shorter=key).build(item)
     assert script.user_texts() == [expected]
@@ -132,7 +114,7 @@ def test_summ_snippet_prompt_and_renumbered_full_docs(own_prompts, tmp_path, sol
 
 def test_summ_respects_ndoc(own_prompts, tmp_path):
     item = _items("asqa")[0]
-    log = _run(alce_summ(ndoc=2, shot=1), "asqa", Scripted(["x"]), tmp_path, [item])
+    log = _run(alce_summ(ndoc=2, shot=1), "asqa", Script(["x"]), tmp_path, [item])
     assert [d["text"] for d in log.samples[0].metadata["docs"]] == [
         d["text"] for d in item["docs"][:2]
     ]
@@ -186,7 +168,7 @@ def test_postcite_after_closedbook_searches_all_docs(own_prompts, tmp_path):
     docs = item["docs"]
     first = docs[3]["text"].split(". ")[0] + "."
     second = docs[1]["text"].split(". ")[0] + "."
-    script = Scripted([f"{first} {second}"])
+    script = Script([f"{first} {second}"])
     solver = alce_postcite(retriever=minilm_path(), device="cpu")
     log = _run(solver, "asqa", script, tmp_path, [item])
     sample = log.samples[0]
@@ -199,7 +181,7 @@ def test_postcite_after_closedbook_searches_all_docs(own_prompts, tmp_path):
 def test_postcite_after_summ_searches_shown_docs(own_prompts, tmp_path):
     item = _items("asqa")[0]
     cited = item["docs"][5]["text"].split(". ")[0] + "."
-    script = Scripted([f"Already cited [1]. {cited}"])
+    script = Script([f"Already cited [1]. {cited}"])
     solver = alce_postcite(base="summ", retriever=minilm_path(), device="cpu")
     log = _run(solver, "asqa", script, tmp_path, [item])
     sample = log.samples[0]
@@ -242,7 +224,7 @@ def test_interact_turns(own_prompts, tmp_path):
         "Output: He left in 2010 [3].",
         "End",
     ]
-    script = Scripted(lines)
+    script = Script(lines)
     log = _run(alce_interact(), "asqa", script, tmp_path, [item])
     builder = _builder("asqa_interact_doc_id", shot=2, ndoc=10, seed=42, use_shorter="summary")
     doc_list = builder.docs(item)  # docs 1, 2, 4, 6 of the item (summaries not irrelevant)
@@ -279,30 +261,30 @@ def test_interact_turns(own_prompts, tmp_path):
 
 def test_interact_stops_at_max_turn_and_abstention(own_prompts, tmp_path):
     item = _items("asqa")[0]
-    script = Scripted(["Check: Document [1]"] * 12)
+    script = Script(["Check: Document [1]"] * 12)
     log = _run(alce_interact(), "asqa", script, tmp_path, [item])
     assert len(script.inputs) == 10
     assert log.samples[0].metadata["interactive"]["stop"] == "max_turn"
     # after each Check the next line is forced to be output, even "Check: ..."
     assert log.samples[0].output.completion.startswith(" Check: Document [1] Check")
 
-    script = Scripted(["Output: Fine [1].", "Sorry, I found no relevant information."])
+    script = Script(["Output: Fine [1].", "Sorry, I found no relevant information."])
     log = _run(alce_interact(), "asqa", script, tmp_path, [item])
     assert len(script.inputs) == 2
     assert log.samples[0].output.completion == " Fine [1]."
     assert log.samples[0].metadata["interactive"]["stop"] == "abstain"
 
-    script = Scripted(["Let me think."])
+    script = Script(["Let me think."])
     log = _run(alce_interact(max_turn=3), "asqa", script, tmp_path, [item])
     assert len(script.inputs) == 1 and log.samples[0].output.completion == ""
 
 
 def test_interact_qampari_force_cite_and_trailing_comma(own_prompts, tmp_path):
     item = _items("qampari")[0]
-    script = Scripted(["Check: Document [2]", "Marazan [1], Stephen Morris,", "End"])
+    script = Script(["Check: Document [2]", "Marazan [1], Stephen Morris,", "End"])
     log = _run(alce_interact(force_cite_show=True), "qampari", script, tmp_path, [item])
     assert log.samples[0].output.completion == " [2] Marazan, [2] Stephen Morris"
-    script = Scripted(["Output: A [1], B [2],", "End"])
+    script = Script(["Output: A [1], B [2],", "End"])
     log = _run(alce_interact(), "qampari", script, tmp_path, [item])
     assert log.samples[0].output.completion == " A [1], B [2]"
     assert "qampari_f1" in log.samples[0].scores["alce_correctness"].value
@@ -312,7 +294,7 @@ def test_inlinesearch_turns(own_prompts, tmp_path):
     item = _items("asqa")[1]
     target = item["docs"][4]
     query = " ".join(target["text"].split()[:25])
-    script = Scripted([f"Search: {query}", "It was finished [9].", "End"])
+    script = Script([f"Search: {query}", "It was finished [9].", "End"])
     solver = alce_inlinesearch(retriever=minilm_path(), device="cpu")
     log = _run(solver, "asqa", script, tmp_path, [item])
     builder = _builder("asqa_interact_search", shot=2, ndoc=0, seed=42)
@@ -389,7 +371,7 @@ def test_sample_outputs_for_rerank(own_prompts, tmp_path):
     log = _run(
         pick_longest(),
         "asqa",
-        Scripted(["a [1].", "a longer one [2].", "b."]),
+        Script(["a [1].", "a longer one [2].", "b."]),
         tmp_path,
         _items("asqa")[:1],
     )

@@ -1,27 +1,18 @@
 """RERANK keeps the candidate with the best citation recall (deterministic python: NLI)."""
 
 from inspect_ai import Task
-from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
-from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
 from scorers.citation_nli import citation_nli
 from solvers.alce_rerank import alce_rerank
+from tests.helpers.evals import eval_one
+from tests.helpers.scripted_models import scripted_model
 
 NLI = "python:tests.helpers.nli_fns:word_entail"
 DOCS = [
     {"id": "1", "title": "Eiffel Tower", "text": "The tower was built from 1887 to 1889 in Paris."},
     {"id": "2", "title": "Paris", "text": "Paris is the capital of France."},
 ]
-
-
-def scripted(texts: list[str]):
-    outputs = []
-    for text in texts:
-        out = ModelOutput.from_content("mockllm/model", text)
-        out.usage = ModelUsage(input_tokens=10, output_tokens=5, total_tokens=15)
-        outputs.append(out)
-    return get_model("mockllm/model", custom_outputs=outputs)
 
 
 def run(texts: list[str], tmp_path, n: int = 4):
@@ -31,8 +22,7 @@ def run(texts: list[str], tmp_path, n: int = 4):
         metadata={"dataset": "asqa", "question": "When was the tower built?", "docs": DOCS},
     )
     task = Task(dataset=[sample], solver=alce_rerank(n=n, nli=NLI), scorer=citation_nli(nli=NLI))
-    [log] = inspect_eval(task, model=scripted(texts), log_dir=str(tmp_path), display="none")
-    assert log.status == "success", log.error
+    log = eval_one(task, scripted_model(texts)[0], log_dir=str(tmp_path))
     return log.samples[0]
 
 
