@@ -11,6 +11,20 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 REFERENCE_ENV = "INSPECT_CITE_REFERENCE_DIR"
 
+# The FullCite tasks' arguments for the fixtures.
+BIOASQ_ARGS = {
+    "dataset_path": str(FIXTURES / "fullcite_bioasq.json"),
+    "abstracts_path": str(FIXTURES / "fullcite_bioasq_abstracts.json"),
+}
+ASQA_ARGS = {
+    "dataset_path": str(FIXTURES / "alce_asqa.json"),
+    "spans_path": str(FIXTURES / "fullcite_asqa_spans.jsonl"),
+}
+EXPERTQA_ARGS = {
+    "dataset_path": str(FIXTURES / "fullcite_expertqa.jsonl"),
+    "spans_path": str(FIXTURES / "fullcite_expertqa_spans.jsonl"),
+}
+
 # Tests never touch the network.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

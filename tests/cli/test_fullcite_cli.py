@@ -65,9 +65,8 @@ def test_claim_support_rescores_a_fullcite_log_by_registry_name(tmp_path, cache_
     from inspect_ai.log import read_eval_log
 
     from fullcite_tasks import asqa
-    from tests.conftest import ROOT
-    from tests.fullcite.test_fullcite_tasks import ASQA_ARGS, cite_first_document
-    from tests.helpers.scripted_models import scripted_model
+    from tests.conftest import ASQA_ARGS, ROOT
+    from tests.helpers.scripted_models import cite_first_document, scripted_model
 
     model, _ = scripted_model(cite_first_document)
     task = asqa(**ASQA_ARGS, similarity_model=None)

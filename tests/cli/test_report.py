@@ -83,8 +83,7 @@ def test_cited_positions_ignore_numbers_too_long_for_int():
 def add_fullcite_run(log_dir):
     """A FullCite ASQA run (its ~30 metrics) in the same folder as the ALCE runs."""
     from fullcite_tasks import asqa as fullcite_asqa
-    from tests.fullcite.test_fullcite_tasks import cite_first_document
-    from tests.helpers.scripted_models import scripted_model
+    from tests.helpers.scripted_models import cite_first_document, scripted_model
 
     inspect_eval(
         fullcite_asqa(

@@ -22,11 +22,10 @@ from inspect_cite.errors import PreflightError
 from inspect_cite.nli import get_nli, reset_nli
 from scorers import claim_support, doc_snippet_f1
 from scorers.cited_answer import near_verbatim
-from tests.conftest import reference_dir
-from tests.fullcite.test_fullcite_tasks import ASQA_ARGS, cite_first_document
+from tests.conftest import ASQA_ARGS, reference_dir
 from tests.helpers import nli_fns
 from tests.helpers.evals import score_answers
-from tests.helpers.scripted_models import scripted_model
+from tests.helpers.scripted_models import cite_first_document, scripted_model
 
 NLI = "python:tests.helpers.nli_fns:claim_overlap"
 COUNTING = "python:tests.helpers.nli_fns:counting_claim_overlap"

@@ -11,37 +11,14 @@ from fullcite_tasks import annotate_spans, asqa, bioasq, expertqa
 from fullcite_tasks.annotation import annotation_cache_path
 from fullcite_tasks.task import FULLCITE_TASK_VERSION, FullciteTaskError
 from inspect_cite.log_metrics import log_metrics
-from tests.conftest import FIXTURES
-from tests.helpers.scripted_models import scripted_model, scripted_output
+from tests.conftest import ASQA_ARGS, BIOASQ_ARGS, EXPERTQA_ARGS, FIXTURES
+from tests.helpers.scripted_models import cite_first_document, scripted_model, scripted_output
 
-BIOASQ_ARGS = {
-    "dataset_path": str(FIXTURES / "fullcite_bioasq.json"),
-    "abstracts_path": str(FIXTURES / "fullcite_bioasq_abstracts.json"),
-}
-ASQA_ARGS = {
-    "dataset_path": str(FIXTURES / "alce_asqa.json"),
-    "spans_path": str(FIXTURES / "fullcite_asqa_spans.jsonl"),
-}
-EXPERTQA_ARGS = {
-    "dataset_path": str(FIXTURES / "fullcite_expertqa.jsonl"),
-    "spans_path": str(FIXTURES / "fullcite_expertqa_spans.jsonl"),
-}
 TASKS = {
     "bioasq": (bioasq, BIOASQ_ARGS),
     "asqa": (asqa, ASQA_ARGS),
     "expertqa": (expertqa, EXPERTQA_ARGS),
 }
-_DOC = re.compile(r"^Document 1 \(doc_id: (.+?)\): .*\n(.+)$", re.MULTILINE)
-
-
-def cite_first_document(input, tools, tool_choice, config):
-    """An answer citing the first six words of the first document shown."""
-    m = _DOC.search(input[-1].text)
-    if m is None:
-        return scripted_output("I cannot answer.")
-    doc_id, text = m.group(1), m.group(2)
-    snippet = " ".join(text.split()[:6])
-    return scripted_output(f"Yes, the documents say so {{doc_id: {doc_id}, snippet: {snippet}}}.")
 
 
 @pytest.mark.parametrize("strategy", ["prompt", "constrained", "posthoc"])

@@ -5,6 +5,7 @@ from typing import Any
 
 from inspect_ai.model import ModelOutput, get_model
 
+from scorers.cited_answer import CheckedCitation
 from tests.helpers.nli_fns import word_entail
 from tests.helpers.scripted_models import scripted_output
 
@@ -29,3 +30,15 @@ def judge(messages: list[Any], *args: Any) -> ModelOutput:
 
 def judge_model() -> Any:
     return get_model("mockllm/model", custom_outputs=judge)
+
+
+# A valid citation to ask a judge about.
+CITATION = CheckedCitation(
+    index=0,
+    claim="The sky is blue",
+    doc_id="d1",
+    snippet="The sky is blue.",
+    status="valid",
+    position=0,
+    verbatim=True,
+)

@@ -6,6 +6,7 @@ download; every output made here carries usage so nothing is fetched.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -54,3 +55,16 @@ def scripted_model(
     script = Script(answers) if not callable(answers) else None
     model = get_model(name, custom_outputs=script or answers, memoize=False)
     return model, script
+
+
+_DOC = re.compile(r"^Document 1 \(doc_id: (.+?)\): .*\n(.+)$", re.MULTILINE)
+
+
+def cite_first_document(input, tools, tool_choice, config):
+    """An answer citing the first six words of the first document shown."""
+    m = _DOC.search(input[-1].text)
+    if m is None:
+        return scripted_output("I cannot answer.")
+    doc_id, text = m.group(1), m.group(2)
+    snippet = " ".join(text.split()[:6])
+    return scripted_output(f"Yes, the documents say so {{doc_id: {doc_id}, snippet: {snippet}}}.")

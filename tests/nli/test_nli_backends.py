@@ -195,7 +195,7 @@ def nan_classifier(tiny_classifier, tmp_path_factory) -> Path:
 
 def test_classifier_nan_logits_fail_the_pair_instead_of_entailing_it(nan_classifier, monkeypatch):
     from scorers import citation_nli
-    from tests.robustness.test_bad_input import state
+    from tests.helpers.task_states import state
 
     monkeypatch.setenv("INSPECT_CITE_NLI_RETRIES", "0")
     pair = ("The cat sat on the mat.", "the cat sat")

@@ -14,7 +14,7 @@ from inspect_ai.scorer import Target
 from inspect_cite.nli import get_nli, reset_nli
 from inspect_cite.nli.base import NLIConfigError, NLIError
 from scorers import citation_nli
-from tests.robustness.test_bad_input import state
+from tests.helpers.task_states import state
 
 WORD = re.compile(r"[a-z0-9]+")
 

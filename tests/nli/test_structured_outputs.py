@@ -7,69 +7,16 @@ removed ``guided_*`` keys, and the user's own ``extra_body`` kept.
 """
 
 import asyncio
-import json
 import re
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from inspect_ai.model import GenerateConfig, get_model
 
 from inspect_cite.nli.llm import ModelNLI
-from scorers.cited_answer import CheckedCitation
 from scorers.judge import JUDGE_REPLY_REGEX, judge_citation, parse_judgement
+from tests.helpers.http_servers import ChatServer
+from tests.helpers.nli_judge import CITATION
 from tests.helpers.scripted_models import scripted_model
-
-
-class ChatServer:
-    def __init__(self, replies: list[str]) -> None:
-        self.replies = replies
-        self.bodies: list[dict] = []
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.bodies.append(body)
-                reply = server.replies[min(len(server.bodies), len(server.replies)) - 1]
-                payload = json.dumps(
-                    {
-                        "id": f"c{len(server.bodies)}",
-                        "object": "chat.completion",
-                        "created": 0,
-                        "model": body["model"],
-                        "choices": [
-                            {
-                                "index": 0,
-                                "message": {"role": "assistant", "content": reply},
-                                "finish_reason": "stop",
-                            }
-                        ],
-                        "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6},
-                    }
-                ).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def log_message(self, format: str, *args: object) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def model(self, **config: object):
-        return get_model(
-            "openai-api/standin/tiny",
-            base_url=self.url,
-            api_key="x",
-            config=GenerateConfig(**config),  # type: ignore[arg-type]
-            memoize=False,
-        )
 
 
 @pytest.fixture
@@ -106,17 +53,6 @@ def test_model_nli_still_validates_a_server_that_ignores_the_choice(chat):
     nli = ModelNLI("openai-api/standin/tiny", model=server.model())
     [result] = asyncio.run(nli([("a", "b")]))
     assert isinstance(result, Exception) and "no yes/no answer after 3 tries" in str(result)
-
-
-CITATION = CheckedCitation(
-    index=0,
-    claim="The sky is blue",
-    doc_id="d1",
-    snippet="The sky is blue.",
-    status="valid",
-    position=0,
-    verbatim=True,
-)
 
 
 def test_judge_sends_the_reply_regex(chat):

@@ -11,9 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from inspect_ai import eval as inspect_eval
-from inspect_ai.model import ChatMessageUser, ModelName, ModelOutput
 from inspect_ai.scorer import Score, Target
-from inspect_ai.solver import TaskState
 
 from alce_tasks import asqa as alce_asqa
 from alce_tasks.data import AlceDataError, load_items, validate_item
@@ -37,6 +35,7 @@ from scorers import (
 from scorers.judge import parse_judgement
 from tests.conftest import FIXTURES, load_fixture
 from tests.helpers.scripted_models import scripted_model, scripted_output
+from tests.helpers.task_states import state
 
 NLI = "python:tests.helpers.nli_fns:word_entail"
 DOCS = [
@@ -80,18 +79,6 @@ FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthChe
 @pytest.fixture(autouse=True)
 def _fresh_backends(fresh_nli, tmp_path, monkeypatch):
     monkeypatch.setenv("INSPECT_LOG_DIR", str(tmp_path / "logs"))
-
-
-def state(completion: str, metadata: dict[str, Any]) -> TaskState:
-    return TaskState(
-        model=ModelName("mockllm/model"),
-        sample_id="s1",
-        epoch=1,
-        input="q",
-        messages=[ChatMessageUser(content="q")],
-        output=ModelOutput.from_content(model="mockllm/model", content=completion),
-        metadata=metadata,
-    )
 
 
 def assert_valid_score(score: Score, keys: set[str] | None = None) -> None:

@@ -17,8 +17,8 @@ from inspect_cite.nli.hf import chunks_by_length
 from inspect_cite.nli.seq2seq import TRUE_TEMPLATE, Seq2SeqNLI
 from scorers import citation_nli, claim_coverage
 from tests.helpers import nli_fns
+from tests.helpers.task_states import state
 from tests.nli.test_nli_backends import doc_pairs, tiny_classifier, varied_t5  # noqa: F401, F811 (fixtures)
-from tests.robustness.test_bad_input import state
 
 FLAKY = "python:tests.helpers.nli_fns:flaky_entail"
 PAIR = ("The cat sat on the mat.", "the cat sat")
@@ -182,8 +182,8 @@ def test_other_errors_are_not_mistaken_for_out_of_memory(tiny_t5):
 
 def test_judge_errors_are_retried_with_backoff_then_reported_not_scored_low(monkeypatch):
     from scorers import judge as judge_module
+    from tests.helpers.nli_judge import CITATION
     from tests.helpers.scripted_models import scripted_model, scripted_output
-    from tests.nli.test_structured_outputs import CITATION
 
     waits: list[float] = []
 
@@ -219,8 +219,8 @@ def test_judge_errors_are_retried_with_backoff_then_reported_not_scored_low(monk
 
 def test_judge_replies_that_are_not_whole_numbers_are_retried_then_not_judged():
     from scorers.judge import judge_citation
+    from tests.helpers.nli_judge import CITATION
     from tests.helpers.scripted_models import scripted_model
-    from tests.nli.test_structured_outputs import CITATION
 
     replies = [
         '{"support": Infinity, "relevance": 5}',  # int(inf) raised OverflowError

@@ -30,8 +30,7 @@ from inspect_cite.preflight import model_problem, reset_preflight
 from inspect_cite.retrieval import get_retriever
 from scorers.citation_nli import citation_nli
 from tests.conftest import FIXTURES
-from tests.fullcite.test_fullcite_tasks import cite_first_document
-from tests.helpers.scripted_models import scripted_output
+from tests.helpers.scripted_models import cite_first_document, scripted_output
 from tests.robustness.test_download_faults import ScriptedServer
 
 NLI = "python:tests.helpers.nli_fns:word_entail"

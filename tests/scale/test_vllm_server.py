@@ -32,8 +32,8 @@ from solvers.constrained import validate_fullcite
 from solvers.grammar import fullcite_grammar
 from tests.conftest import FIXTURES, fixture_corpus, fullcite_fixture_corpus
 from tests.helpers.alce_synthetic import synthetic_items
+from tests.helpers.nli_judge import CITATION
 from tests.helpers.vllm_server import VLLM_PYTHON_ENV, vllm_server
-from tests.nli.test_structured_outputs import CITATION
 
 pytestmark = pytest.mark.vllm
 

@@ -55,10 +55,10 @@ from scorers.similarity import citation_similarity
 from scorers.snippet_f1 import SNIPPET_KEYS, doc_snippet_f1
 from solvers import alce_interact
 from tests.conftest import FIXTURES, fixture_corpus, load_fixture
+from tests.helpers.http_servers import ChatServer
 from tests.helpers.scripted_models import scripted_model, scripted_output
+from tests.helpers.task_states import state
 from tests.helpers.tiny_models import QWEN3_CHAT_TEMPLATE, build_tiny_qwen3
-from tests.nli.test_structured_outputs import ChatServer
-from tests.robustness.test_bad_input import state
 
 NLI = "python:tests.helpers.nli_fns:word_entail"
 ASQA_PATH = str(FIXTURES / "alce_asqa.json")
