@@ -43,7 +43,7 @@ def main() -> None:
     from solvers.grammar import fullcite_grammar
     from solvers.prompted import FULLCITE_DOCUMENT, FULLCITE_PROMPT, format_documents
     from tests.conftest import fixture_corpus, fullcite_fixture_corpus, load_fixture
-    from tests.tiny_models import build_tiny_qwen3
+    from tests.helpers.tiny_models import build_tiny_qwen3
 
     if args.threads:
         torch.set_num_threads(args.threads)

@@ -33,9 +33,9 @@ from inspect_cite.autoais import citation_scores
 from inspect_cite.nli import NLIResult, get_nli, reset_nli
 from inspect_cite.nli.seq2seq import TRUE_TEMPLATE
 from scorers.claim_coverage import claims_score
-from tests.alce_synthetic import synthetic_items
-from tests.nli_models import vary_t5_outputs
-from tests.tiny_models import build_tiny_t5
+from tests.helpers.alce_synthetic import synthetic_items
+from tests.helpers.nli_models import vary_t5_outputs
+from tests.helpers.tiny_models import build_tiny_t5
 
 
 def samples(n: int) -> list[tuple[str, dict[str, Any]]]:
@@ -161,7 +161,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         # Random T5s whose answers vary, so that some statements are supported and the
-        # precision checks run (tests/nli_models.py).
+        # precision checks run (tests/helpers/nli_models.py).
         calibration = [
             TRUE_TEMPLATE.format(premise=item["docs"][0]["text"], hypothesis=item["output"])
             for _, item in data[:60]

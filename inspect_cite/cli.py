@@ -1,9 +1,22 @@
 """The ``inspect-cite`` console command."""
 
 import argparse
+import importlib.util
 import sys
+from pathlib import Path
 
 from inspect_cite.report import terminal_table, write_report
+
+
+def lm_eval_config_dir() -> Path:
+    """The folder of the lm-evaluation-harness task configs (``alce_tasks/lm_eval``).
+
+    Located, not imported: the core imports no task package, and the configs are files.
+    """
+    spec = importlib.util.find_spec("alce_tasks")
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit("inspect-cite lm-eval-path: the alce_tasks package is not installed")
+    return Path(next(iter(spec.submodule_search_locations))).resolve() / "lm_eval"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -16,11 +29,8 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("lm-eval-path", help="print the directory to pass to lm_eval run --include_path")
     args = parser.parse_args(argv)
     if args.command == "lm-eval-path":
-        from alce_tasks.lm_eval import CONFIG_DIR
-
-        print(CONFIG_DIR)
+        print(lm_eval_config_dir())
         return 0
-    from pathlib import Path
 
     out = Path(args.out) if args.out else Path(args.log_dir) / "report"
     try:

@@ -1,7 +1,7 @@
 import json
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +10,20 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 REFERENCE_ENV = "INSPECT_CITE_REFERENCE_DIR"
+
+# The FullCite tasks' arguments for the fixtures.
+BIOASQ_ARGS = {
+    "dataset_path": str(FIXTURES / "fullcite_bioasq.json"),
+    "abstracts_path": str(FIXTURES / "fullcite_bioasq_abstracts.json"),
+}
+ASQA_ARGS = {
+    "dataset_path": str(FIXTURES / "alce_asqa.json"),
+    "spans_path": str(FIXTURES / "fullcite_asqa_spans.jsonl"),
+}
+EXPERTQA_ARGS = {
+    "dataset_path": str(FIXTURES / "fullcite_expertqa.jsonl"),
+    "spans_path": str(FIXTURES / "fullcite_expertqa_spans.jsonl"),
+}
 
 # Tests never touch the network.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -62,10 +76,24 @@ def cache_root(tmp_path, monkeypatch) -> Path:
     return root
 
 
+@pytest.fixture
+def fresh_nli(monkeypatch) -> Iterator[None]:
+    """No NLI backend, queue or cache kept from another test (before and after this one).
+
+    The on-disk decision cache is off unless the test sets ``INSPECT_CITE_NLI_CACHE`` itself.
+    """
+    from inspect_cite.nli import reset_nli
+
+    monkeypatch.delenv("INSPECT_CITE_NLI_CACHE", raising=False)
+    reset_nli()
+    yield
+    reset_nli()
+
+
 @pytest.fixture(scope="session")
 def alce_prompt_dir(tmp_path_factory) -> Path:
-    """The project's own ALCE-format prompt files (tests/alce_prompt_files.py), written once."""
-    from tests.alce_prompt_files import write_prompt_files
+    """The project's own ALCE-format prompt files (tests/helpers/alce_prompt_files.py), written once."""
+    from tests.helpers.alce_prompt_files import write_prompt_files
 
     return write_prompt_files(tmp_path_factory.mktemp("alce-prompts"))
 
@@ -103,7 +131,7 @@ def load_fixture(name: str) -> list[dict]:
 
 def fixture_corpus() -> list[str]:
     """The fixtures' questions, documents and prompt files (the tiny models' tokenizer corpus)."""
-    from tests.alce_prompt_files import prompt_texts
+    from tests.helpers.alce_prompt_files import prompt_texts
 
     texts = []
     for name in ("alce_asqa.json", "alce_qampari.json", "alce_eli5.json"):
@@ -115,7 +143,7 @@ def fixture_corpus() -> list[str]:
 
 @pytest.fixture(scope="session")
 def tiny_qwen3(tmp_path_factory) -> Path:
-    from tests.tiny_models import build_tiny_qwen3
+    from tests.helpers.tiny_models import build_tiny_qwen3
 
     return build_tiny_qwen3(tmp_path_factory.mktemp("tiny-qwen3"), fixture_corpus())
 
@@ -131,7 +159,7 @@ def fullcite_fixture_corpus() -> list[str]:
 @pytest.fixture(scope="session")
 def tiny_qwen3_30k(tmp_path_factory) -> Path:
     """A tiny Qwen3 whose tokenizer has 30k entries (realistic mask sizes for llguidance)."""
-    from tests.tiny_models import build_tiny_qwen3
+    from tests.helpers.tiny_models import build_tiny_qwen3
 
     corpus = fixture_corpus() + fullcite_fixture_corpus()
     return build_tiny_qwen3(tmp_path_factory.mktemp("tiny-qwen3-30k"), corpus, vocab_size=30000)
@@ -139,6 +167,6 @@ def tiny_qwen3_30k(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def tiny_t5(tmp_path_factory) -> Path:
-    from tests.tiny_models import build_tiny_t5
+    from tests.helpers.tiny_models import build_tiny_t5
 
     return build_tiny_t5(tmp_path_factory.mktemp("tiny-t5"))

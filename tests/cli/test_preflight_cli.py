@@ -1,0 +1,138 @@
+"""Preflight through the installed plugin's own CLI: what a user sees from ``inspect``.
+
+Each run uses the tiny local generator (``hf//<dir> -M device=cpu``), an empty Hugging Face
+cache with ``HF_HUB_OFFLINE=1``, no visible GPU and an 80-column terminal. A refused run
+must end before its first generation (no log with a sample), print its message in at most
+5 lines, and print no traceback.
+"""
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+# Skips (fails in CI) unless the installed plugin matches the working tree.
+from tests.cli.test_cli_e2e import INSPECT, require_installed  # noqa: F401
+from tests.conftest import FIXTURES, ROOT
+from tests.robustness.test_preflight import own_prompt_file
+
+pytestmark = pytest.mark.slow
+
+NLI = f"python:{ROOT / 'tests' / 'helpers' / 'nli_fns.py'}:word_entail"
+
+
+def inspect_cli(args: list[str], cwd: Path) -> tuple[int, list[str]]:
+    """Run ``inspect`` as a user would here; its exit code and the lines it printed."""
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "HF_HOME": str(cwd / "hf-home"),
+        "INSPECT_CITE_CACHE_DIR": str(cwd / "cache"),
+        "CUDA_VISIBLE_DEVICES": "",
+        "COLUMNS": "80",
+        "PYTHONPATH": "",
+    }
+    env.pop("INSPECT_CITE_NLI_ALLOW_CPU", None)
+    env.pop("HF_HUB_CACHE", None)
+    proc = subprocess.run(
+        [INSPECT, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
+    )
+    # The hf provider's progress bar for loading the generator is not part of the message.
+    lines = [
+        line
+        for line in (proc.stdout + proc.stderr).splitlines()
+        if line.strip() and "Loading weights" not in line
+    ]
+    return proc.returncode, lines
+
+
+def eval_refused(task: str, task_args: list[str], tmp_path: Path, tiny_qwen3: Path) -> list[str]:
+    log_dir = tmp_path / "logs"
+    code, lines = inspect_cli(
+        [
+            "eval", task, "--model", f"hf/{tiny_qwen3}", "-M", "device=cpu",
+            *[arg for value in task_args for arg in ("-T", value)],
+            "--limit", "2", "--max-tokens", "8", "--log-dir", str(log_dir), "--display", "plain",
+        ],
+        tmp_path,
+    )  # fmt: skip
+    assert code != 0
+    assert not any("Traceback" in line for line in lines), "\n".join(lines)
+    assert len(lines) <= 5, "\n".join(lines)
+    if log_dir.exists():
+        from inspect_ai.log import read_eval_log
+
+        for log in log_dir.glob("*.eval"):
+            assert not read_eval_log(str(log)).samples, "a sample was generated"
+    return lines
+
+
+def test_nli_true_on_a_cpu_stops_before_generation_as_the_default_does(tiny_qwen3, tmp_path):
+    args = [
+        f"dataset_path={FIXTURES / 'alce_asqa.json'}",
+        f"prompt_file={own_prompt_file(tmp_path)}",
+    ]
+    typed = eval_refused("alce_tasks/asqa", [*args, "nli=true"], tmp_path, tiny_qwen3)
+    default = eval_refused("alce_tasks/asqa", args, tmp_path, tiny_qwen3)
+    assert typed == default
+    message = "\n".join(typed)
+    assert typed[0].startswith("-T nli=true: ALCE's T5-11B NLI needs a ~23 GB GPU;")
+    assert "-T nli=classifier:" in message and "INSPECT_CITE_NLI_ALLOW_CPU=1" in message
+
+
+@pytest.mark.parametrize(
+    ("task", "task_args", "flag"),
+    [
+        (
+            "fullcite_tasks/expertqa",
+            [
+                f"dataset_path={FIXTURES / 'fullcite_expertqa.jsonl'}",
+                f"spans_path={FIXTURES / 'fullcite_expertqa_spans.jsonl'}",
+            ],
+            "-T similarity_model=sentence-transformers/all-MiniLM-L6-v2",
+        ),
+        (
+            "alce_tasks/asqa",
+            [f"dataset_path={FIXTURES / 'alce_asqa.json'}", f"nli={NLI}", "strategy=posthoc"],
+            "-T retrieval_model=sentence-transformers/gtr-t5-large",
+        ),
+    ],
+)
+def test_unreachable_default_model_stops_before_generation(
+    task, task_args, flag, tiny_qwen3, tmp_path
+):
+    prompt = [f"prompt_file={own_prompt_file(tmp_path)}"] if task.startswith("alce") else []
+    lines = eval_refused(task, [*task_args, *prompt], tmp_path, tiny_qwen3)
+    message = " ".join(" ".join(lines).split())  # rejoin lines wrapped at 80 columns
+    assert message.startswith(f"{flag}: not in the Hugging Face")
+    assert "HF_HUB_OFFLINE" in message and "_model=DIR" in message
+
+
+def test_score_with_typed_nli_true_is_the_default_spec(tmp_path):
+    from inspect_ai import eval as inspect_eval
+
+    from alce_tasks import eli5
+    from tests.robustness.test_preflight import CountingModel
+
+    [log] = inspect_eval(
+        eli5(
+            dataset_path=str(FIXTURES / "alce_eli5.json"),
+            prompt_file=str(own_prompt_file(tmp_path)),
+            nli="python:tests.helpers.nli_fns:word_entail",
+        ),
+        model=CountingModel().model,
+        limit=1,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    score = ["score", log.location, "--scorer", "scorers/citation_nli", "--display", "plain"]
+    score += ["--action", "append", "--output-file", str(tmp_path / "rescored.eval")]
+    code, typed = inspect_cli([*score, "-S", "nli=true"], tmp_path)
+    assert code != 0
+    code, default = inspect_cli(score, tmp_path)
+    assert code != 0
+    assert typed == default and len(typed) <= 5, "\n".join(typed)
+    assert typed[0].startswith("-S nli=true: ALCE's T5-11B NLI needs a ~23 GB GPU;")
+    assert not (tmp_path / "rescored.eval").exists()

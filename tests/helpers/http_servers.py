@@ -1,0 +1,128 @@
+"""Local HTTP servers on 127.0.0.1 that record each request: one answering from a function, one
+standing in for an OpenAI-compatible chat-completions endpoint."""
+
+import json
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from inspect_ai.model import GenerateConfig, get_model
+
+
+@dataclass
+class Seen:
+    """One request as the server received it."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+
+
+@dataclass
+class Reply:
+    """What the server answers."""
+
+    status: int = 200
+    body: bytes = b""
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+class RecordingServer:
+    """Answers every GET/POST/HEAD with ``reply(request)``; ``requests`` lists what arrived."""
+
+    def __init__(self, reply: Callable[[Seen], Reply]) -> None:
+        self.requests: list[Seen] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _handle(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                seen = Seen(
+                    self.command, self.path, dict(self.headers.items()), self.rfile.read(length)
+                )
+                outer.requests.append(seen)
+                answer = reply(seen)
+                self.send_response(answer.status)
+                for name, value in answer.headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(answer.body)))
+                self.end_headers()
+                if self.command != "HEAD":
+                    self.wfile.write(answer.body)
+
+            do_GET = do_POST = do_HEAD = _handle  # noqa: N815 - http.server's naming
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def __enter__(self) -> "RecordingServer":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def redirect_to(target: str, status: int = 302) -> Callable[[Seen], Reply]:
+    """A reply function sending every request to ``target`` + its own path."""
+    return lambda seen: Reply(status, headers={"Location": target + seen.path})
+
+
+class ChatServer:
+    """An OpenAI-compatible chat-completions stand-in replying from a script (the last reply
+    repeats); ``bodies`` lists the request bodies, ``model()`` an openai-api/ model for it."""
+
+    def __init__(self, replies: list[str]) -> None:
+        self.replies = replies
+        self.bodies: list[dict] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                server.bodies.append(body)
+                reply = server.replies[min(len(server.bodies), len(server.replies)) - 1]
+                payload = json.dumps(
+                    {
+                        "id": f"c{len(server.bodies)}",
+                        "object": "chat.completion",
+                        "created": 0,
+                        "model": body["model"],
+                        "choices": [
+                            {
+                                "index": 0,
+                                "message": {"role": "assistant", "content": reply},
+                                "finish_reason": "stop",
+                            }
+                        ],
+                        "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6},
+                    }
+                ).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def model(self, **config: object):
+        return get_model(
+            "openai-api/standin/tiny",
+            base_url=self.url,
+            api_key="x",
+            config=GenerateConfig(**config),  # type: ignore[arg-type]
+            memoize=False,
+        )

@@ -1,0 +1,392 @@
+"""Every heavy model a run needs is checked while the task is built, before any generation.
+
+A failure is one short message (what the user sees from ``inspect eval``: at most 5 lines at
+80 columns) naming the flag, the value, why, and the fix. The cases of issue 13 run through
+``inspect_ai.eval`` with the task *function*, so that Inspect builds the task inside the eval
+as it does for ``inspect eval``, with a scripted model that counts its generations; the
+installed plugin's CLI is run in ``test_preflight_cli.py``.
+"""
+
+import io
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from rich.console import Console
+
+import inspect_cite.nli.seq2seq as seq2seq
+
+# Tasks whose names are unique in-process (alce_tasks/asqa and fullcite_tasks/asqa are both
+# "asqa" when imported from the working tree, and eval() resolves a task function by name).
+from alce_tasks import eli5
+from fullcite_tasks import expertqa
+from inspect_cite.cli_values import accept_cli_values
+from inspect_cite.errors import PreflightError
+from inspect_cite.nli.seq2seq import TRUE_MODEL
+from inspect_cite.preflight import model_problem, reset_preflight
+from inspect_cite.retrieval import get_retriever
+from scorers.citation_nli import citation_nli
+from tests.conftest import FIXTURES
+from tests.helpers.scripted_models import cite_first_document, scripted_output
+from tests.robustness.test_download_faults import ScriptedServer
+
+NLI = "python:tests.helpers.nli_fns:word_entail"
+ANSWER = "Christopher Eccleston played the Ninth Doctor [1]. David Tennant followed [2]."
+
+
+def own_prompt_file(directory: Path) -> Path:
+    """An ALCE-format prompt file in this project's own words (two demonstrations)."""
+    demo = {
+        "question": "Who built the bridge?",
+        "answer": "A local guild built it [1].",
+        "docs": [{"title": "Bridge", "text": "The bridge was built by a local guild."}],
+    }
+    path = directory / "prompt.json"
+    path.write_text(
+        json.dumps(
+            {
+                "instruction": "Answer from the documents and cite each one you use as [n].",
+                "demo_sep": "\n\n",
+                "demo_prompt": "{INST}\n\nQuestion: {Q}\n\n{D}\nAnswer: {A}",
+                "doc_prompt": "Document [{ID}](Title: {T}): {P}\n",
+                "demos": [demo, demo],
+            }
+        )
+    )
+    return path
+
+
+def alce_args(tmp_path: Path, **kw) -> dict:
+    return {
+        "dataset_path": str(FIXTURES / "alce_eli5.json"),
+        "prompt_file": str(own_prompt_file(tmp_path)),
+        **kw,
+    }
+
+
+FULLCITE_ARGS = {
+    "dataset_path": str(FIXTURES / "fullcite_expertqa.jsonl"),
+    "spans_path": str(FIXTURES / "fullcite_expertqa_spans.jsonl"),
+}
+
+
+class CountingModel:
+    """A scripted model that records every generation."""
+
+    def __init__(self, answer: str | Callable = ANSWER):
+        from inspect_ai.model import get_model
+
+        self.calls = 0
+        self.answer = answer
+        self.model = get_model("mockllm/model", custom_outputs=self, memoize=False)
+
+    def __call__(self, input, tools, tool_choice, config):
+        self.calls += 1
+        if callable(self.answer):
+            return self.answer(input, tools, tool_choice, config)
+        return scripted_output(self.answer)
+
+
+def shown_lines(error: PreflightError) -> list[str]:
+    """The lines ``inspect eval`` prints for the error on an 80-column terminal."""
+    out = io.StringIO()
+    Console(file=out, width=80, force_terminal=False).print(f"\n{error.message}\n")
+    return [line for line in out.getvalue().splitlines() if line.strip()]
+
+
+def refused(task_fn, task_args: dict, tmp_path: Path, **eval_kw) -> str:
+    """Run the eval expecting a PreflightError before any generation; its message."""
+    model = CountingModel()
+    log_dir = tmp_path / "logs"
+    with pytest.raises(PreflightError) as e:
+        inspect_eval(
+            task_fn,
+            task_args=task_args,
+            model=model.model,
+            log_dir=str(log_dir),
+            display="none",
+            **eval_kw,
+        )
+    assert model.calls == 0, "a sample was generated before the error"
+    assert not list(log_dir.glob("*.eval")), "a log was started"
+    lines = shown_lines(e.value)
+    assert len(lines) <= 5, "\n".join(lines)
+    return str(e.value)
+
+
+@pytest.fixture(autouse=True)
+def fresh_checks(fresh_nli):
+    reset_preflight()
+    yield
+    reset_preflight()
+
+
+@pytest.fixture
+def empty_hub(tmp_path, monkeypatch) -> Path:
+    """An empty Hugging Face cache, offline."""
+    from huggingface_hub import constants
+
+    cache = tmp_path / "hf-cache"
+    cache.mkdir()
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(cache))
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    return cache
+
+
+def cache_as(cache: Path, repo_id: str, source: Path) -> None:
+    """Lay ``source`` into a Hugging Face cache as the snapshot of ``repo_id``'s main."""
+    repo = cache / f"models--{repo_id.replace('/', '--')}"
+    shutil.copytree(source, repo / "snapshots" / ("0" * 40))
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text("0" * 40)
+
+
+@pytest.fixture
+def no_cuda(monkeypatch):
+    monkeypatch.setattr(seq2seq, "cuda_available", lambda: False)
+    monkeypatch.delenv("INSPECT_CITE_NLI_ALLOW_CPU", raising=False)
+
+
+# --- nli=true on a machine without the GPU -------------------------------------------------
+
+
+@pytest.mark.parametrize("given", [{}, {"nli": True}, {"nli": "true"}])
+def test_nli_true_without_cuda_stops_before_generation(given, no_cuda, empty_hub, tmp_path):
+    message = refused(eli5, alce_args(tmp_path, **given), tmp_path)
+    assert message.startswith("-T nli=true: ALCE's T5-11B NLI needs a ~23 GB GPU")
+    assert "no CUDA GPU is available" in message
+    assert "-T nli=classifier:" in message and "INSPECT_CITE_NLI_ALLOW_CPU=1" in message
+
+
+def test_allow_cpu_passes_the_gpu_check_but_not_a_missing_model(no_cuda, empty_hub, monkeypatch):
+    monkeypatch.setenv("INSPECT_CITE_NLI_ALLOW_CPU", "1")
+    with pytest.raises(PreflightError) as e:
+        eli5(dataset_path=str(FIXTURES / "alce_eli5.json"), nli=True)
+    assert f"{TRUE_MODEL} not in the Hugging Face cache, and HF_HUB_OFFLINE" in str(e.value)
+    assert "HF_HUB_OFFLINE" in str(e.value)
+
+
+def test_nli_true_typed_runs_exactly_like_the_default(
+    no_cuda, empty_hub, tiny_t5, tmp_path, monkeypatch
+):
+    # A tiny TRUE-format T5 stands in for T5-11B in the cache; the CPU is allowed.
+    cache_as(empty_hub, TRUE_MODEL, tiny_t5)
+    monkeypatch.setenv("INSPECT_CITE_NLI_ALLOW_CPU", "1")
+    runs = []
+    for given in ({}, {"nli": True}):
+        model = CountingModel()
+        [log] = inspect_eval(
+            eli5,
+            task_args=alce_args(tmp_path, **given),
+            model=model.model,
+            limit=2,
+            log_dir=str(tmp_path / "logs"),
+            display="none",
+        )
+        assert log.status == "success", log.error
+        runs.append(log)
+    default, typed = runs
+    assert typed.eval.metadata["parameters"]["nli"] == default.eval.metadata["parameters"]["nli"]
+    assert default.eval.metadata["parameters"]["nli"] == "true"
+
+    def scores(log):
+        return {s.id: s.scores["citation_nli"].value for s in log.samples}
+
+    assert scores(typed) == scores(default)
+    assert "NLI `true`" in typed.samples[0].scores["citation_nli"].explanation
+
+
+def test_scorer_nli_true_typed_is_the_default_spec(no_cuda, empty_hub):
+    with pytest.raises(PreflightError) as typed:
+        citation_nli(nli=True)
+    with pytest.raises(PreflightError) as default:
+        citation_nli()
+    assert str(typed.value) == str(default.value)
+    assert str(typed.value).startswith("-S nli=true: ")
+
+
+# --- other NLI specs -------------------------------------------------------------------------
+
+
+def test_missing_classifier_directory_is_named(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # a path as a user types it
+    message = refused(eli5, alce_args(tmp_path, nli="classifier:./models/nli"), tmp_path)
+    assert message.startswith("-T nli=classifier:./models/nli: directory models/nli does not exist")
+    assert "-T nli=classifier:DIR" in message
+    assert "Repo id" not in message
+
+
+def test_seq2seq_nli_must_be_an_encoder_decoder(tmp_path, tiny_qwen3):
+    message = refused(eli5, alce_args(tmp_path, nli=f"seq2seq:{tiny_qwen3}"), tmp_path)
+    assert "Qwen3ForCausalLM, not a seq2seq (encoder-decoder) model" in message
+
+
+def test_model_role_nli_needs_the_role_bound(tmp_path):
+    message = refused(eli5, alce_args(tmp_path, nli="model:grader"), tmp_path)
+    assert "no model is bound to the role 'grader'" in message
+    assert "--model-role grader=<model>" in message
+
+
+# --- sentence-transformers models ------------------------------------------------------------
+
+
+def test_unreachable_default_similarity_model_stops_fullcite(empty_hub, tmp_path):
+    message = refused(expertqa, FULLCITE_ARGS, tmp_path)
+    assert message.startswith(
+        "-T similarity_model=sentence-transformers/all-MiniLM-L6-v2: not in the Hugging Face "
+        "cache, and HF_HUB_OFFLINE is set."
+    )
+    assert "-T similarity_model=DIR" in message and "-T similarity_model=null" in message
+
+
+@pytest.mark.parametrize("strategy", ["posthoc", "postcite", "inlinesearch"])
+def test_unreachable_default_retrieval_model_stops_alce(strategy, empty_hub, tmp_path):
+    message = refused(eli5, alce_args(tmp_path, nli=NLI, strategy=strategy), tmp_path)
+    assert message.startswith("-T retrieval_model=sentence-transformers/gtr-t5-large: not in")
+    assert "-T retrieval_model=DIR" in message
+
+
+def test_a_cached_hub_id_is_used_offline_and_an_uncached_one_refused(empty_hub, tmp_path):
+    from tests.helpers.tiny_eval_models import minilm_path
+
+    cache_as(empty_hub, "sentence-transformers/all-MiniLM-L6-v2", Path(minilm_path()))
+    model = CountingModel(cite_first_document)
+    [log] = inspect_eval(
+        expertqa,
+        task_args=FULLCITE_ARGS,
+        model=model.model,
+        limit=1,
+        log_dir=str(tmp_path / "ok"),
+        display="none",
+    )
+    assert log.status == "success", log.error
+    assert log.samples[0].scores["citation_similarity"].value["n_scored"] == 1
+
+    uncached = "sentence-transformers/all-mpnet-base-v2"
+    message = refused(expertqa, {**FULLCITE_ARGS, "similarity_model": uncached}, tmp_path)
+    assert message.startswith(f"-T similarity_model={uncached}: not in the Hugging Face cache")
+
+
+def serve_hub(monkeypatch, server: ScriptedServer) -> None:
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "ENDPOINT", server.url)
+    template = server.url + "/{repo_id}/resolve/{revision}/{filename}"
+    monkeypatch.setattr(constants, "HUGGINGFACE_CO_URL_TEMPLATE", template)
+
+
+def test_the_hub_is_asked_once_without_retries(tmp_path, monkeypatch):
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hf-cache"))
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    with ScriptedServer([(503, b"unavailable", None)]) as server:
+        serve_hub(monkeypatch, server)
+        problem = model_problem("org/model", "sentence-transformers")
+    assert server.requests == ["HEAD /org/model/resolve/main/config.json"]
+    assert problem is not None and "the hub did not answer" in problem and "503" in problem
+
+    with ScriptedServer([(200, b"{}", None)]) as server:
+        serve_hub(monkeypatch, server)
+        # Not cached but the hub answers: the model is downloaded when it is first used.
+        assert model_problem("org/model", "sentence-transformers") is None
+
+
+def test_local_directories_must_hold_a_model_of_the_right_kind(tmp_path, tiny_t5):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert model_problem(str(empty), "any") == "no config.json in it (not a transformers model)"
+    assert model_problem(str(tmp_path / "x" / "y"), "any") == (
+        f"directory {tmp_path / 'x' / 'y'} does not exist"
+    )
+    assert model_problem(str(tiny_t5), "seq2seq") is None
+    assert "no label named 'entailment'" in model_problem(str(tiny_t5), "classifier")
+    assert "not an extractive QA model" in model_problem(str(tiny_t5), "question-answering")
+    weights_only = tmp_path / "no-tokenizer"
+    shutil.copytree(tiny_t5, weights_only)
+    for f in weights_only.glob("*token*"):
+        f.unlink()
+    assert model_problem(str(weights_only), "seq2seq").startswith("no tokenizer files")
+
+
+# --- model roles -----------------------------------------------------------------------------
+
+
+def test_judge_needs_a_grader_bound_before_generation(tmp_path):
+    args = {**FULLCITE_ARGS, "similarity_model": None, "judge": True}
+    message = refused(expertqa, args, tmp_path)
+    assert message.startswith("-T judge=true needs a model bound to the role 'grader'")
+    assert "--model-role grader=<model>" in message
+
+    grader = CountingModel("Support: 5\nRelevance: 5")
+    [log] = inspect_eval(
+        expertqa,
+        task_args=args,
+        model=CountingModel("Yes.").model,
+        model_roles={"grader": grader.model},
+        limit=1,
+        log_dir=str(tmp_path / "ok"),
+        display="none",
+    )
+    assert log.status == "success", log.error
+
+
+def test_annotation_needs_an_annotator_bound_before_generation(tmp_path):
+    args = {"dataset_path": FULLCITE_ARGS["dataset_path"], "similarity_model": None}
+    message = refused(expertqa, args, tmp_path)
+    assert "--model-role annotator=<model>" in message and "-T spans_path=" in message
+
+
+# --- typed CLI values ------------------------------------------------------------------------
+
+
+def test_cli_values_come_back_as_the_text_typed():
+    @accept_cli_values("-T")
+    def fn(spec: str = "x", path: str | None = None, items: str | list[str] | None = None):
+        return spec, path, items
+
+    assert fn(True, 2024, ["a", "b"]) == ("true", "2024", ["a", "b"])
+    assert fn(spec=False, path=1.5, items=7) == ("false", "1.5", "7")
+    assert fn() == ("x", None, None)
+    with pytest.raises(PreflightError, match=r"^-T spec=null: spec needs a value$"):
+        fn(spec=None)
+    with pytest.raises(PreflightError, match=r"^-T path=\['a'\]: path takes text"):
+        fn(path=["a"])
+
+
+def test_solver_and_scorer_parameters_take_typed_values(empty_hub):
+    from solvers import alce_postcite
+
+    # -S retriever=123 arrives as the integer 123: it is checked as the text "123".
+    with pytest.raises(PreflightError, match=r"^-S retriever=123: not in the Hugging Face cache"):
+        alce_postcite(retriever=123)
+    with pytest.raises(PreflightError, match=r"^-S nli=\['x'\]: nli takes text"):
+        citation_nli(nli=["x"])
+
+
+# --- lazily loaded models are loaded once per process ----------------------------------------
+
+
+def test_a_failed_retriever_load_is_not_retried_per_sample(monkeypatch, tmp_path):
+    import sentence_transformers
+
+    from inspect_cite.shared import LoadFailedError
+
+    calls = []
+
+    def failing(*args, **kwargs):
+        calls.append(args)
+        raise OSError("We couldn't connect to 'https://huggingface.co'")
+
+    monkeypatch.setattr(sentence_transformers, "SentenceTransformer", failing)
+    name = str(tmp_path / "retriever-that-fails")
+    with pytest.raises(OSError, match="couldn't connect"):
+        get_retriever(name, "cpu")
+    for _ in range(3):
+        with pytest.raises(LoadFailedError, match="not retried") as e:
+            get_retriever(name, "cpu")
+        assert isinstance(e.value.__cause__, OSError)
+    assert len(calls) == 1
