@@ -48,25 +48,5 @@ def asqa(  # noqa: D417
         retriever: Which retrieval results to read: `gtr` (GTR-large, the paper's) or `dpr`.
 
     """
-    return alce_task(
-        dataset="asqa",
-        retriever=retriever,
-        oracle=oracle,
-        ndoc=ndoc,
-        shot=shot,
-        seed=seed,
-        prompt=prompt,
-        use_shorter=use_shorter,
-        dataset_path=dataset_path,
-        prompt_file=prompt_file,
-        nli=nli,
-        strategy=strategy,
-        retrieval_model=retrieval_model,
-        qa=qa,
-        qa_model=qa_model,
-        mauve=mauve,
-        mauve_model=mauve_model,
-        mauve_seeds=mauve_seeds,
-        thinking=thinking,
-        thinking_tokens=thinking_tokens,
-    )
+    # Every parameter goes to the builder by keyword, as given.
+    return alce_task(dataset="asqa", **locals())

@@ -46,23 +46,5 @@ def eli5(  # noqa: D417
         retriever: Which retrieval results to read: `bm25` over Sphere (the only one ALCE ships).
 
     """
-    return alce_task(
-        dataset="eli5",
-        retriever=retriever,
-        oracle=oracle,
-        ndoc=ndoc,
-        shot=shot,
-        seed=seed,
-        prompt=prompt,
-        use_shorter=use_shorter,
-        dataset_path=dataset_path,
-        prompt_file=prompt_file,
-        nli=nli,
-        strategy=strategy,
-        retrieval_model=retrieval_model,
-        mauve=mauve,
-        mauve_model=mauve_model,
-        mauve_seeds=mauve_seeds,
-        thinking=thinking,
-        thinking_tokens=thinking_tokens,
-    )
+    # Every parameter goes to the builder by keyword, as given.
+    return alce_task(dataset="eli5", **locals())

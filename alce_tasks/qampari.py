@@ -43,20 +43,5 @@ def qampari(  # noqa: D417
         retriever: Which retrieval results to read: `gtr` (GTR-large, the paper's) or `dpr`.
 
     """
-    return alce_task(
-        dataset="qampari",
-        retriever=retriever,
-        oracle=oracle,
-        ndoc=ndoc,
-        shot=shot,
-        seed=seed,
-        prompt=prompt,
-        use_shorter=use_shorter,
-        dataset_path=dataset_path,
-        prompt_file=prompt_file,
-        nli=nli,
-        strategy=strategy,
-        retrieval_model=retrieval_model,
-        thinking=thinking,
-        thinking_tokens=thinking_tokens,
-    )
+    # Every parameter goes to the builder by keyword, as given.
+    return alce_task(dataset="qampari", **locals())

@@ -45,18 +45,5 @@ def asqa(  # noqa: D417 (the shared options are documented once, in fullcite_tas
         spans_path: Gold spans, JSON Lines of ``{"sample_id", "doc_id", "span"}``.
 
     """
-    return fullcite_task(
-        source="asqa",
-        dataset_path=dataset_path,
-        ndoc=ndoc,
-        doc_order=doc_order,
-        seed=seed,
-        strategy=strategy,
-        similarity_model=similarity_model,
-        judge=judge,
-        attribution=attribution,
-        nli=nli,
-        thinking=thinking,
-        thinking_tokens=thinking_tokens,
-        spans_path=spans_path,
-    )
+    # Every parameter goes to the builder by keyword, as given.
+    return fullcite_task(source="asqa", **locals())

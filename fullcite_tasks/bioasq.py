@@ -49,19 +49,5 @@ def bioasq(  # noqa: D417 (the shared options are documented once, in fullcite_t
             a list or comma-separated); all by default.
 
     """
-    return fullcite_task(
-        source="bioasq",
-        dataset_path=dataset_path,
-        ndoc=ndoc,
-        doc_order=doc_order,
-        seed=seed,
-        strategy=strategy,
-        similarity_model=similarity_model,
-        judge=judge,
-        attribution=attribution,
-        nli=nli,
-        thinking=thinking,
-        thinking_tokens=thinking_tokens,
-        abstracts_path=abstracts_path,
-        question_types=question_types,
-    )
+    # Every parameter goes to the builder by keyword, as given.
+    return fullcite_task(source="bioasq", **locals())

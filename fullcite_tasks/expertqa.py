@@ -52,19 +52,5 @@ def expertqa(  # noqa: D417 (the shared options are documented once, in fullcite
             ids are line numbers of the data file, from 0).
 
     """
-    return fullcite_task(
-        source="expertqa",
-        dataset_path=dataset_path,
-        ndoc=ndoc,
-        doc_order=doc_order,
-        seed=seed,
-        strategy=strategy,
-        similarity_model=similarity_model,
-        judge=judge,
-        attribution=attribution,
-        nli=nli,
-        thinking=thinking,
-        thinking_tokens=thinking_tokens,
-        spans_path=spans_path,
-        system=system,
-    )
+    # Every parameter goes to the builder by keyword, as given.
+    return fullcite_task(source="expertqa", **locals())
