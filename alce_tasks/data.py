@@ -60,9 +60,15 @@ def eval_file_name(dataset: AlceDatasetName, retriever: Retriever, oracle: bool)
     """The ALCE eval file for a dataset, retriever and oracle choice."""
     allowed = {"asqa": ("gtr", "dpr"), "qampari": ("gtr", "dpr"), "eli5": ("bm25",)}[dataset]
     if retriever not in allowed:
-        raise AlceDataError(f"{dataset}: retriever must be one of {allowed}, got {retriever!r}")
+        raise AlceDataError(
+            f"-T retriever={retriever}: {dataset} has retrieval results from "
+            f"{' and '.join(allowed)} only"
+        )
     if oracle and retriever != allowed[0]:
-        raise AlceDataError(f"{dataset}: the reranked oracle file exists only for {allowed[0]}")
+        raise AlceDataError(
+            f"-T retriever={retriever}: {dataset}'s reranked oracle file (-T oracle=true or "
+            f"-T strategy=oracle) exists only for -T retriever={allowed[0]}"
+        )
     name = f"{dataset}_eval_{retriever}_top100"
     return f"{name}_reranked_oracle.json" if oracle else f"{name}.json"
 

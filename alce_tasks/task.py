@@ -231,10 +231,12 @@ def alce_dataset(
             f"prompt=sum_or_ext, got prompt={prompt!r}"
         )
 
-    name = eval_file_name(dataset, retriever, oracle)
-    data_path, data_info = dataset_file(
-        dataset_path, lambda: (alce_data_path(name), ALCE_DATA_HUB.provenance(name)), AlceDataError
-    )
+    def pinned() -> tuple[Path, dict[str, Any]]:
+        # retriever/oracle choose among the pinned files; a local dataset_path is taken as given.
+        name = eval_file_name(dataset, retriever, oracle)
+        return alce_data_path(name), ALCE_DATA_HUB.provenance(name)
+
+    data_path, data_info = dataset_file(dataset_path, pinned, AlceDataError)
     items = load_items(data_path, dataset)
 
     if prompt_file is not None:

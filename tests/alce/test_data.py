@@ -72,9 +72,11 @@ def test_eval_file_names():
     assert eval_file_name("asqa", "gtr", False) == "asqa_eval_gtr_top100.json"
     assert eval_file_name("qampari", "dpr", False) == "qampari_eval_dpr_top100.json"
     assert eval_file_name("eli5", "bm25", True) == "eli5_eval_bm25_top100_reranked_oracle.json"
-    with pytest.raises(AlceDataError, match="retriever must be one of"):
+    with pytest.raises(
+        AlceDataError, match="-T retriever=gtr: eli5 has retrieval results from bm25 only"
+    ):
         eval_file_name("eli5", "gtr", False)
-    with pytest.raises(AlceDataError, match="oracle file exists only for gtr"):
+    with pytest.raises(AlceDataError, match="oracle file .* exists only for -T retriever=gtr"):
         eval_file_name("asqa", "dpr", True)
 
 

@@ -159,3 +159,20 @@ def test_qa_and_mauve_are_dataset_checked(own_prompts):
             nli=NLI,
             qa=True,
         )
+
+
+def test_a_local_dataset_file_is_taken_whatever_the_retriever(own_prompts):
+    # retriever and oracle pick among the pinned files; with -T dataset_path they only label it.
+    path = str(FIXTURES / "alce_asqa.json")
+    assert len(asqa(dataset_path=path, nli=NLI, retriever="bm25").dataset) > 0
+    assert (
+        len(
+            qampari(
+                dataset_path=str(FIXTURES / "alce_qampari.json"),
+                nli=NLI,
+                retriever="dpr",
+                strategy="oracle",
+            ).dataset
+        )
+        > 0
+    )
