@@ -58,9 +58,11 @@ def unaligned_spans(
     Args:
         metadata: The sample's metadata.
         citations: The answer's parsed citations as ``(doc_id, snippet, start, end)``, in order.
-            Logs written before records carried offsets are still rescored alike: an unaligned
-            record without offsets marks the first citation not yet marked that has its
-            doc id and snippet (an unaligned citation is kept in the answer as written).
+            A record is joined by its offsets when the citation there is the one it describes
+            (an unaligned citation stays in the answer as written). Otherwise (a log written
+            before records had offsets, or text the scorer's reading removed before the
+            citation, such as a literal ``</think>`` in an aligned snippet) it marks the first
+            citation not yet marked that has its doc id and snippet.
 
     """
     posthoc = metadata.get("posthoc")
@@ -68,15 +70,21 @@ def unaligned_spans(
     if not isinstance(records, list):
         return set()
     unaligned = [r for r in records if isinstance(r, Mapping) and r.get("status") == UNALIGNED]
-    spans = {
-        (r["start"], r["end"])
-        for r in unaligned
-        if isinstance(r.get("start"), int) and isinstance(r.get("end"), int)
-    }
+    by_offset = {(start, end): (doc_id, snippet) for doc_id, snippet, start, end in citations}
+    spans: set[tuple[int, int]] = set()
+    unjoined = []
     for r in unaligned:
-        if isinstance(r.get("start"), int) and isinstance(r.get("end"), int):
-            continue
+        start, end = r.get("start"), r.get("end")
         written = (r.get("doc_id"), r.get("snippet"))
+        if (
+            isinstance(start, int)
+            and isinstance(end, int)
+            and (not citations or by_offset.get((start, end)) == written)
+        ):
+            spans.add((start, end))
+        else:
+            unjoined.append(written)
+    for written in unjoined:
         for doc_id, snippet, start, end in citations:
             if (doc_id, snippet) == written and (start, end) not in spans:
                 spans.add((start, end))

@@ -150,6 +150,23 @@ def test_records_without_offsets_from_older_logs_still_mark_unaligned_citations(
     assert statuses == ["valid", "unaligned", "valid"]
 
 
+def test_a_record_is_joined_by_offset_only_to_the_citation_it_describes():
+    # The scorer reads the answer without think tags: an aligned snippet holding a literal
+    # "</think>" shifts every later offset, so the record falls back to what was written.
+    docs = [
+        {"id": "d4", "title": "T", "text": "Models close reasoning with </think> then answer."},
+        {"id": "d1", "title": "T", "text": "The quick brown fox jumps over the lazy dog."},
+    ]
+    answer = (
+        "A {doc_id: d4, snippet: close reasoning with </think> then answer} "
+        "B {doc_id: d1, snippet: unrelated nonsense words entirely}."
+    )
+    rewritten, records = align_answer(answer, docs, 0.7)
+    state = _posthoc_state(rewritten, records)
+    state.metadata["docs"] = docs
+    assert [c.status for c in read_cited_answer(state).citations] == ["valid", "unaligned"]
+
+
 def test_the_answer_is_parsed_once_for_all_scorers_of_a_sample(monkeypatch):
     import scorers.cited_answer as cited
 
