@@ -22,7 +22,7 @@ def load_callable(ref: str) -> Callable[[str, str], Any]:
     """
     module_name, sep, attr = ref.rpartition(":")
     if not sep or not module_name or not attr:
-        raise NLIConfigError(f"python:{ref}: expected python:<module>:<callable>")
+        raise NLIConfigError(f"python:{ref}: expected python:<module or file.py>:<callable>")
     try:
         if module_name.endswith(".py"):
             path = Path(module_name).expanduser().resolve()
@@ -33,6 +33,12 @@ def load_callable(ref: str) -> Callable[[str, str], Any]:
             spec.loader.exec_module(module)
         else:
             module = importlib.import_module(module_name)
+    except ModuleNotFoundError as e:
+        raise NLIConfigError(
+            f"python:{ref}: cannot import {module_name!r} ({e}); name the file instead "
+            f"(python:path/to/{module_name.rpartition('.')[2]}.py:{attr}) or put its folder on "
+            "PYTHONPATH"
+        ) from e
     except (ImportError, OSError) as e:
         raise NLIConfigError(f"python:{ref}: cannot import {module_name!r}: {e}") from e
     obj: Any = module

@@ -22,7 +22,8 @@ NLI_SPECS = """\
   seq2seq:<hub id or dir>       any TRUE-format seq2seq model ("premise: P hypothesis: H" -> "1")
   classifier:<hub id or dir>    a sequence-classification NLI model (label "entailment")
   model:<model name or role>    an LLM through Inspect, asked yes/no (e.g. model:grader)
-  python:<module>:<callable>    a function (premise, hypothesis) -> bool | float (>= 0.5 entails)
+  python:<module or file.py>:<callable>
+                                a function (premise, hypothesis) -> bool | float (>= 0.5 entails)
   remote:<base url>#<model>     an NLI classifier served with vLLM's /classify API"""
 """Every NLI spec form, the one list of them (``--nli``/``-T nli``/``-S nli`` take any)."""
 

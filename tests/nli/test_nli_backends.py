@@ -325,8 +325,12 @@ async def test_numpy_values_are_checked_like_python_ones(monkeypatch):
     [
         ("t5", "unknown NLI spec"),
         ("seq2seq:", "unknown NLI spec"),
-        ("python:tests.helpers.nli_fns", "expected python:<module>:<callable>"),
-        ("python:no_such_module_xyz:fn", "cannot import"),
+        ("python:tests.helpers.nli_fns", "expected python:<module or file.py>:<callable>"),
+        (
+            "python:pkg.no_such_module_xyz:fn",
+            r"cannot import .*name the file instead \(python:path/to/no_such_module_xyz.py:fn\)"
+            " or put its folder on PYTHONPATH",
+        ),
         ("python:tests.helpers.nli_fns:nope", "has no attribute"),
     ],
 )
