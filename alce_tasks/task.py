@@ -405,6 +405,11 @@ def alce_task(
     config = thinking_generate_config(ALCE_GENERATE_CONFIG, thinking, thinking_tokens)
     if strategy not in get_args(Strategy):
         raise unknown_strategy(strategy)
+    if prompt not in get_args(TaskPrompt):
+        raise AlceTaskError(
+            f"-T prompt={prompt}: unknown prompt variant; use one of "
+            f"{', '.join(get_args(TaskPrompt))} (or -T prompt_file=FILE for your own)"
+        )
     if qa and dataset != "asqa":
         raise AlceTaskError("-T qa=true needs ASQA's qa_pairs (eval.py computes QA only for ASQA)")
     if mauve and dataset == "qampari":

@@ -141,7 +141,10 @@ def alce_grammar(
         raise GrammarError('ALCE grammar needs at least one document in metadata["docs"]')
     problem = ids_problem(doc_ids)
     if problem is not None:
-        raise GrammarError(f'metadata["docs"]: {problem}')
+        raise GrammarError(
+            f'metadata["docs"]: {problem}; the ALCE format cites documents by position, as the '
+            "ALCE tasks number them: use -S format=fullcite (or auto) for documents cited by id"
+        )
     refs = " | ".join(lark_literal(render_marker(i)) for i in range(1, len(doc_ids) + 1))
     return "\n".join(
         [

@@ -176,3 +176,11 @@ def test_a_local_dataset_file_is_taken_whatever_the_retriever(own_prompts):
         )
         > 0
     )
+
+
+def test_an_unknown_prompt_variant_names_the_flag_and_the_choices(own_prompts):
+    with pytest.raises(
+        ValueError,
+        match=r"-T prompt=lightinst: unknown prompt variant; use one of default, light_inst",
+    ):
+        asqa(dataset_path=str(FIXTURES / "alce_asqa.json"), nli=NLI, prompt="lightinst")

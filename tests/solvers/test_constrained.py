@@ -134,6 +134,8 @@ def test_alce_grammar(lltok):
     assert not accepts(lltok, grammar, "Too many [1][2][3].")
     with pytest.raises(GrammarError):
         alce_grammar(["1 ]"])
+    with pytest.raises(GrammarError, match="use -S format=fullcite"):
+        alce_grammar(["31000001", "31000002"])
 
 
 def test_validators_and_trimming():
