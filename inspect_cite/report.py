@@ -76,6 +76,8 @@ class Report(NamedTuple):
 def _read_logs(log_dir: str | Path) -> pd.DataFrame:
     from inspect_ai.analysis import evals_df
 
+    if "://" not in str(log_dir) and not Path(log_dir).is_dir():
+        raise ValueError(f"log directory {log_dir} does not exist")
     df = evals_df(str(log_dir), quiet=True)
     if df.empty:
         raise ValueError(f"no Inspect logs found in {log_dir}")

@@ -68,6 +68,8 @@ def test_report_table_matches_log_metrics(log_dir, tmp_path, capsys):
 def test_report_on_empty_dir_is_a_clear_error(tmp_path, capsys):
     assert main(["report", str(tmp_path)]) == 2
     assert "no Inspect logs found" in capsys.readouterr().err
+    assert main(["report", str(tmp_path / "nope")]) == 2
+    assert f"log directory {tmp_path / 'nope'} does not exist" in capsys.readouterr().err
 
 
 def test_cited_positions_alce():
