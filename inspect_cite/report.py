@@ -423,9 +423,9 @@ def write_report(log_dir: str | Path, out_dir: str | Path) -> Report:
     import matplotlib
 
     matplotlib.use("Agg")
+    df = _read_logs(log_dir)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    df = _read_logs(log_dir)
     skipped = _skipped(df)
     runs = _runs(df, log_dir, skipped)
     written = [out / "metrics.md", out / "metrics.csv"]
