@@ -40,9 +40,8 @@ def asqa(  # noqa: D417
 
         inspect eval alce_tasks/asqa --model hf/Qwen/Qwen3-8B -T ndoc=3 -T prompt=light_inst
 
-    Apart from `retriever`, every parameter is the same for every ALCE task (``qa`` for
-    ASQA only, ``mauve`` for ASQA and ELI5, as eval.py computes them) and documented once,
-    at :func:`alce_tasks.task.alce_task`.
+    ASQA takes ``qa`` and ``mauve`` besides the options every ALCE task shares, which
+    :func:`alce_tasks.task.alce_task` documents.
 
     Args:
         retriever: Which retrieval results to read: `gtr` (GTR-large, the paper's) or `dpr`.

@@ -38,9 +38,8 @@ def eli5(  # noqa: D417
 
         inspect eval alce_tasks/eli5 --model hf/Qwen/Qwen3-8B -T ndoc=3 -T prompt=light_inst
 
-    Apart from `retriever`, every parameter is the same for every ALCE task (``qa`` for
-    ASQA only, ``mauve`` for ASQA and ELI5, as eval.py computes them) and documented once,
-    at :func:`alce_tasks.task.alce_task`.
+    ELI5 adds claim coverage by NLI and takes ``mauve`` (no ``qa``); the shared options are
+    documented at :func:`alce_tasks.task.alce_task`.
 
     Args:
         retriever: Which retrieval results to read: `bm25` over Sphere (the only one ALCE ships).

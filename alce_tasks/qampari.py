@@ -35,9 +35,8 @@ def qampari(  # noqa: D417
 
         inspect eval alce_tasks/qampari --model hf/Qwen/Qwen3-8B -T ndoc=3 -T prompt=light_inst
 
-    Apart from `retriever`, every parameter is the same for every ALCE task (``qa`` for
-    ASQA only, ``mauve`` for ASQA and ELI5, as eval.py computes them) and documented once,
-    at :func:`alce_tasks.task.alce_task`.
+    QAMPARI is scored on its entity lists, so it has no ``qa`` or ``mauve``; the shared
+    options are documented at :func:`alce_tasks.task.alce_task`.
 
     Args:
         retriever: Which retrieval results to read: `gtr` (GTR-large, the paper's) or `dpr`.
