@@ -110,7 +110,8 @@ def alce_summ(
 
 @solver
 @accept_cli_values("-S")
-def alce_snippet(
+# The options are alce_summ's and documented there (D417 would restate them).
+def alce_snippet(  # noqa: D417
     ndoc: int = 10,
     shot: int = 2,
     seed: int = 42,
@@ -121,15 +122,7 @@ def alce_snippet(
 ) -> Solver:
     """SNIPPET: as SUMM with each document's ``extraction`` (a snippet) instead of a summary.
 
-    Args:
-        ndoc: Most documents shown (paper: 10).
-        shot: Demonstrations (paper: 2).
-        seed: Seed of the demonstration draw (run.py: 42).
-        prompt_file: An ALCE-format prompt file instead of the official ``*_sum_or_ext.json``.
-        system_message: System message for chat models (ALCE's); ``None`` sends none.
-        dataset: ``asqa``, ``qampari`` or ``eli5``; default ``metadata["dataset"]``.
-        thinking: Generate with the chat template's thinking on (off by default).
-
+    Its options are SUMM's, documented at :func:`alce_summ`.
     """
     return _shortened(
         "alce_snippet",
