@@ -405,6 +405,9 @@ def alce_task(
     config = thinking_generate_config(ALCE_GENERATE_CONFIG, thinking, thinking_tokens)
     if strategy not in get_args(Strategy):
         raise unknown_strategy(strategy)
+    for name, value in (("ndoc", ndoc), ("shot", shot)):
+        if value is not None and value < 0:
+            raise AlceTaskError(f"-T {name}={value}: must be 0 or more")
     if prompt not in get_args(TaskPrompt):
         raise AlceTaskError(
             f"-T prompt={prompt}: unknown prompt variant; use one of "

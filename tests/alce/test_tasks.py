@@ -184,3 +184,9 @@ def test_an_unknown_prompt_variant_names_the_flag_and_the_choices(own_prompts):
         match=r"-T prompt=lightinst: unknown prompt variant; use one of default, light_inst",
     ):
         asqa(dataset_path=str(FIXTURES / "alce_asqa.json"), nli=NLI, prompt="lightinst")
+
+
+@pytest.mark.parametrize("option", ["ndoc", "shot"])
+def test_a_negative_count_names_the_flag(option, own_prompts):
+    with pytest.raises(ValueError, match=f"-T {option}=-1: must be 0 or more"):
+        asqa(dataset_path=str(FIXTURES / "alce_asqa.json"), nli=NLI, **{option: -1})
