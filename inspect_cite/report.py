@@ -189,11 +189,6 @@ def load_runs(log_dir: str | Path) -> pd.DataFrame:
     return _runs(df, log_dir, _skipped(df))
 
 
-def skipped_runs(log_dir: str | Path) -> list[SkippedRun]:
-    """The logs in ``log_dir`` that are not successful runs (failed, cancelled, unfinished)."""
-    return _skipped(_read_logs(log_dir))
-
-
 def metric_names(runs: pd.DataFrame) -> list[str]:
     """The metric columns of ``load_runs`` output (without their stderr companions)."""
     return [c for c in runs.columns if c not in (*_ID_COLUMNS, "log") and not c.endswith("_stderr")]
