@@ -33,10 +33,9 @@ from inspect_cite.alce_prompts import (
     prompt_dir_override,
     prompt_name,
 )
-from inspect_cite.download import sha256_file
 from inspect_cite.errors import PreflightError
 from inspect_cite.http_client import redact_text
-from inspect_cite.hub_files import check_dataset_path, dataset_file
+from inspect_cite.hub_files import check_dataset_path, dataset_file, file_provenance
 from inspect_cite.preflight import check_model, check_nli
 from inspect_cite.retrieval import GTR_RETRIEVER, check_retriever
 from inspect_cite.thinking import DEFAULT_THINKING_TOKENS, thinking_generate_config
@@ -241,16 +240,13 @@ def alce_dataset(
 
     if prompt_file is not None:
         pf = PromptFile.load(prompt_file)
-        prompt_info: dict[str, Any] = {
-            "path": prompt_file,
-            "sha256": sha256_file(Path(prompt_file)),
-        }
+        prompt_info: dict[str, Any] = file_provenance(prompt_file)
     else:
         name = prompt_name(dataset, prompt)
         path = alce_prompt_path(name)
         pf = PromptFile.load(path)
         if prompt_dir_override() is not None:
-            prompt_info = {"path": str(path), "sha256": sha256_file(path)}
+            prompt_info = file_provenance(path)
         else:
             prompt_info = {
                 "commit": ALCE_PROMPT_COMMIT,
@@ -295,8 +291,6 @@ def alce_dataset(
 
 def strategy_solver(strategy: Strategy, settings: StrategySettings) -> Solver:
     """The solver that implements a strategy, with the task's settings."""
-    if strategy not in STRATEGIES:
-        raise unknown_strategy(strategy)
     return STRATEGIES[strategy].solver(settings)
 
 
@@ -452,9 +446,8 @@ def alce_task(
     if spec.prompt is not None:
         # The strategy's solver reads its prompt file only once it sees a sample: read (and
         # fetch) it now, so that a missing or unreachable file stops the run here.
-        if prompt_file is not None and spec.reads_prompt_file:
-            PromptFile.load(prompt_file)
-        else:
+        # (A -T prompt_file it reads instead was loaded above.)
+        if prompt_file is None or not spec.reads_prompt_file:
             alce_prompt_path(prompt_name(dataset, spec.prompt))
     info["parameters"].update(
         nli=redact_text(nli),
