@@ -19,7 +19,6 @@ Loading the weights stays lazy; a check that passed is remembered for the proces
 """
 
 import json
-import os
 import socket
 import urllib.parse
 import urllib.request
@@ -294,14 +293,13 @@ def check_role(roles: Iterable[str], *, what: str, fix: str) -> None:
 def _nli_problem(spec: str, flag: str) -> str | None:
     """Why an NLI spec cannot be used here, with the fix on the following lines; or None."""
     from inspect_cite.nli import NLIConfigError, parse_nli_spec, true_resource_problem
-    from inspect_cite.nli.seq2seq import ALLOW_CPU_ENV, TRUE_MIN_FREE_GPU_GB
+    from inspect_cite.nli.seq2seq import ALLOW_CPU_ENV, TRUE_MIN_FREE_GPU_GB, cpu_allowed
 
     try:
         kind, arg = parse_nli_spec(spec)
     except NLIConfigError as e:
         return str(e)
-    allow_cpu = os.environ.get(ALLOW_CPU_ENV, "").strip().lower() not in ("", "0", "false", "no")
-    if kind == "true" and not allow_cpu:
+    if kind == "true" and not cpu_allowed():
         problem = true_resource_problem()
         if problem is not None:
             return (

@@ -26,6 +26,12 @@ TRUE_MIN_FREE_GPU_GB = 23.0
 
 ALLOW_CPU_ENV = "INSPECT_CITE_NLI_ALLOW_CPU"
 
+
+def cpu_allowed() -> bool:
+    """Whether the user allows T5-11B without a GPU that holds it (0, false or no: not)."""
+    return os.environ.get(ALLOW_CPU_ENV, "").strip().lower() not in ("", "0", "false", "no")
+
+
 LIGHTER_CHOICES = """\
 Lighter NLI choices (pass as -T nli=..., -S nli=... or alce-eval --nli ...):
   classifier:MoritzLaurer/DeBERTa-v3-large-mnli-fever-anli-ling-wanli
@@ -110,7 +116,7 @@ class Seq2SeqNLI(LazyModel):
         import torch
         from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
 
-        if self.true_checks and not os.environ.get(ALLOW_CPU_ENV):
+        if self.true_checks and not cpu_allowed():
             problem = true_resource_problem()
             if problem is not None and not cuda_available():
                 raise NLIResourceError(true_resource_message(problem))

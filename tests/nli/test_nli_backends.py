@@ -79,13 +79,18 @@ def test_seq2seq_bad_model_names_the_spec(tmp_path):
 
 
 @pytest.mark.skipif(true_resource_problem() is None, reason="this machine can hold T5-11B")
-def test_true_refuses_before_loading_on_a_small_machine(monkeypatch, caplog):
+@pytest.mark.parametrize("allow_cpu", [None, "0", "false"])
+def test_true_refuses_before_loading_on_a_small_machine(allow_cpu, monkeypatch, caplog):
     import transformers
 
     def no_load(*a, **k):
         raise AssertionError("must not load T5-11B here")
 
-    monkeypatch.delenv("INSPECT_CITE_NLI_ALLOW_CPU", raising=False)
+    # Unset, or set to an off value as the preflight reads it: the loader refuses alike.
+    if allow_cpu is None:
+        monkeypatch.delenv("INSPECT_CITE_NLI_ALLOW_CPU", raising=False)
+    else:
+        monkeypatch.setenv("INSPECT_CITE_NLI_ALLOW_CPU", allow_cpu)
     monkeypatch.setattr(transformers.AutoModelForSeq2SeqLM, "from_pretrained", no_load)
     monkeypatch.setattr(transformers.AutoTokenizer, "from_pretrained", no_load)
     with caplog.at_level(logging.WARNING):
