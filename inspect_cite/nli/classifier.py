@@ -3,14 +3,7 @@
 from typing import Any
 
 from inspect_cite.nli.base import NLIConfigError, NLIResult, Pair
-from inspect_cite.nli.hf import (
-    LazyModel,
-    chunks_by_length,
-    cuda_available,
-    default_batch_size,
-    load_pretrained,
-    run_halving,
-)
+from inspect_cite.nli.hf import LazyModel, cuda_available, load_pretrained
 
 
 def entailment_label(config: Any, where: str) -> int:
@@ -47,9 +40,7 @@ class ClassifierNLI(LazyModel):
     def __init__(
         self, model: str, *, batch_size: int | None = None, max_batch_tokens: int | None = None
     ) -> None:
-        super().__init__(
-            model, batch_size=batch_size or default_batch_size(), max_batch_tokens=max_batch_tokens
-        )
+        super().__init__(model, batch_size=batch_size, max_batch_tokens=max_batch_tokens)
         self.identity = f"classifier:{self.model_name}"
         self._label = -1
 
@@ -92,6 +83,5 @@ class ClassifierNLI(LazyModel):
             for row, i in enumerate(batch):
                 results[i] = NLIResult(best[row] == self._label, probs[row])
 
-        for batch in chunks_by_length([len(x) for x in ids], *self.batch_limits()):
-            run_halving(batch, forward, self.shrink_batch)
+        self.run_batched([len(x) for x in ids], forward)
         return results

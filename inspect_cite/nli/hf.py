@@ -84,8 +84,8 @@ class LazyModel:
 
     Args:
         model: Hub id or local directory.
-        batch_size: Most pairs per forward pass (None: ``CPU_BATCH``, or ``GPU_BATCH`` once
-            the model is loaded on a GPU).
+        batch_size: Most pairs per forward pass (None: ``$INSPECT_CITE_NLI_BATCH_SIZE``, else
+            ``CPU_BATCH``, or ``GPU_BATCH`` once the model is loaded on a GPU).
         max_batch_tokens: Most padded tokens per forward pass (None: likewise, and on a GPU
             no more than its free memory holds, see ``bytes_per_token``).
 
@@ -98,6 +98,7 @@ class LazyModel:
     def __init__(
         self, model: str, *, batch_size: int | None = None, max_batch_tokens: int | None = None
     ) -> None:
+        batch_size = batch_size or default_batch_size()
         self.model_name = model_ref(model)
         self._model: Any = None
         self._tokenizer: Any = None
@@ -115,6 +116,20 @@ class LazyModel:
         """(rows, padded tokens) per forward pass, for the device the model is loaded on."""
         self.load()
         return self.batch_size, self.max_batch_tokens
+
+    def run_batched(self, lengths: list[int], forward: Callable[[list[int]], None]) -> None:
+        """Call ``forward`` on every row index, in batches of similar length.
+
+        Batches respect :meth:`batch_limits`; one that runs out of GPU memory is halved and
+        later batches start at the size that fit (:func:`run_halving`).
+
+        Args:
+            lengths: Each row's length in tokens.
+            forward: Runs the model on a batch of row indices and stores their results.
+
+        """
+        for batch in chunks_by_length(lengths, *self.batch_limits()):
+            run_halving(batch, forward, self.shrink_batch)
 
     def bytes_per_token(self, model: Any) -> int:
         """GPU memory a pass holds per input token beyond transient activations (0: unknown)."""

@@ -5,14 +5,7 @@ import os
 from typing import Any
 
 from inspect_cite.nli.base import NLIResourceError, NLIResult, Pair
-from inspect_cite.nli.hf import (
-    LazyModel,
-    chunks_by_length,
-    cuda_available,
-    default_batch_size,
-    load_pretrained,
-    run_halving,
-)
+from inspect_cite.nli.hf import LazyModel, cuda_available, load_pretrained
 
 logger = logging.getLogger(__name__)
 
@@ -97,11 +90,7 @@ class Seq2SeqNLI(LazyModel):
         max_batch_tokens: int | None = None,
         max_new_tokens: int = 10,
     ) -> None:
-        super().__init__(
-            model,
-            batch_size=batch_size or default_batch_size(),
-            max_batch_tokens=max_batch_tokens,
-        )
+        super().__init__(model, batch_size=batch_size, max_batch_tokens=max_batch_tokens)
         # `true` loads in bf16 on GPU, `seq2seq:` in the checkpoint's dtype: cached apart.
         self.identity = f"{'true' if true_checks else 'seq2seq'}:{self.model_name}"
         self.true_checks = true_checks
@@ -191,6 +180,5 @@ class Seq2SeqNLI(LazyModel):
             for i, text in zip(batch, answers, strict=True):
                 decoded[i] = text
 
-        for batch in chunks_by_length([len(x) for x in ids], *self.batch_limits()):
-            run_halving(batch, forward, self.shrink_batch)
+        self.run_batched([len(x) for x in ids], forward)
         return decoded
