@@ -27,6 +27,7 @@ from inspect_cite.cache import NOT_CACHED, cache_dir, cached_file_problem
 from inspect_cite.download import describe_failure
 from inspect_cite.errors import PreflightError
 from inspect_cite.files import read_json
+from inspect_cite.hub_files import file_provenance
 from inspect_cite.preflight import ensure_reachable
 
 ALCE_REPO = "princeton-nlp/ALCE"
@@ -172,6 +173,34 @@ def alce_prompt_path(name: str) -> Path:
             f"or unset {PROMPT_DIR_ENV} to use ALCE's official prompt files"
         )
     return path
+
+
+def load_prompt_file(
+    dataset: AlceDatasetName, variant: PromptVariant, prompt_file: str | None = None
+) -> PromptFile:
+    """The prompt file a run reads for a dataset's variant: ``prompt_file``, else ALCE's.
+
+    Raises:
+        PromptFileError: When the file cannot be had, or is not a valid ALCE prompt file.
+
+    """
+    return PromptFile.load(prompt_file or alce_prompt_path(prompt_name(dataset, variant)))
+
+
+def prompt_provenance(
+    dataset: AlceDatasetName, variant: PromptVariant, prompt_file: str | None = None
+) -> dict[str, Any]:
+    """Where the prompt file :func:`load_prompt_file` reads comes from, for the log."""
+    if prompt_file is not None:
+        return file_provenance(prompt_file)
+    name = prompt_name(dataset, variant)
+    if prompt_dir_override() is not None:
+        return file_provenance(alce_prompt_path(name))
+    return {
+        "commit": ALCE_PROMPT_COMMIT,
+        "file": f"prompts/{name}.json",
+        "sha256": PROMPT_SHA256[name],
+    }
 
 
 def make_doc_prompt(

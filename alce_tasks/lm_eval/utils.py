@@ -12,13 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from alce_tasks.data import alce_data_path, eval_file_name, load_items
-from inspect_cite.alce_prompts import (
-    AlceDatasetName,
-    AlcePromptBuilder,
-    PromptFile,
-    alce_prompt_path,
-    prompt_name,
-)
+from inspect_cite.alce_prompts import AlceDatasetName, AlcePromptBuilder, load_prompt_file
 from inspect_cite.autoais import citation_scores
 from inspect_cite.citations.alce import alce_scoring_output
 from inspect_cite.nli import NLIError, get_nli
@@ -40,11 +34,8 @@ def _load(dataset: AlceDatasetName, options: dict[str, Any]) -> Any:
         path = alce_data_path(
             eval_file_name(dataset, retriever, bool(options.get("oracle", False)))
         )
-    prompt_file = options.get("prompt_file") or alce_prompt_path(
-        prompt_name(dataset, options.get("prompt", "default"))  # type: ignore[arg-type]
-    )
     builder = AlcePromptBuilder(
-        PromptFile.load(prompt_file),
+        load_prompt_file(dataset, options.get("prompt", "default"), options.get("prompt_file")),
         shot=int(options.get("shot", 2)),
         ndoc=int(options.get("ndoc", 5)),
         seed=int(options.get("seed", 42)),
