@@ -1,7 +1,7 @@
 """The shared body of the three ALCE tasks: data, prompts, solver and scorers wired together."""
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Literal, get_args
 
@@ -22,20 +22,17 @@ from alce_tasks.data import (
 )
 from inspect_cite import __version__
 from inspect_cite.alce_prompts import (
-    ALCE_PROMPT_COMMIT,
-    PROMPT_SHA256,
     AlceDatasetName,
     AlcePromptBuilder,
     PromptFile,
     PromptVariant,
     UseShorter,
-    alce_prompt_path,
-    prompt_dir_override,
-    prompt_name,
+    load_prompt_file,
+    prompt_provenance,
 )
 from inspect_cite.errors import PreflightError
 from inspect_cite.http_client import redact_text
-from inspect_cite.hub_files import check_dataset_path, dataset_file, file_provenance
+from inspect_cite.hub_files import check_dataset_path, dataset_file
 from inspect_cite.preflight import check_model, check_nli
 from inspect_cite.retrieval import GTR_RETRIEVER, check_retriever
 from inspect_cite.thinking import DEFAULT_THINKING_TOKENS, thinking_generate_config
@@ -82,6 +79,11 @@ Strategy = Literal[
 @dataclass(frozen=True)
 class StrategySettings:
     """The task parameters a strategy's solver is built with."""
+
+    @classmethod
+    def pick(cls, parameters: Mapping[str, Any]) -> "StrategySettings":
+        """The settings, taken by name from the task's parameters."""
+        return cls(**{field.name: parameters[field.name] for field in fields(cls)})
 
     ndoc: int
     shot: int
@@ -238,22 +240,7 @@ def alce_dataset(
     data_path, data_info = dataset_file(dataset_path, pinned, AlceDataError)
     items = load_items(data_path, dataset)
 
-    if prompt_file is not None:
-        pf = PromptFile.load(prompt_file)
-        prompt_info: dict[str, Any] = file_provenance(prompt_file)
-    else:
-        name = prompt_name(dataset, prompt)
-        path = alce_prompt_path(name)
-        pf = PromptFile.load(path)
-        if prompt_dir_override() is not None:
-            prompt_info = file_provenance(path)
-        else:
-            prompt_info = {
-                "commit": ALCE_PROMPT_COMMIT,
-                "file": f"prompts/{name}.json",
-                "sha256": PROMPT_SHA256[name],
-            }
-
+    pf = load_prompt_file(dataset, prompt, prompt_file)
     builder = AlcePromptBuilder(pf, shot=shot, ndoc=ndoc, seed=seed, use_shorter=use_shorter)
     samples = [
         record_to_sample(
@@ -274,7 +261,7 @@ def alce_dataset(
         "benchmark": "alce",
         "dataset": dataset,
         "data": data_info,
-        "prompt_file": prompt_info,
+        "prompt_file": prompt_provenance(dataset, prompt, prompt_file),
         "parameters": {
             "retriever": retriever,
             "oracle": oracle,
@@ -332,22 +319,22 @@ def alce_task(
     dataset: AlceDatasetName,
     *,
     retriever: Retriever,
-    oracle: bool,
-    ndoc: int | None,
-    shot: int,
-    seed: int,
-    prompt: TaskPrompt,
-    use_shorter: UseShorter | None,
-    dataset_path: str | None,
-    prompt_file: str | None,
+    oracle: bool = False,
+    ndoc: int | None = None,
+    shot: int = 2,
+    seed: int = 42,
+    prompt: TaskPrompt = "default",
+    use_shorter: UseShorter | None = None,
+    dataset_path: str | None = None,
+    prompt_file: str | None = None,
     nli: str = "true",
     strategy: Strategy = "vanilla",
+    retrieval_model: str = GTR_RETRIEVER,
     qa: bool = False,
     qa_model: str = "gaotianyu1350/roberta-large-squad",
     mauve: bool = False,
     mauve_model: str = "gpt2-large",
     mauve_seeds: int = 1,
-    retrieval_model: str = GTR_RETRIEVER,
     thinking: bool = False,
     thinking_tokens: int = DEFAULT_THINKING_TOKENS,
 ) -> Task:
@@ -356,8 +343,10 @@ def alce_task(
     Scorers: correctness and NLI citation recall/precision; ELI5 adds claim coverage; ASQA adds
     QA accuracy with ``qa``; ASQA and ELI5 add MAUVE with ``mauve``.
 
-    The parameters every ALCE task shares are documented here, once; each @task documents
-    only its dataset's own (``retriever``, and ``qa``/``mauve`` where eval.py computes them).
+    The parameters every ALCE task shares are defined and documented here, once: each @task
+    declares only its ``retriever`` and takes the rest from this signature
+    (:func:`inspect_cite.forwarding.forwards_to`), less ``qa`` and ``mauve`` where eval.py does
+    not compute them.
 
     Args:
         dataset: Which ALCE dataset.
@@ -396,6 +385,8 @@ def alce_task(
         thinking_tokens: With `thinking`, tokens added to `max_tokens` for the thinking.
 
     """
+    # Every parameter as given, for the log's metadata (which adds the resolved values below).
+    given = {name: value for name, value in locals().items() if name != "dataset"}
     config = thinking_generate_config(ALCE_GENERATE_CONFIG, thinking, thinking_tokens)
     if strategy not in get_args(Strategy):
         raise unknown_strategy(strategy)
@@ -448,17 +439,14 @@ def alce_task(
         # fetch) it now, so that a missing or unreachable file stops the run here.
         # (A -T prompt_file it reads instead was loaded above.)
         if prompt_file is None or not spec.reads_prompt_file:
-            alce_prompt_path(prompt_name(dataset, spec.prompt))
-    info["parameters"].update(
-        nli=redact_text(nli),
-        strategy=strategy,
-        qa=qa,
-        mauve=mauve,
-        mauve_model=mauve_model,
-        thinking=thinking,
-        thinking_tokens=thinking_tokens,
-        max_tokens=config.max_tokens,
-    )
+            load_prompt_file(dataset, spec.prompt)
+    info["parameters"] = {
+        **given,
+        # The dataset's values win: ndoc and oracle as the strategy resolved them, demo_ids.
+        **info["parameters"],
+        "nli": redact_text(nli),
+        "max_tokens": config.max_tokens,
+    }
     scorers: list[Scorer] = [alce_correctness(dataset), citation_nli(nli=nli, dataset=dataset)]
     if dataset == "eli5":
         scorers.append(claim_coverage(nli=nli))
@@ -468,15 +456,7 @@ def alce_task(
         scorers.append(mauve_scorer(mauve_model=mauve_model, mauve_seeds=mauve_seeds))
     solver = strategy_solver(
         strategy,
-        StrategySettings(
-            ndoc=ndoc,
-            shot=shot,
-            seed=seed,
-            nli=nli,
-            prompt_file=prompt_file,
-            retrieval_model=retrieval_model,
-            thinking=thinking,
-        ),
+        StrategySettings.pick({**given, "ndoc": ndoc}),
     )
     return Task(
         dataset=ds,

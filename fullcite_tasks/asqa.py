@@ -1,28 +1,21 @@
 """FullCite on ASQA: ambiguous factoid questions answered from Wikipedia passages."""
 
+from typing import Any
+
 from inspect_ai import Task, task
 
-from fullcite_tasks.task import DocOrder, Strategy, fullcite_task
+from fullcite_tasks.task import fullcite_task
 from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.thinking import DEFAULT_THINKING_TOKENS
-from scorers.citation_similarity import DEFAULT_SIMILARITY_MODEL
+from inspect_cite.forwarding import forwards_to
 
 
 @task
 @accept_cli_values("-T")
-def asqa(  # noqa: D417 (the shared options are documented once, in fullcite_task)
+@forwards_to(fullcite_task)
+def asqa(
     dataset_path: str | None = None,
     spans_path: str | None = None,
-    ndoc: int = 5,
-    doc_order: DocOrder = "retrieval",
-    seed: int = 42,
-    strategy: Strategy = "prompt",
-    similarity_model: str | None = DEFAULT_SIMILARITY_MODEL,
-    judge: bool = False,
-    attribution: bool = False,
-    nli: str = "true",
-    thinking: bool = False,
-    thinking_tokens: int = DEFAULT_THINKING_TOKENS,
+    **options: Any,
 ) -> Task:
     r"""FullCite on ASQA: cite a Wikipedia passage and a verbatim snippet after every claim.
 
@@ -36,14 +29,16 @@ def asqa(  # noqa: D417 (the shared options are documented once, in fullcite_tas
         inspect eval fullcite_tasks/asqa --model hf/Qwen/Qwen3-8B \\
             -T spans_path=asqa_spans.jsonl -T strategy=constrained
 
-    The options every FullCite task shares (``ndoc``, ``doc_order``, ``seed``, ``strategy``,
-    ``similarity_model``, ``judge``, ``attribution``, ``nli``, ``thinking``,
-    ``thinking_tokens``) are documented once, in :func:`fullcite_tasks.task.fullcite_task`.
-
     Args:
         dataset_path: An ALCE-format ASQA JSON file instead of the pinned download.
         spans_path: Gold spans, JSON Lines of ``{"sample_id", "doc_id", "span"}``.
+        **options: The options every FullCite task shares, defined and documented at
+            :func:`fullcite_tasks.task.fullcite_task`.
 
     """
-    # Every parameter goes to the builder by keyword, as given.
-    return fullcite_task(source="asqa", **locals())
+    return fullcite_task(
+        "asqa",
+        dataset_path=dataset_path,
+        spans_path=spans_path,
+        **options,
+    )

@@ -1,29 +1,22 @@
 """FullCite on BioASQ task b: biomedical questions answered from PubMed abstracts."""
 
+from typing import Any
+
 from inspect_ai import Task, task
 
-from fullcite_tasks.task import DocOrder, Strategy, fullcite_task
+from fullcite_tasks.task import fullcite_task
 from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.thinking import DEFAULT_THINKING_TOKENS
-from scorers.citation_similarity import DEFAULT_SIMILARITY_MODEL
+from inspect_cite.forwarding import forwards_to
 
 
 @task
 @accept_cli_values("-T")
-def bioasq(  # noqa: D417 (the shared options are documented once, in fullcite_task)
+@forwards_to(fullcite_task)
+def bioasq(
     dataset_path: str | None = None,
     abstracts_path: str | None = None,
-    ndoc: int = 5,
-    doc_order: DocOrder = "retrieval",
-    seed: int = 42,
-    strategy: Strategy = "prompt",
     question_types: str | list[str] | None = None,
-    similarity_model: str | None = DEFAULT_SIMILARITY_MODEL,
-    judge: bool = False,
-    attribution: bool = False,
-    nli: str = "true",
-    thinking: bool = False,
-    thinking_tokens: int = DEFAULT_THINKING_TOKENS,
+    **options: Any,
 ) -> Task:
     r"""FullCite on BioASQ: cite a PMID and a verbatim abstract snippet after every claim.
 
@@ -38,16 +31,19 @@ def bioasq(  # noqa: D417 (the shared options are documented once, in fullcite_t
         inspect eval fullcite_tasks/bioasq --model hf/Qwen/Qwen3-8B \\
             -T dataset_path=BioASQ-training13b.json -T strategy=posthoc -T question_types=yesno
 
-    The options every FullCite task shares (``ndoc``, ``doc_order``, ``seed``, ``strategy``,
-    ``similarity_model``, ``judge``, ``attribution``, ``nli``, ``thinking``,
-    ``thinking_tokens``) are documented once, in :func:`fullcite_tasks.task.fullcite_task`.
-
     Args:
         dataset_path: A BioASQ task-b JSON file (``{"questions": [...]}``), required.
         abstracts_path: JSON file PMID -> {"title", "abstract"} to use instead of NCBI.
         question_types: Keep only these types (``yesno``, ``factoid``, ``list``, ``summary``;
             a list or comma-separated); all by default.
+        **options: The options every FullCite task shares, defined and documented at
+            :func:`fullcite_tasks.task.fullcite_task`.
 
     """
-    # Every parameter goes to the builder by keyword, as given.
-    return fullcite_task(source="bioasq", **locals())
+    return fullcite_task(
+        "bioasq",
+        dataset_path=dataset_path,
+        abstracts_path=abstracts_path,
+        question_types=question_types,
+        **options,
+    )

@@ -36,7 +36,7 @@ from inspect_cite.preflight import check_model, check_nli, check_role
 from inspect_cite.thinking import DEFAULT_THINKING_TOKENS, thinking_generate_config
 from scorers.citation_bias import citation_bias
 from scorers.citation_judge import citation_judge
-from scorers.citation_similarity import citation_similarity
+from scorers.citation_similarity import DEFAULT_SIMILARITY_MODEL, citation_similarity
 from scorers.claim_support import claim_support
 from scorers.doc_snippet_f1 import doc_snippet_f1
 from scorers.fullcite_answer import fullcite_answer
@@ -250,15 +250,15 @@ def fullcite_records(
 
 
 def fullcite_task(
-    *,
     source: Source,
+    *,
     dataset_path: str | None,
-    ndoc: int,
-    doc_order: str,
-    seed: int,
-    strategy: str,
-    similarity_model: str | None,
-    judge: bool,
+    ndoc: int = 5,
+    doc_order: DocOrder = "retrieval",
+    seed: int = 42,
+    strategy: Strategy = "prompt",
+    similarity_model: str | None = DEFAULT_SIMILARITY_MODEL,
+    judge: bool = False,
     attribution: bool = False,
     nli: str = "true",
     thinking: bool = False,
@@ -266,6 +266,10 @@ def fullcite_task(
     **data_args: Any,
 ) -> Task:
     """Build a FullCite task; each @task function fixes the dataset and its own options.
+
+    The options every FullCite task shares are defined and documented here, once: each @task
+    declares its data options (``dataset_path`` and the dataset's own) and takes the rest from
+    this signature (:func:`inspect_cite.forwarding.forwards_to`).
 
     Args:
         source: The dataset (``bioasq``, ``asqa``, ``expertqa``).
