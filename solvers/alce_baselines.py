@@ -1,73 +1,51 @@
 """ALCE's single-generation baselines besides VANILLA: CLOSEDBOOK, SUMM and SNIPPET."""
 
+from typing import Any
+
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from inspect_cite.alce_prompts import UseShorter
+from inspect_cite.alce_prompts import PromptVariant, UseShorter
 from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
+from inspect_cite.forwarding import forwards_to
 from solvers.alce_prompting import AlcePrompts, prepare, warn_small_pool
 from solvers.thinking import thinking_generate
 
 
-@solver
-@accept_cli_values("-S")
-def alce_closedbook(
-    shot: int = 2,
-    seed: int = 42,
-    prompt_file: str | None = None,
-    system_message: str | None = ALCE_SYSTEM_MESSAGE,
-    dataset: str | None = None,
+@forwards_to(AlcePrompts)
+def single_generation_solver(
+    name: str,
+    variant: PromptVariant,
+    use_shorter: UseShorter | None,
+    *,
+    ndoc: int = 10,
     thinking: bool = False,
+    **options: Any,
 ) -> Solver:
-    """CLOSEDBOOK: answer from the question alone with ALCE's closed-book prompt (ndoc 0).
+    """One generation from an ALCE prompt variant: CLOSEDBOOK, SUMM and SNIPPET.
 
-    Nothing is shown, so nothing can be cited: ``metadata["docs"]`` is emptied, as ALCE's
-    result files keep no documents (a stray ``[n]`` then counts as unsupported). Wrap it in
-    ``alce_postcite`` to add citations afterwards, as the paper does.
+    The prompt shows up to ``ndoc`` documents; with ``use_shorter`` each by its summary or
+    snippet, walked in retrieval order, skipping those whose summary (or snippet) contains
+    "irrelevant" and renumbering the survivors [1]..[k] (ALCE's ``get_shorter_text``). The
+    output is checked against their full text: ``metadata["docs"]`` becomes the shown
+    documents. The sample must bring the item's retrieval list in ``metadata["docs"]`` (more
+    than ndoc).
 
     Args:
-        shot: Demonstrations (paper: 2).
-        seed: Seed of the demonstration draw (run.py: 42).
-        prompt_file: An ALCE-format prompt file instead of the official ``*_closedbook.json``.
-        system_message: System message for chat models (ALCE's); ``None`` sends none.
-        dataset: ``asqa``, ``qampari`` or ``eli5``; default ``metadata["dataset"]``.
+        name: The solver's name, for warnings.
+        variant: The prompt file variant (``closedbook``, ``sum_or_ext``).
+        use_shorter: ``summary`` (SUMM), ``extraction`` (SNIPPET) or None (full text).
+        ndoc: Most documents shown (paper: 10).
         thinking: Generate with the chat template's thinking on (off by default).
+        **options: ``shot``, ``seed``, ``prompt_file`` (instead of the official
+            ``*_closedbook.json`` or ``*_sum_or_ext.json``), ``system_message``, ``dataset``:
+            defined and documented at :class:`solvers.alce_prompting.AlcePrompts`.
 
     """
-    prompts = AlcePrompts("closedbook", shot=shot, seed=seed, ndoc=0, prompt_file=prompt_file)
+    prompts = AlcePrompts(variant, ndoc=ndoc, use_shorter=use_shorter, **options)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         generate = thinking_generate(state, generate, thinking)
-        prepare(state, prompts, dataset, system_message)
-        state.metadata["docs"] = []
-        return await generate(state)
-
-    return solve
-
-
-def _shortened(
-    name: str,
-    use_shorter: UseShorter,
-    ndoc: int,
-    shot: int,
-    seed: int,
-    prompt_file: str | None,
-    system_message: str | None,
-    dataset: str | None,
-    thinking: bool,
-) -> Solver:
-    prompts = AlcePrompts(
-        "sum_or_ext",
-        shot=shot,
-        seed=seed,
-        ndoc=ndoc,
-        use_shorter=use_shorter,
-        prompt_file=prompt_file,
-    )
-
-    async def solve(state: TaskState, generate: Generate) -> TaskState:
-        generate = thinking_generate(state, generate, thinking)
-        prep = prepare(state, prompts, dataset, system_message)
+        prep = prepare(state, prompts)
         warn_small_pool(name, prep.pool, ndoc)
         state.metadata["docs"] = prep.shown
         return await generate(state)
@@ -77,61 +55,48 @@ def _shortened(
 
 @solver
 @accept_cli_values("-S")
-def alce_summ(
-    ndoc: int = 10,
-    shot: int = 2,
-    seed: int = 42,
-    prompt_file: str | None = None,
-    system_message: str | None = ALCE_SYSTEM_MESSAGE,
-    dataset: str | None = None,
-    thinking: bool = False,
-) -> Solver:
-    """SUMM: show up to ``ndoc`` documents' ``summary`` (ALCE's ``sum_or_ext`` prompt).
+# Closed-book shows no documents.
+@forwards_to(single_generation_solver, omit=("ndoc",))
+def alce_closedbook(**options: Any) -> Solver:
+    """CLOSEDBOOK: answer from the question alone with ALCE's closed-book prompt (ndoc 0).
 
-    Documents are walked in retrieval order; those whose summary contains "irrelevant" are
-    skipped and the survivors renumbered [1]..[k] (ALCE's ``get_shorter_text``). The output is
-    checked against their full text: ``metadata["docs"]`` becomes the shown documents.
-    The sample must bring the item's retrieval list in ``metadata["docs"]`` (more than ndoc).
+    Nothing is shown, so nothing can be cited: ``metadata["docs"]`` is emptied, as ALCE's
+    result files keep no documents (a stray ``[n]`` then counts as unsupported). Wrap it in
+    ``alce_postcite`` to add citations afterwards, as the paper does.
 
     Args:
-        ndoc: Most documents shown (paper: 10).
-        shot: Demonstrations (paper: 2).
-        seed: Seed of the demonstration draw (run.py: 42).
-        prompt_file: An ALCE-format prompt file instead of the official ``*_sum_or_ext.json``.
-        system_message: System message for chat models (ALCE's); ``None`` sends none.
-        dataset: ``asqa``, ``qampari`` or ``eli5``; default ``metadata["dataset"]``.
-        thinking: Generate with the chat template's thinking on (off by default).
+        **options: ``shot``, ``seed``, ``prompt_file``, ``system_message``, ``dataset``,
+            ``thinking``: defined and documented at :func:`single_generation_solver` and
+            :class:`solvers.alce_prompting.AlcePrompts`.
 
     """
-    return _shortened(
-        "alce_summ", "summary", ndoc, shot, seed, prompt_file, system_message, dataset, thinking
-    )
+    return single_generation_solver("alce_closedbook", "closedbook", None, ndoc=0, **options)
 
 
 @solver
 @accept_cli_values("-S")
-# The options are alce_summ's and documented there (D417 would restate them).
-def alce_snippet(  # noqa: D417
-    ndoc: int = 10,
-    shot: int = 2,
-    seed: int = 42,
-    prompt_file: str | None = None,
-    system_message: str | None = ALCE_SYSTEM_MESSAGE,
-    dataset: str | None = None,
-    thinking: bool = False,
-) -> Solver:
+@forwards_to(single_generation_solver)
+def alce_summ(**options: Any) -> Solver:
+    """SUMM: show up to ``ndoc`` documents' ``summary`` (ALCE's ``sum_or_ext`` prompt).
+
+    Args:
+        **options: ``ndoc``, ``shot``, ``seed``, ``prompt_file``, ``system_message``,
+            ``dataset``, ``thinking``: defined and documented at
+            :func:`single_generation_solver` and :class:`solvers.alce_prompting.AlcePrompts`.
+
+    """
+    return single_generation_solver("alce_summ", "sum_or_ext", "summary", **options)
+
+
+@solver
+@accept_cli_values("-S")
+@forwards_to(single_generation_solver)
+def alce_snippet(**options: Any) -> Solver:
     """SNIPPET: as SUMM with each document's ``extraction`` (a snippet) instead of a summary.
 
-    Its options are SUMM's, documented at :func:`alce_summ`.
+    Args:
+        **options: SUMM's, defined and documented at :func:`single_generation_solver` and
+            :class:`solvers.alce_prompting.AlcePrompts`.
+
     """
-    return _shortened(
-        "alce_snippet",
-        "extraction",
-        ndoc,
-        shot,
-        seed,
-        prompt_file,
-        system_message,
-        dataset,
-        thinking,
-    )
+    return single_generation_solver("alce_snippet", "sum_or_ext", "extraction", **options)

@@ -35,7 +35,8 @@ from inspect_cite.citations.alce import (
     render_marker,
 )
 from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE, system_messages
+from inspect_cite.forwarding import forwards_to
+from inspect_cite.prompts import system_messages
 from inspect_cite.retrieval import GTR_RETRIEVER, check_retriever, get_retriever
 from inspect_cite.text import sent_tokenize, strip_think
 from inspect_cite.thinking import ended_while_thinking
@@ -228,18 +229,16 @@ async def _interactive(
 
 @solver
 @accept_cli_values("-S")
+# use_shorter is INTERACT's own: a per-dataset default, overriding the prompts'.
+@forwards_to(AlcePrompts, omit=("use_shorter",))
 def alce_interact(
     ndoc: int = 10,
     use_shorter: UseShorter | None = None,
-    shot: int = 2,
-    seed: int = 42,
     max_turn: int = MAX_TURN,
     max_doc_show: int = MAX_DOC_SHOW,
     force_cite_show: bool = False,
-    prompt_file: str | None = None,
-    system_message: str | None = ALCE_SYSTEM_MESSAGE,
-    dataset: str | None = None,
     thinking: bool = False,
+    **options: Any,
 ) -> Solver:
     """INTERACT: summaries/snippets up front, ``Check: Document [i][j]`` shows full texts.
 
@@ -252,23 +251,18 @@ def alce_interact(
         ndoc: Most documents in the prompt (paper: 10).
         use_shorter: ``summary`` or ``extraction``; default the paper's pairing (ASQA summary,
             QAMPARI and ELI5 extraction).
-        shot: Demonstrations (paper: 2).
-        seed: Seed of the demonstration draw (run.py: 42).
         max_turn: Most turns (run.py: 10).
         max_doc_show: Most documents shown per Check (run.py: 3).
         force_cite_show: Replace each output's citations by the documents checked last.
-        prompt_file: An ALCE-format prompt file instead of the official one.
-        system_message: System message for chat models (ALCE's); ``None`` sends none.
-        dataset: ``asqa``, ``qampari`` or ``eli5``; default ``metadata["dataset"]``.
         thinking: Generate with the chat template's thinking on (off by default).
+        **options: ``shot``, ``seed``, ``prompt_file``, ``system_message``, ``dataset``:
+            defined and documented at :class:`solvers.alce_prompting.AlcePrompts`.
 
     """
-    prompts = AlcePrompts(
-        "interact_doc_id", shot=shot, seed=seed, ndoc=ndoc, prompt_file=prompt_file
-    )
+    prompts = AlcePrompts("interact_doc_id", ndoc=ndoc, **options)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        prep = prepare(state, prompts, dataset, system_message, use_shorter or INTERACT_USE_SHORTER)
+        prep = prepare(state, prompts, use_shorter or INTERACT_USE_SHORTER)
         warn_small_pool("alce_interact", prep.pool, ndoc)
         doc_list = prep.shown
 
@@ -284,20 +278,16 @@ def alce_interact(
 
 @solver
 @accept_cli_values("-S")
+@forwards_to(AlcePrompts)
 def alce_inlinesearch(
     ndoc: int = 0,
     retrieve_in_all_docs: bool = True,
     force_cite_show: bool = True,
     retriever: str = GTR_RETRIEVER,
-    use_shorter: UseShorter | None = None,
-    shot: int = 2,
-    seed: int = 42,
     max_turn: int = MAX_TURN,
-    prompt_file: str | None = None,
-    system_message: str | None = ALCE_SYSTEM_MESSAGE,
-    dataset: str | None = None,
     device: str | None = None,
     thinking: bool = False,
+    **options: Any,
 ) -> Solver:
     """INLINESEARCH: ``Search: query`` shows the most similar of the question's documents.
 
@@ -313,29 +303,19 @@ def alce_inlinesearch(
             in the prompt.
         force_cite_show: Replace each output's citations by the document shown last (paper).
         retriever: sentence-transformers model id or local directory.
-        use_shorter: Show ``summary`` or ``extraction`` in the prompt (with ndoc > 0).
-        shot: Demonstrations (paper: 2).
-        seed: Seed of the demonstration draw (run.py: 42).
         max_turn: Most turns (run.py: 10).
-        prompt_file: An ALCE-format prompt file instead of the official one.
-        system_message: System message for chat models (ALCE's); ``None`` sends none.
-        dataset: ``asqa``, ``qampari`` or ``eli5``; default ``metadata["dataset"]``.
         device: Torch device for the retriever; default CUDA when available.
         thinking: Generate with the chat template's thinking on (off by default).
+        **options: ``use_shorter`` (with ndoc > 0), ``shot``, ``seed``, ``prompt_file``,
+            ``system_message``, ``dataset``: defined and documented at
+            :class:`solvers.alce_prompting.AlcePrompts`.
 
     """
     check_retriever(retriever, flag="-S retriever")
-    prompts = AlcePrompts(
-        "interact_search",
-        shot=shot,
-        seed=seed,
-        ndoc=ndoc,
-        use_shorter=use_shorter,
-        prompt_file=prompt_file,
-    )
+    prompts = AlcePrompts("interact_search", ndoc=ndoc, **options)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        prep = prepare(state, prompts, dataset, system_message)
+        prep = prepare(state, prompts)
         if retrieve_in_all_docs:
             warn_small_pool("alce_inlinesearch", prep.pool, max(ndoc, 5))
         doc_list = renumber(prep.pool) if retrieve_in_all_docs else prep.shown

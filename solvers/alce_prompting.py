@@ -22,14 +22,12 @@ from inspect_ai.solver import Generate, TaskState
 from inspect_cite.alce_prompts import (
     AlceDatasetName,
     AlcePromptBuilder,
-    PromptFile,
     PromptVariant,
     UseShorter,
-    alce_prompt_path,
-    prompt_name,
+    load_prompt_file,
 )
 from inspect_cite.documents import get_docs
-from inspect_cite.prompts import system_messages
+from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE, system_messages
 
 logger = logging.getLogger(__name__)
 
@@ -72,29 +70,40 @@ def renumber(docs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
 class AlcePrompts:
     """ALCE prompt construction for one solver, with one builder per dataset.
 
+    The prompt options every ALCE baseline solver shares are defined and documented here, once:
+    the solvers take them from this signature (:func:`inspect_cite.forwarding.forwards_to`).
+
     Args:
         variant: Prompt file variant (``closedbook``, ``sum_or_ext``, ``interact_doc_id``...).
-        shot: Demonstrations drawn from the prompt file (run.py: ``np.random.seed(seed)``).
-        seed: Seed of the demonstration draw.
         ndoc: Documents shown per question and per demonstration.
         use_shorter: Show documents' ``summary`` or ``extraction`` instead of their text.
-        prompt_file: An ALCE-format prompt file to use instead of the official one.
+        shot: Demonstrations (paper: 2), drawn from the prompt file as run.py does
+            (``np.random.seed(seed)``).
+        seed: Seed of the demonstration draw (run.py: 42).
+        prompt_file: An ALCE-format prompt file instead of the official one for the variant.
+        system_message: System message for chat models (ALCE's); ``None`` sends none.
+        dataset: ``asqa``, ``qampari`` or ``eli5``; default ``metadata["dataset"]``.
 
     """
 
     def __init__(
         self,
         variant: PromptVariant,
-        shot: int,
-        seed: int,
+        *,
         ndoc: int,
         use_shorter: UseShorter | None = None,
+        shot: int = 2,
+        seed: int = 42,
         prompt_file: str | None = None,
+        system_message: str | None = ALCE_SYSTEM_MESSAGE,
+        dataset: str | None = None,
     ) -> None:
         self.variant = variant
         self.shot, self.seed, self.ndoc = shot, seed, ndoc
         self.use_shorter = use_shorter
         self.prompt_file = prompt_file
+        self.system_message = system_message
+        self.dataset = dataset
         self._builders: dict[tuple[str, str | None], AlcePromptBuilder] = {}
 
     def builder(
@@ -103,9 +112,8 @@ class AlcePrompts:
         """The prompt builder for a dataset (prompt file loaded once)."""
         key = (dataset, use_shorter)
         if key not in self._builders:
-            path = self.prompt_file or alce_prompt_path(prompt_name(dataset, self.variant))
             self._builders[key] = AlcePromptBuilder(
-                PromptFile.load(path),
+                load_prompt_file(dataset, self.variant, self.prompt_file),
                 shot=self.shot,
                 ndoc=self.ndoc,
                 seed=self.seed,
@@ -135,7 +143,8 @@ def warn_small_pool(solver_name: str, pool: Sequence[Any], ndoc: int) -> None:
     SUMM/SNIPPET/INTERACT skip documents judged irrelevant and INLINESEARCH/POSTCITE search
     all retrieved documents, so they need the item's whole retrieval list, not the top ndoc.
     """
-    if len(pool) <= ndoc and solver_name not in _warned:
+    # A solver that shows no documents (CLOSEDBOOK) needs none.
+    if ndoc > 0 and len(pool) <= ndoc and solver_name not in _warned:
         _warned.add(solver_name)
         logger.warning(
             f"{solver_name}: a sample has only {len(pool)} documents in metadata['docs'] "
@@ -159,27 +168,23 @@ class Prepared:
 def prepare(
     state: TaskState,
     prompts: AlcePrompts,
-    dataset: str | None,
-    system_message: str | None,
     use_shorter: UseShorter | Mapping[str, UseShorter] | None = None,
 ) -> Prepared:
     """Rebuild a sample's prompt with ``prompts`` and make it the conversation.
 
     Args:
         state: The sample.
-        prompts: The solver's prompt construction.
-        dataset: The solver's ``dataset`` argument (default ``metadata["dataset"]``).
-        system_message: System message to send before the prompt (``None``: none).
+        prompts: The solver's prompt construction (with its dataset and system message).
         use_shorter: Overrides the prompts' ``use_shorter``, per dataset when a mapping.
 
     """
-    ds = sample_dataset(state, dataset)
+    ds = sample_dataset(state, prompts.dataset)
     question = sample_question(state)
     pool = pool_docs(state)
     shorter = use_shorter.get(ds) if isinstance(use_shorter, Mapping) else use_shorter
     prompt, shown = prompts.build(ds, question, pool, use_shorter=shorter)
     doc_prompt = prompts.builder(ds, shorter or prompts.use_shorter).prompt_file.doc_prompt
-    set_prompt(state, prompt, system_message)
+    set_prompt(state, prompt, prompts.system_message)
     return Prepared(ds, question, pool, prompt, shown, doc_prompt)
 
 

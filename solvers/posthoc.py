@@ -7,12 +7,15 @@ and one :class:`~inspect_cite.posthoc_records.PosthocCitation` per citation go t
 ``state.metadata["posthoc"]``.
 """
 
+from typing import Any
+
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from inspect_cite.alignment import DEFAULT_THRESHOLD, align, align_snippet
 from inspect_cite.citations import parse_citations, render_citation_any
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.documents import Document, docs_by_id, get_docs
+from inspect_cite.forwarding import forwards_to
 from inspect_cite.posthoc_records import (
     ALIGNED,
     INVALID_DOC_ID,
@@ -23,13 +26,7 @@ from inspect_cite.posthoc_records import (
 )
 from inspect_cite.text import strip_think
 from inspect_cite.thinking import NO_ANSWER_THINKING, ended_while_thinking
-from solvers.prompted import (
-    FULLCITE_DOCUMENT,
-    FULLCITE_PROMPT,
-    check_templates,
-    set_fullcite_prompt,
-)
-from solvers.thinking import thinking_generate
+from solvers.prompted import prompted_citations
 
 __all__ = ["align_snippet", "posthoc_citations", "align_answer"]
 
@@ -103,13 +100,8 @@ def align_answer(
 
 @solver
 @accept_cli_values("-S")
-def posthoc_citations(
-    threshold: float = DEFAULT_THRESHOLD,
-    template: str = FULLCITE_PROMPT,
-    document_template: str = FULLCITE_DOCUMENT,
-    system_message: str | None = None,
-    thinking: bool = False,
-) -> Solver:
+@forwards_to(prompted_citations)
+def posthoc_citations(threshold: float = DEFAULT_THRESHOLD, **options: Any) -> Solver:
     """FullCite posthoc span alignment.
 
     Generates once with the FullCite prompt (as ``prompted_citations``), then aligns every
@@ -122,21 +114,18 @@ def posthoc_citations(
 
     Args:
         threshold: The least Jaccard for a span to replace a snippet (0.7 in the paper).
-        template: The prompt, with ``{documents}`` and ``{question}`` fields.
-        document_template: One document, with ``{number}``, ``{id}``, ``{title}``, ``{text}``.
-        system_message: A system message to add when the sample has none.
-        thinking: Generate with the chat template's thinking on (off by default).
+        **options: ``template``, ``document_template``, ``system_message``, ``thinking``:
+            the generation's, defined and documented at
+            :func:`solvers.prompted.prompted_citations`.
 
     """
     if not 0 < threshold <= 1:
         raise ValueError(f"threshold must be in (0, 1], got {threshold}")
-    check_templates(template, document_template)
+    prompted = prompted_citations(**options)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         docs = get_docs(state.metadata, where=f"sample {state.sample_id}")
-        generate = thinking_generate(state, generate, thinking)
-        set_fullcite_prompt(state, template, document_template, system_message)
-        state = await generate(state)
+        state = await prompted(state, generate)
         original = state.output.completion
         if ended_while_thinking(state.output):
             state.metadata["posthoc"] = {"original": original, "skipped": NO_ANSWER_THINKING}
