@@ -12,11 +12,7 @@ from inspect_cite.forwarding import forwards_to
 @task
 @accept_cli_values("-T")
 @forwards_to(fullcite_task)
-def asqa(
-    dataset_path: str | None = None,
-    spans_path: str | None = None,
-    **options: Any,
-) -> Task:
+def asqa(dataset_path: str | None = None, spans_path: str | None = None, **options: Any) -> Task:
     r"""FullCite on ASQA: cite a Wikipedia passage and a verbatim snippet after every claim.
 
     Questions and the top ``ndoc`` GTR passages come from ALCE's ASQA file (pinned download,
@@ -36,9 +32,4 @@ def asqa(
             :func:`fullcite_tasks.task.fullcite_task`.
 
     """
-    return fullcite_task(
-        "asqa",
-        dataset_path=dataset_path,
-        spans_path=spans_path,
-        **options,
-    )
+    return fullcite_task("asqa", dataset_path=dataset_path, spans_path=spans_path, **options)
