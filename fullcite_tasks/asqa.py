@@ -4,15 +4,15 @@ from typing import Any
 
 from inspect_ai import Task, task
 
-from fullcite_tasks.task import fullcite_task
+from fullcite_tasks.task import fullcite_task, other_data_options
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.forwarding import forwards_to
 
 
 @task
 @accept_cli_values("-T")
-@forwards_to(fullcite_task)
-def asqa(dataset_path: str | None = None, spans_path: str | None = None, **options: Any) -> Task:
+@forwards_to(fullcite_task, omit=other_data_options("asqa"))
+def asqa(dataset_path: str | None = None, **options: Any) -> Task:
     r"""FullCite on ASQA: cite a Wikipedia passage and a verbatim snippet after every claim.
 
     Questions and the top ``ndoc`` GTR passages come from ALCE's ASQA file (pinned download,
@@ -27,9 +27,8 @@ def asqa(dataset_path: str | None = None, spans_path: str | None = None, **optio
 
     Args:
         dataset_path: An ALCE-format ASQA JSON file instead of the pinned download.
-        spans_path: Gold spans, JSON Lines of ``{"sample_id", "doc_id", "span"}``.
-        **options: The options every FullCite task shares, defined and documented at
-            :func:`fullcite_tasks.task.fullcite_task`.
+        **options: ``spans_path`` and the options every FullCite task shares, defined and
+            documented at :func:`fullcite_tasks.task.fullcite_task` (listed below).
 
     """
-    return fullcite_task("asqa", dataset_path=dataset_path, spans_path=spans_path, **options)
+    return fullcite_task(source="asqa", dataset_path=dataset_path, **options)

@@ -4,20 +4,15 @@ from typing import Any
 
 from inspect_ai import Task, task
 
-from fullcite_tasks.task import fullcite_task
+from fullcite_tasks.task import fullcite_task, other_data_options
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.forwarding import forwards_to
 
 
 @task
 @accept_cli_values("-T")
-@forwards_to(fullcite_task)
-def bioasq(
-    dataset_path: str | None = None,
-    abstracts_path: str | None = None,
-    question_types: str | list[str] | None = None,
-    **options: Any,
-) -> Task:
+@forwards_to(fullcite_task, omit=other_data_options("bioasq"))
+def bioasq(dataset_path: str | None = None, **options: Any) -> Task:
     r"""FullCite on BioASQ: cite a PMID and a verbatim abstract snippet after every claim.
 
     The context is the title and abstract of up to ``ndoc`` of the question's PubMed
@@ -33,17 +28,9 @@ def bioasq(
 
     Args:
         dataset_path: A BioASQ task-b JSON file (``{"questions": [...]}``), required.
-        abstracts_path: JSON file PMID -> {"title", "abstract"} to use instead of NCBI.
-        question_types: Keep only these types (``yesno``, ``factoid``, ``list``, ``summary``;
-            a list or comma-separated); all by default.
-        **options: The options every FullCite task shares, defined and documented at
-            :func:`fullcite_tasks.task.fullcite_task`.
+        **options: ``abstracts_path``, ``question_types`` and the options every FullCite task
+            shares, defined and documented at :func:`fullcite_tasks.task.fullcite_task`
+            (listed below).
 
     """
-    return fullcite_task(
-        "bioasq",
-        dataset_path=dataset_path,
-        abstracts_path=abstracts_path,
-        question_types=question_types,
-        **options,
-    )
+    return fullcite_task(source="bioasq", dataset_path=dataset_path, **options)

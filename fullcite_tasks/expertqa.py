@@ -4,21 +4,15 @@ from typing import Any
 
 from inspect_ai import Task, task
 
-from fullcite_tasks.data.expertqa import DEFAULT_SYSTEM, ExpertqaSystem
-from fullcite_tasks.task import fullcite_task
+from fullcite_tasks.task import fullcite_task, other_data_options
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.forwarding import forwards_to
 
 
 @task
 @accept_cli_values("-T")
-@forwards_to(fullcite_task)
-def expertqa(
-    dataset_path: str | None = None,
-    system: ExpertqaSystem = DEFAULT_SYSTEM,
-    spans_path: str | None = None,
-    **options: Any,
-) -> Task:
+@forwards_to(fullcite_task, omit=other_data_options("expertqa"))
+def expertqa(dataset_path: str | None = None, **options: Any) -> Task:
     r"""FullCite on ExpertQA: cite an evidence passage and a verbatim snippet after every claim.
 
     Each ExpertQA question was answered by one system; the context is the evidence passages
@@ -34,19 +28,8 @@ def expertqa(
 
     Args:
         dataset_path: A local ExpertQA JSONL file instead of the pinned download.
-        system: Keep questions answered by this system (its evidence passages are the
-            documents): ``rr_gs_gpt4`` (retrieve-and-read over Google results, default),
-            ``rr_sphere_gpt4``, ``post_hoc_gs_gpt4``, ``post_hoc_sphere_gpt4``, or ``any``.
-        spans_path: Gold spans, JSON Lines of ``{"sample_id", "doc_id", "span"}`` (sample
-            ids are line numbers of the data file, from 0).
-        **options: The options every FullCite task shares, defined and documented at
-            :func:`fullcite_tasks.task.fullcite_task`.
+        **options: ``system``, ``spans_path`` and the options every FullCite task shares,
+            defined and documented at :func:`fullcite_tasks.task.fullcite_task` (listed below).
 
     """
-    return fullcite_task(
-        "expertqa",
-        dataset_path=dataset_path,
-        system=system,
-        spans_path=spans_path,
-        **options,
-    )
+    return fullcite_task(source="expertqa", dataset_path=dataset_path, **options)

@@ -26,6 +26,7 @@ from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Solver
 
 from fullcite_tasks.annotation import ANNOTATOR_ROLES, annotation_cache_path, span_annotator
+from fullcite_tasks.data.expertqa import DEFAULT_SYSTEM, ExpertqaSystem
 from fullcite_tasks.data.records import FullciteRecord, SourceData
 from inspect_cite import __version__
 from inspect_cite.errors import PreflightError
@@ -51,6 +52,20 @@ FULLCITE_TASK_VERSION = 1
 
 Source = Literal["bioasq", "asqa", "expertqa"]
 Strategy = Literal["prompt", "constrained", "posthoc"]
+# Each dataset's own options: its task offers these and not the other datasets'.
+DATA_OPTIONS: dict[str, tuple[str, ...]] = {
+    "bioasq": ("abstracts_path", "question_types"),
+    "asqa": ("spans_path",),
+    "expertqa": ("system", "spans_path"),
+}
+
+
+def other_data_options(source: str) -> tuple[str, ...]:
+    """The other datasets' own options, which ``source``'s task does not offer."""
+    own = DATA_OPTIONS[source]
+    return tuple(sorted({name for names in DATA_OPTIONS.values() for name in names} - set(own)))
+
+
 DocOrder = Literal["retrieval", "shuffled", "reversed"]
 STRATEGIES = ("prompt", "constrained", "posthoc")
 DOC_ORDERS = ("retrieval", "shuffled", "reversed")
@@ -253,27 +268,40 @@ def fullcite_task(
     source: Source,
     *,
     dataset_path: str | None,
+    abstracts_path: str | None = None,
+    system: ExpertqaSystem = DEFAULT_SYSTEM,
+    spans_path: str | None = None,
     ndoc: int = 5,
     doc_order: DocOrder = "retrieval",
     seed: int = 42,
     strategy: Strategy = "prompt",
+    question_types: str | list[str] | None = None,
     similarity_model: str | None = DEFAULT_SIMILARITY_MODEL,
     judge: bool = False,
     attribution: bool = False,
     nli: str = "true",
     thinking: bool = False,
     thinking_tokens: int = DEFAULT_THINKING_TOKENS,
-    **data_args: Any,
 ) -> Task:
     """Build a FullCite task; each @task function fixes the dataset and its own options.
 
-    The options every FullCite task shares are defined and documented here, once: each @task
-    declares its data options (``dataset_path`` and the dataset's own) and takes the rest from
-    this signature (:func:`inspect_cite.forwarding.forwards_to`).
+    The FullCite tasks' options are defined and documented here, once: each @task declares
+    its ``dataset_path`` and takes the rest from this signature
+    (:func:`inspect_cite.forwarding.forwards_to`), less the other datasets' own options
+    (:data:`DATA_OPTIONS`).
 
     Args:
         source: The dataset (``bioasq``, ``asqa``, ``expertqa``).
         dataset_path: A local data file instead of the pinned download (required for BioASQ).
+        abstracts_path: BioASQ: a JSON file PMID -> {"title", "abstract"} to use instead of
+            NCBI.
+        system: ExpertQA: keep questions answered by this system (its evidence passages are
+            the documents): ``rr_gs_gpt4`` (retrieve-and-read over Google results, default),
+            ``rr_sphere_gpt4``, ``post_hoc_gs_gpt4``, ``post_hoc_sphere_gpt4``, or ``any``.
+        spans_path: ASQA, ExpertQA: gold spans, JSON Lines of
+            ``{"sample_id", "doc_id", "span"}`` (ExpertQA sample ids are line numbers of the
+            data file, from 0); without it, every sample's documents are annotated first by
+            the ``annotator`` model role and cached.
         ndoc: Number of context documents per question.
         doc_order: Order shown: ``retrieval`` (the dataset's order: GTR rank, BioASQ's order,
             ExpertQA's bracket number), ``shuffled`` (per sample, from ``seed``) or
@@ -282,6 +310,8 @@ def fullcite_task(
         strategy: ``prompt`` (instructions only), ``constrained`` (grammar-constrained
             decoding) or ``posthoc`` (FullCite's posthoc: snippets aligned to the documents
             afterwards by word-set Jaccard; on ALCE tasks ``posthoc`` means ALCE's POSTCITE).
+        question_types: BioASQ: keep only these types (``yesno``, ``factoid``, ``list``,
+            ``summary``; a list or comma-separated); all by default.
         similarity_model: sentence-transformers model for claim-snippet similarity (name or
             local path); ``null`` to skip that scorer.
         judge: Also run the LLM judge (needs ``--model-role grader=<model>``).
@@ -294,10 +324,14 @@ def fullcite_task(
             ``thinking_tokens``, see ``inspect_cite.thinking``). An answer cut inside
             ``<think>`` is scored nan ("no answer").
         thinking_tokens: With ``thinking``, tokens added to ``max_tokens`` for the thinking.
-        **data_args: The dataset's own options (``spans_path``, ``abstracts_path``,
-            ``question_types``, ``system``), passed to :func:`fullcite_records`.
 
     """
+    data_args: dict[str, Any] = {
+        "abstracts_path": abstracts_path,
+        "system": system,
+        "spans_path": spans_path,
+        "question_types": question_types,
+    }
     check_choice("doc_order", doc_order, DOC_ORDERS)
     check_choice("strategy", strategy, STRATEGIES)
     nli = nli_spec(nli)
@@ -356,7 +390,7 @@ def fullcite_task(
             "thinking": thinking,
             "thinking_tokens": thinking_tokens,
             "max_tokens": config.max_tokens,
-            **data_args,
+            **{name: data_args[name] for name in DATA_OPTIONS[source]},
         },
     }
     return Task(
