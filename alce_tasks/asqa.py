@@ -22,9 +22,8 @@ def asqa(retriever: WikipediaRetriever = "gtr", **options: Any) -> Task:
 
     Args:
         retriever: Which retrieval results to read: `gtr` (GTR-large, the paper's) or `dpr`.
-        **options: The options every ALCE task shares, plus ``qa`` and ``mauve``, which only
-            ASQA takes all of; all are defined and documented at
-            :func:`alce_tasks.task.alce_task`.
+        **options: The options every ALCE task shares, ASQA's own ``qa`` and ``mauve``
+            (shared with ELI5); defined and documented at :func:`alce_tasks.task.alce_task`.
 
     """
-    return alce_task("asqa", retriever=retriever, **options)
+    return alce_task(dataset="asqa", retriever=retriever, **options)

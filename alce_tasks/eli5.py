@@ -27,4 +27,4 @@ def eli5(retriever: SphereRetriever = "bm25", **options: Any) -> Task:
             documented at :func:`alce_tasks.task.alce_task`.
 
     """
-    return alce_task("eli5", retriever=retriever, **options)
+    return alce_task(dataset="eli5", retriever=retriever, **options)

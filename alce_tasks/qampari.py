@@ -27,4 +27,4 @@ def qampari(retriever: WikipediaRetriever = "gtr", **options: Any) -> Task:
             documented at :func:`alce_tasks.task.alce_task`.
 
     """
-    return alce_task("qampari", retriever=retriever, **options)
+    return alce_task(dataset="qampari", retriever=retriever, **options)

@@ -80,11 +80,6 @@ Strategy = Literal[
 class StrategySettings:
     """The task parameters a strategy's solver is built with."""
 
-    @classmethod
-    def pick(cls, parameters: Mapping[str, Any]) -> "StrategySettings":
-        """The settings, taken by name from the task's parameters."""
-        return cls(**{field.name: parameters[field.name] for field in fields(cls)})
-
     ndoc: int
     shot: int
     seed: int
@@ -92,6 +87,16 @@ class StrategySettings:
     prompt_file: str | None
     retrieval_model: str
     thinking: bool
+
+    @classmethod
+    def pick(cls, parameters: Mapping[str, Any]) -> "StrategySettings":
+        """The settings, taken by name from the task's parameters.
+
+        Args:
+            parameters: The task's parameters by name (others are ignored).
+
+        """
+        return cls(**{field.name: parameters[field.name] for field in fields(cls)})
 
 
 @dataclass(frozen=True)
@@ -240,7 +245,7 @@ def alce_dataset(
     data_path, data_info = dataset_file(dataset_path, pinned, AlceDataError)
     items = load_items(data_path, dataset)
 
-    pf = load_prompt_file(dataset, prompt, prompt_file)
+    pf = load_prompt_file(dataset, prompt, prompt_file=prompt_file)
     builder = AlcePromptBuilder(pf, shot=shot, ndoc=ndoc, seed=seed, use_shorter=use_shorter)
     samples = [
         record_to_sample(
@@ -261,7 +266,7 @@ def alce_dataset(
         "benchmark": "alce",
         "dataset": dataset,
         "data": data_info,
-        "prompt_file": prompt_provenance(dataset, prompt, prompt_file),
+        "prompt_file": prompt_provenance(dataset, prompt, prompt_file=prompt_file),
         "parameters": {
             "retriever": retriever,
             "oracle": oracle,
@@ -385,7 +390,8 @@ def alce_task(
         thinking_tokens: With `thinking`, tokens added to `max_tokens` for the thinking.
 
     """
-    # Every parameter as given, for the log's metadata (which adds the resolved values below).
+    # The arguments as given: the solver's settings are picked from them, and the log's
+    # metadata records them (with the values resolved below, and nli redacted).
     given = {name: value for name, value in locals().items() if name != "dataset"}
     config = thinking_generate_config(ALCE_GENERATE_CONFIG, thinking, thinking_tokens)
     if strategy not in get_args(Strategy):
@@ -444,6 +450,7 @@ def alce_task(
         **given,
         # The dataset's values win: ndoc and oracle as the strategy resolved them, demo_ids.
         **info["parameters"],
+        # Only the log's copy: the solver needs the spec with its credentials.
         "nli": redact_text(nli),
         "max_tokens": config.max_tokens,
     }

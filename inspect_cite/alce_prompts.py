@@ -184,7 +184,9 @@ def load_prompt_file(
         PromptFileError: When the file cannot be had, or is not a valid ALCE prompt file.
 
     """
-    return PromptFile.load(prompt_file or alce_prompt_path(prompt_name(dataset, variant)))
+    if prompt_file is not None:
+        return PromptFile.load(prompt_file)
+    return PromptFile.load(alce_prompt_path(prompt_name(dataset, variant)))
 
 
 def prompt_provenance(

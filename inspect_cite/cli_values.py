@@ -89,7 +89,13 @@ def accept_cli_values(flag: str) -> Callable[[F], F]:
 
     def decorate(fn: F) -> F:
         signature = inspect.signature(fn)
-        hints = typing.get_type_hints(fn, include_extras=False)
+        # Parameters a factory takes through **options (inspect_cite.forwarding) are typed in
+        # its signature; its own may be strings there (`from __future__ import annotations`).
+        hints = {
+            name: p.annotation
+            for name, p in signature.parameters.items()
+            if p.annotation is not p.empty and not isinstance(p.annotation, str)
+        } | typing.get_type_hints(fn, include_extras=False)
         params = {
             name: kind
             for name, hint in hints.items()

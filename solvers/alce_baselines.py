@@ -11,12 +11,15 @@ from solvers.alce_prompting import AlcePrompts, prepare, warn_small_pool
 from solvers.thinking import thinking_generate
 
 
-@forwards_to(AlcePrompts)
+# The order SUMM and SNIPPET had when they wrote their parameters out (see forwards_to).
+@forwards_to(
+    AlcePrompts,
+    order="name variant use_shorter ndoc shot seed prompt_file system_message dataset thinking",
+)
 def single_generation_solver(
     name: str,
     variant: PromptVariant,
     use_shorter: UseShorter | None,
-    *,
     ndoc: int = 10,
     thinking: bool = False,
     **options: Any,
@@ -70,7 +73,9 @@ def alce_closedbook(**options: Any) -> Solver:
             :class:`solvers.alce_prompting.AlcePrompts`.
 
     """
-    return single_generation_solver("alce_closedbook", "closedbook", None, ndoc=0, **options)
+    return single_generation_solver(
+        "alce_closedbook", "closedbook", use_shorter=None, ndoc=0, **options
+    )
 
 
 @solver
@@ -85,7 +90,7 @@ def alce_summ(**options: Any) -> Solver:
             :func:`single_generation_solver` and :class:`solvers.alce_prompting.AlcePrompts`.
 
     """
-    return single_generation_solver("alce_summ", "sum_or_ext", "summary", **options)
+    return single_generation_solver("alce_summ", "sum_or_ext", use_shorter="summary", **options)
 
 
 @solver
@@ -99,4 +104,6 @@ def alce_snippet(**options: Any) -> Solver:
             :class:`solvers.alce_prompting.AlcePrompts`.
 
     """
-    return single_generation_solver("alce_snippet", "sum_or_ext", "extraction", **options)
+    return single_generation_solver(
+        "alce_snippet", "sum_or_ext", use_shorter="extraction", **options
+    )

@@ -229,8 +229,13 @@ async def _interactive(
 
 @solver
 @accept_cli_values("-S")
-# use_shorter is INTERACT's own: a per-dataset default, overriding the prompts'.
-@forwards_to(AlcePrompts, omit=("use_shorter",))
+# INTERACT declares its own use_shorter: a per-dataset default, which overrides the prompts'.
+# The order is the one it had when it wrote its parameters out (see forwards_to).
+@forwards_to(
+    AlcePrompts,
+    order="ndoc use_shorter shot seed max_turn max_doc_show force_cite_show prompt_file "
+    "system_message dataset thinking",
+)
 def alce_interact(
     ndoc: int = 10,
     use_shorter: UseShorter | None = None,
@@ -278,7 +283,12 @@ def alce_interact(
 
 @solver
 @accept_cli_values("-S")
-@forwards_to(AlcePrompts)
+# The order it had when it wrote its parameters out (see forwards_to).
+@forwards_to(
+    AlcePrompts,
+    order="ndoc retrieve_in_all_docs force_cite_show retriever use_shorter shot seed max_turn "
+    "prompt_file system_message dataset device thinking",
+)
 def alce_inlinesearch(
     ndoc: int = 0,
     retrieve_in_all_docs: bool = True,

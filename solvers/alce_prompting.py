@@ -113,7 +113,7 @@ class AlcePrompts:
         key = (dataset, use_shorter)
         if key not in self._builders:
             self._builders[key] = AlcePromptBuilder(
-                load_prompt_file(dataset, self.variant, self.prompt_file),
+                load_prompt_file(dataset, self.variant, prompt_file=self.prompt_file),
                 shot=self.shot,
                 ndoc=self.ndoc,
                 seed=self.seed,

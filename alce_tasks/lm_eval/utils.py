@@ -35,7 +35,9 @@ def _load(dataset: AlceDatasetName, options: dict[str, Any]) -> Any:
             eval_file_name(dataset, retriever, bool(options.get("oracle", False)))
         )
     builder = AlcePromptBuilder(
-        load_prompt_file(dataset, options.get("prompt", "default"), options.get("prompt_file")),
+        load_prompt_file(
+            dataset, options.get("prompt", "default"), prompt_file=options.get("prompt_file")
+        ),
         shot=int(options.get("shot", 2)),
         ndoc=int(options.get("ndoc", 5)),
         seed=int(options.get("seed", 42)),

@@ -86,8 +86,9 @@ class LazyModel:
         model: Hub id or local directory.
         batch_size: Most pairs per forward pass (None: ``$INSPECT_CITE_NLI_BATCH_SIZE``, else
             ``CPU_BATCH``, or ``GPU_BATCH`` once the model is loaded on a GPU).
-        max_batch_tokens: Most padded tokens per forward pass (None: likewise, and on a GPU
-            no more than its free memory holds, see ``bytes_per_token``).
+        max_batch_tokens: Most padded tokens per forward pass (None: ``CPU_BATCH``, or
+            ``GPU_BATCH`` on a GPU but no more than its free memory holds, see
+            ``bytes_per_token``).
 
     """
 

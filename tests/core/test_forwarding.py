@@ -27,14 +27,15 @@ from solvers import (
     prompted_citations,
 )
 from solvers.prompted import FULLCITE_DOCUMENT, FULLCITE_PROMPT
-from tests.conftest import ASQA_ARGS
+from tests.conftest import ASQA_ARGS, BIOASQ_ARGS
 from tests.helpers.scripted_models import cite_first_document, scripted_model
 
 ALCE_SYSTEM = (
     "You are a helpful assistant that answers the following questions with proper citations."
 )
 
-ALCE_SHARED = {
+ALCE = {
+    "retriever": "gtr",
     "oracle": False,
     "ndoc": None,
     "shot": 2,
@@ -46,13 +47,15 @@ ALCE_SHARED = {
     "nli": "true",
     "strategy": "vanilla",
     "retrieval_model": "sentence-transformers/gtr-t5-large",
+    "qa": False,
+    "qa_model": "gaotianyu1350/roberta-large-squad",
+    "mauve": False,
+    "mauve_model": "gpt2-large",
+    "mauve_seeds": 1,
     "thinking": False,
     "thinking_tokens": 4096,
 }
-MAUVE = {"mauve": False, "mauve_model": "gpt2-large", "mauve_seeds": 1}
-QA = {"qa": False, "qa_model": "gaotianyu1350/roberta-large-squad"}
-FULLCITE_SHARED = {
-    "dataset_path": None,
+FULLCITE = {
     "ndoc": 5,
     "doc_order": "retrieval",
     "seed": 42,
@@ -72,7 +75,6 @@ PROMPTED = {
     "dataset": None,
     "thinking": False,
 }
-
 FULLCITE_PROMPTED = {
     "template": FULLCITE_PROMPT,
     "document_template": FULLCITE_DOCUMENT,
@@ -80,43 +82,70 @@ FULLCITE_PROMPTED = {
     "thinking": False,
 }
 
+
+def without(params: dict[str, Any], *names: str) -> dict[str, Any]:
+    return {k: v for k, v in params.items() if k not in names}
+
+
+def ordered(params: dict[str, Any], order: str) -> dict[str, Any]:
+    return {name: params[name] for name in order.split()}
+
+
+# Each factory's parameters in the order they had when every one was written out: Inspect
+# hashes arguments in signature order to recognise an eval-set's finished runs.
 PUBLIC_DEFAULTS = {
-    asqa: {"retriever": "gtr", **ALCE_SHARED, **QA, **MAUVE},
-    eli5: {"retriever": "bm25", **ALCE_SHARED, **MAUVE},
-    qampari: {"retriever": "gtr", **ALCE_SHARED},
-    fullcite_asqa: {**FULLCITE_SHARED, "spans_path": None},
-    bioasq: {**FULLCITE_SHARED, "abstracts_path": None, "question_types": None},
-    expertqa: {**FULLCITE_SHARED, "system": "rr_gs_gpt4", "spans_path": None},
+    asqa: ALCE,
+    eli5: {**without(ALCE, "qa", "qa_model"), "retriever": "bm25"},
+    qampari: without(ALCE, "qa", "qa_model", "mauve", "mauve_model", "mauve_seeds"),
+    fullcite_asqa: {"dataset_path": None, "spans_path": None, **FULLCITE},
+    bioasq: ordered(
+        {**FULLCITE, "dataset_path": None, "abstracts_path": None, "question_types": None},
+        "dataset_path abstracts_path ndoc doc_order seed strategy question_types "
+        "similarity_model judge attribution nli thinking thinking_tokens",
+    ),
+    expertqa: {"dataset_path": None, "system": "rr_gs_gpt4", "spans_path": None, **FULLCITE},
     prompted_citations: FULLCITE_PROMPTED,
     posthoc_citations: {"threshold": 0.7, **FULLCITE_PROMPTED},
     alce_closedbook: PROMPTED,
-    alce_summ: {**PROMPTED, "ndoc": 10},
-    alce_snippet: {**PROMPTED, "ndoc": 10},
-    alce_interact: {
-        **PROMPTED,
-        "ndoc": 10,
-        "use_shorter": None,
-        "max_turn": 10,
-        "max_doc_show": 3,
-        "force_cite_show": False,
-    },
-    alce_inlinesearch: {
-        **PROMPTED,
-        "ndoc": 0,
-        "use_shorter": None,
-        "retrieve_in_all_docs": True,
-        "force_cite_show": True,
-        "retriever": "sentence-transformers/gtr-t5-large",
-        "max_turn": 10,
-        "device": None,
-    },
+    alce_summ: {"ndoc": 10, **PROMPTED},
+    alce_snippet: {"ndoc": 10, **PROMPTED},
+    alce_interact: ordered(
+        {
+            **PROMPTED,
+            "ndoc": 10,
+            "use_shorter": None,
+            "max_turn": 10,
+            "max_doc_show": 3,
+            "force_cite_show": False,
+        },
+        "ndoc use_shorter shot seed max_turn max_doc_show force_cite_show prompt_file "
+        "system_message dataset thinking",
+    ),
+    alce_inlinesearch: ordered(
+        {
+            **PROMPTED,
+            "ndoc": 0,
+            "use_shorter": None,
+            "retrieve_in_all_docs": True,
+            "force_cite_show": True,
+            "retriever": "sentence-transformers/gtr-t5-large",
+            "max_turn": 10,
+            "device": None,
+        },
+        "ndoc retrieve_in_all_docs force_cite_show retriever use_shorter shot seed max_turn "
+        "prompt_file system_message dataset device thinking",
+    ),
 }
 
 
 @pytest.mark.parametrize("factory", PUBLIC_DEFAULTS, ids=lambda f: registry_info(f).name)
 def test_public_parameters_and_defaults(factory):
     params = inspect.signature(factory).parameters
-    assert {name: p.default for name, p in params.items()} == PUBLIC_DEFAULTS[factory]
+    # Names, defaults and order; all positional-or-keyword, as they were.
+    assert [(name, p.default) for name, p in params.items()] == list(
+        PUBLIC_DEFAULTS[factory].items()
+    )
+    assert {p.kind for p in params.values()} == {inspect.Parameter.POSITIONAL_OR_KEYWORD}
     # Inspect's task registry (which -T names a task takes) reads the same list.
     if registry_info(factory).type == "task":
         assert set(registry_info(factory).metadata["params"]) == set(PUBLIC_DEFAULTS[factory])
@@ -163,3 +192,53 @@ def test_forwards_to_refuses_what_it_cannot_offer():
         forwards_to(build, omit=("sise",))(lambda required="r", **options: None)
     with pytest.raises(TypeError, match="build's required has no default; declare it"):
         forwards_to(build)(lambda **options: None)
+    with pytest.raises(TypeError, match="order must name each of"):
+        forwards_to(build, order="label required")(lambda required="r", **options: None)
+
+
+def test_order_rearranges_the_signature():
+    @forwards_to(build, order="label required size")
+    def factory(required: str = "r", **options: Any) -> Task:
+        return build(required=required, **options)
+
+    assert list(inspect.signature(factory).parameters) == ["label", "required", "size"]
+    # Positional arguments follow the signature's order.
+    assert factory("l", "q", 7).metadata == {"size": 7, "label": "l", "required": "q"}
+
+
+def test_help_shows_the_forwarded_options_docs():
+    assert "Options (from ``alce_tasks.task.alce_task``):" in asqa.__doc__
+    assert "\n    oracle: Use ALCE's reranked oracle file" in asqa.__doc__
+    assert "qa_model:" not in qampari.__doc__
+    # Through two builders: SUMM -> single_generation_solver -> AlcePrompts.
+    assert "\n    shot: Demonstrations (paper: 2)" in alce_summ.__doc__
+    assert "\n    ndoc: Most documents shown (paper: 10)." in alce_summ.__doc__
+
+
+def test_positional_arguments_bind_as_before(tmp_path, cache_root):
+    task = bioasq(
+        BIOASQ_ARGS["dataset_path"], BIOASQ_ARGS["abstracts_path"], 2, similarity_model=None
+    )
+    assert task.metadata["parameters"]["ndoc"] == 2
+    with pytest.raises(TypeError, match="unexpected keyword argument 'ndocs'"):
+        bioasq(ndocs=2)
+
+
+class Base:
+    def __init__(self, *, size: int = 3, label: str = "x") -> None:
+        self.size, self.label = size, label
+
+
+class Derived(Base):
+    """A builder class whose __init__ is inherited."""
+
+
+def test_forwards_to_a_class_and_only_once():
+    @forwards_to(Derived)
+    def factory(**options: Any) -> Derived:
+        return Derived(**options)
+
+    assert list(inspect.signature(factory).parameters) == ["size", "label"]
+    assert factory(label="y").label == "y"
+    with pytest.raises(TypeError, match="already forwards"):
+        forwards_to(Derived)(factory)
