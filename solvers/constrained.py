@@ -22,6 +22,7 @@ backend, whether decoding was constrained, and each attempt's temperature and pr
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from logging import getLogger
 from typing import Any, Literal, get_args
 
@@ -44,17 +45,12 @@ from inspect_cite.citations import parse_citations
 from inspect_cite.citations.alce import ids_problem, last_marker_end, marker_problems
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.documents import Document, docs_by_id, get_docs
+from inspect_cite.forwarding import forwards_to
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE, add_system_message
 from inspect_cite.structured_outputs import forwards_extra_body, with_structured_outputs
 from inspect_cite.text import strip_think
 from inspect_cite.thinking import effective_config
-from solvers.grammar import (
-    DEFAULT_MAX_CITATIONS,
-    DEFAULT_MAX_CLAIM_CHARS,
-    DEFAULT_MAX_CLAIMS,
-    alce_grammar,
-    fullcite_grammar,
-)
+from solvers.grammar import AnswerLimits, alce_grammar, fullcite_grammar
 from solvers.prompted import (
     FULLCITE_DOCUMENT,
     FULLCITE_PROMPT,
@@ -167,20 +163,24 @@ def _max_tokens(model: Model, config: GenerateConfig) -> int | None:
 
 @solver
 @accept_cli_values("-S")
+# The answer limits are the grammar's (AnswerLimits), in the order the signature always had.
+@forwards_to(
+    AnswerLimits,
+    order="format strict retries temperature_step backend max_claims max_claim_chars "
+    "max_citations trim_truncated template document_template system_message thinking",
+)
 def constrained_citations(
     format: AnswerFormat = "auto",
     strict: bool = False,
     retries: int = 3,
     temperature_step: float = 0.3,
     backend: Backend = "auto",
-    max_claims: int = DEFAULT_MAX_CLAIMS,
-    max_claim_chars: int = DEFAULT_MAX_CLAIM_CHARS,
-    max_citations: int = DEFAULT_MAX_CITATIONS,
     trim_truncated: bool = True,
     template: str = FULLCITE_PROMPT,
     document_template: str = FULLCITE_DOCUMENT,
     system_message: str | None = None,
     thinking: bool = False,
+    **limits: Any,
 ) -> Solver:
     """FullCite constrained decoding with validation and retries.
 
@@ -199,10 +199,6 @@ def constrained_citations(
             decoded greedily, since a greedy retry would repeat the failure.
         backend: ``auto`` (from the provider), or force ``hf``, ``extra_body`` or
             ``unconstrained``.
-        max_claims: Most claims (statements) the grammar allows.
-        max_claim_chars: Most characters in one claim (capped at one per token of
-            ``max_tokens`` so that a claim and its citation fit in the budget).
-        max_citations: Most citations after one claim.
         trim_truncated: When generation stops at ``max_tokens``, cut the answer after its
             last complete citation (under a grammar, everything up to there is a complete
             answer) before validating; the attempt records ``trimmed``.
@@ -214,6 +210,10 @@ def constrained_citations(
             applied from the first token leaves no room for ``<think>``: the model answers
             directly unless the server applies the grammar after reasoning (vLLM's
             ``--reasoning-parser``).
+        **limits: ``max_claims``, ``max_claim_chars``, ``max_citations``: the grammar's
+            :class:`solvers.grammar.AnswerLimits` (listed below); ``max_claim_chars`` is
+            capped at one per token of ``max_tokens`` so that a claim and its citation fit in
+            the budget.
 
     """
     answer_format(None, format)  # reject a bad value now, not per sample
@@ -222,6 +222,7 @@ def constrained_citations(
     if retries < 0:
         raise ValueError(f"retries must be >= 0, got {retries}")
     check_templates(template, document_template)
+    answer_limits = AnswerLimits(**limits)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         generate = thinking_generate(state, generate, thinking)
@@ -232,14 +233,17 @@ def constrained_citations(
         if chosen == "unconstrained":
             _refuse_or_warn(model, strict)
         config = effective_config(model)
-        claim_chars = claim_chars_for_budget(max_claim_chars, _max_tokens(model, config))
+        claim_chars = claim_chars_for_budget(
+            answer_limits.max_claim_chars, _max_tokens(model, config)
+        )
+        sample_limits = replace(answer_limits, max_claim_chars=claim_chars)
         if fmt == "fullcite":
             set_fullcite_prompt(state, template, document_template, system_message)
-            grammar = fullcite_grammar(docs, max_claims, claim_chars, max_citations)
+            grammar = fullcite_grammar(docs, sample_limits)
         else:
             add_system_message(state.messages, system_message or ALCE_SYSTEM_MESSAGE)
             ids = [d["id"] for d in docs]
-            grammar = alce_grammar(ids, max_claims, claim_chars, max_citations)
+            grammar = alce_grammar(ids, sample_limits)
 
         base = config.temperature if config.temperature is not None else DEFAULT_BASE_TEMPERATURE
         attempts: list[dict[str, Any]] = []

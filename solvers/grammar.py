@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from inspect_cite.citations import render_citation
 from inspect_cite.citations.alce import ids_problem, render_marker
@@ -55,30 +56,47 @@ class GrammarError(ValueError):
     """A sample's documents cannot be turned into a citation grammar."""
 
 
+@dataclass(frozen=True)
+class AnswerLimits:
+    """How long an answer a citation grammar allows.
+
+    Args:
+        max_claims: Most claims (statements) in an answer.
+        max_claim_chars: Most characters in one claim's text (from its first letter or digit).
+        max_citations: Most citations after one claim.
+
+    Raises:
+        ValueError: A limit is not a positive integer.
+
+    """
+
+    max_claims: int = DEFAULT_MAX_CLAIMS
+    max_claim_chars: int = DEFAULT_MAX_CLAIM_CHARS
+    max_citations: int = DEFAULT_MAX_CITATIONS
+
+    def __post_init__(self) -> None:
+        for name, value in vars(self).items():
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+
+
 def lark_literal(value: str) -> str:
     """A Lark string literal matching ``value`` exactly."""
     return json.dumps(value, ensure_ascii=False)
 
 
-def fullcite_grammar(
-    docs: Sequence[Document],
-    max_claims: int = DEFAULT_MAX_CLAIMS,
-    max_claim_chars: int = DEFAULT_MAX_CLAIM_CHARS,
-    max_citations: int = DEFAULT_MAX_CITATIONS,
-) -> str:
+def fullcite_grammar(docs: Sequence[Document], limits: AnswerLimits | None = None) -> str:
     """The FullCite answer grammar for one sample's documents.
 
     Args:
         docs: The context documents (``metadata["docs"]``).
-        max_claims: Most claims in an answer.
-        max_claim_chars: Most characters in one claim's text (from its first letter or digit).
-        max_citations: Most citations after one claim.
+        limits: How long an answer may be (default :class:`AnswerLimits`'s).
 
     Raises:
         GrammarError: No document has citable text, or an id cannot be written in a citation.
 
     """
-    _check_bounds(max_claims, max_claim_chars, max_citations)
+    limits = limits or AnswerLimits()
     alternatives: list[str] = []
     rules: list[str] = []
     seen: set[str] = set()
@@ -107,36 +125,30 @@ def fullcite_grammar(
         raise GrammarError('no document in metadata["docs"] has text to cite')
     return "\n".join(
         [
-            f"start: item{{1,{max_claims}}} TAIL?",
-            f'item: CLAIM cite (" "? cite){{0,{max_citations - 1}}}',
+            f"start: item{{1,{limits.max_claims}}} TAIL?",
+            f'item: CLAIM cite (" "? cite){{0,{limits.max_citations - 1}}}',
             'cite: "{doc_id: " (' + " | ".join(alternatives) + ') "}"',
-            f"CLAIM: /{_LEAD}{_TEXT_CHARS}{{0,{max_claim_chars - 1}}}/",
+            f"CLAIM: /{_LEAD}{_TEXT_CHARS}{{0,{limits.max_claim_chars - 1}}}/",
             f"TAIL: {_TAIL}",
             *rules,
         ]
     )
 
 
-def alce_grammar(
-    doc_ids: Sequence[str],
-    max_claims: int = DEFAULT_MAX_CLAIMS,
-    max_claim_chars: int = DEFAULT_MAX_CLAIM_CHARS,
-    max_citations: int = DEFAULT_MAX_CITATIONS,
-) -> str:
+def alce_grammar(doc_ids: Sequence[str], limits: AnswerLimits | None = None) -> str:
     """The ALCE answer grammar: statements each followed by markers ``[1]``..``[n]``.
 
     Args:
         doc_ids: The ids of the n documents shown, which markers cite by position: ``"1"``..
             ``"n"`` in order (as the ALCE tasks number them).
-        max_claims: Most statements in an answer.
-        max_claim_chars: Most characters in one statement.
-        max_citations: Most markers after one statement.
+        limits: How long an answer may be (default :class:`AnswerLimits`'s); a claim is a
+            statement, a citation a marker.
 
     Raises:
         GrammarError: There are no ids, or they are not the positions ``"1"``..``"n"``.
 
     """
-    _check_bounds(max_claims, max_claim_chars, max_citations)
+    limits = limits or AnswerLimits()
     if not doc_ids:
         raise GrammarError('ALCE grammar needs at least one document in metadata["docs"]')
     problem = ids_problem(doc_ids)
@@ -148,20 +160,10 @@ def alce_grammar(
     refs = " | ".join(lark_literal(render_marker(i)) for i in range(1, len(doc_ids) + 1))
     return "\n".join(
         [
-            f"start: item{{1,{max_claims}}} TAIL?",
-            f"item: TEXT ref{{1,{max_citations}}}",
+            f"start: item{{1,{limits.max_claims}}} TAIL?",
+            f"item: TEXT ref{{1,{limits.max_citations}}}",
             f"ref: {refs}",
-            f"TEXT: /{_LEAD}{_TEXT_CHARS}{{0,{max_claim_chars - 1}}}/",
+            f"TEXT: /{_LEAD}{_TEXT_CHARS}{{0,{limits.max_claim_chars - 1}}}/",
             f"TAIL: {_TAIL}",
         ]
     )
-
-
-def _check_bounds(max_claims: int, max_claim_chars: int, max_citations: int) -> None:
-    for name, value in (
-        ("max_claims", max_claims),
-        ("max_claim_chars", max_claim_chars),
-        ("max_citations", max_citations),
-    ):
-        if not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")

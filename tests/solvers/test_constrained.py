@@ -17,7 +17,7 @@ from solvers.constrained import (
     validate_fullcite,
 )
 from solvers.constrained_hf import compile_matcher, llg_tokenizer
-from solvers.grammar import GrammarError, alce_grammar, fullcite_grammar
+from solvers.grammar import AnswerLimits, GrammarError, alce_grammar, fullcite_grammar
 from tests.conftest import load_fixture
 from tests.helpers.scripted_models import scripted_model
 
@@ -100,14 +100,18 @@ def accepts(lltok, grammar: str, text: str) -> bool:
     ],
 )
 def test_fullcite_grammar(lltok, text, ok):
-    grammar = fullcite_grammar(DOCS, max_claims=3, max_claim_chars=60, max_citations=2)
+    grammar = fullcite_grammar(
+        DOCS, AnswerLimits(max_claims=3, max_claim_chars=60, max_citations=2)
+    )
     assert accepts(lltok, grammar, text) is ok
     if ok:
         assert_valid_fullcite(text, DOCS)
 
 
 def test_fullcite_grammar_bounds(lltok):
-    grammar = fullcite_grammar(DOCS, max_claims=2, max_claim_chars=60, max_citations=2)
+    grammar = fullcite_grammar(
+        DOCS, AnswerLimits(max_claims=2, max_claim_chars=60, max_citations=2)
+    )
     cite = "{doc_id: a1, snippet: Paris}"
     assert accepts(lltok, grammar, f"A {cite} {cite} B {cite}")
     assert not accepts(lltok, grammar, f"A {cite} {cite} {cite}")
@@ -120,12 +124,14 @@ def test_fullcite_grammar_rejects_bad_ids_and_empty_docs():
         fullcite_grammar([{"id": "a}b", "title": "", "text": "words here"}])
     with pytest.raises(GrammarError, match="no document"):
         fullcite_grammar([{"id": "1", "title": "", "text": "  ...  "}])
-    with pytest.raises(ValueError):
-        fullcite_grammar(DOCS, max_claims=0)
+    with pytest.raises(ValueError, match="max_claims must be a positive integer"):
+        AnswerLimits(max_claims=0)
 
 
 def test_alce_grammar(lltok):
-    grammar = alce_grammar(["1", "2", "3"], max_claims=3, max_claim_chars=80, max_citations=2)
+    grammar = alce_grammar(
+        ["1", "2", "3"], AnswerLimits(max_claims=3, max_claim_chars=80, max_citations=2)
+    )
     assert accepts(lltok, grammar, "Paris is the capital [1][2]. It is large [3].")
     assert accepts(lltok, grammar, "Paris is the capital [1]")
     assert not accepts(lltok, grammar, "Paris [4].")
