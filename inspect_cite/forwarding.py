@@ -1,14 +1,14 @@
 """Factories that take their shared options from the builder they forward them to.
 
-The three ALCE tasks (and the three FullCite tasks, and the ALCE baseline solvers) share most
-of their options. Writing each option out in every ``@task`` signature repeats its name, type
-and default six times, and the copies drift. Instead a task declares only its dataset's own
-parameters plus ``**options``, and :func:`forwards_to` gives it the builder's signature for the
-rest. Inspect reads a task's parameters through :func:`inspect.signature` (which ``-T`` names
-it accepts, and every value with its default in the log), and so do ``help()`` and
-:func:`inspect_cite.cli_values.accept_cli_values`: all of them see the whole list, typed, with
-the builder's defaults. The builder's docs of those options are appended to the factory's
-docstring, so ``help()`` shows them in one place.
+The three ALCE tasks (and the three FullCite tasks, the ALCE baseline solvers, and the FullCite
+posthoc and constrained solvers) share most of their options. Writing each option out in every
+``@task`` signature repeats its name, type and default six times, and the copies drift. Instead
+a task declares only its dataset's own parameters plus ``**options``, and :func:`forwards_to`
+gives it the builder's signature for the rest. Inspect reads a task's parameters through
+:func:`inspect.signature` (which ``-T`` names it accepts, and every value with its default in
+the log), and so do ``help()`` and :func:`inspect_cite.cli_values.accept_cli_values`: all of
+them see the whole list, typed, with the builder's defaults. The builder's docs of those options
+are appended to the factory's docstring, so ``help()`` shows them in one place.
 """
 
 import functools
@@ -46,7 +46,8 @@ def forwards_to(
         order: Every parameter's name, space-separated, in the order the signature shows.
 
     Raises:
-        TypeError: At import, when the factory has no ``**options`` or already forwards,
+        TypeError: At import, when the factory has no ``**options``, already forwards, or
+            has a positional-only or keyword-only parameter of its own,
             ``omit`` names a parameter the builder lacks, a builder parameter without a
             default is neither declared by the factory nor omitted, or ``order`` does not name
             each parameter once.
@@ -60,6 +61,12 @@ def forwards_to(
         if not any(p.kind is p.VAR_KEYWORD for p in own.parameters.values()):
             raise TypeError(f"{fn.__name__} forwards to {builder.__name__}: it needs **options")
         declared = [p for p in own.parameters.values() if p.kind is not p.VAR_KEYWORD]
+        if any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in declared):
+            # `call` passes every argument by name, after binding positional ones in order.
+            raise TypeError(
+                f"{fn.__name__}: a forwarding factory's own parameters must be "
+                "positional-or-keyword"
+            )
         names = {p.name for p in declared}
         builder_params = inspect.signature(builder).parameters
         if unknown := set(omit) - set(builder_params):

@@ -239,11 +239,11 @@ def constrained_citations(
         sample_limits = replace(answer_limits, max_claim_chars=claim_chars)
         if fmt == "fullcite":
             set_fullcite_prompt(state, template, document_template, system_message)
-            grammar = fullcite_grammar(docs, sample_limits)
+            grammar = fullcite_grammar(docs, limits=sample_limits)
         else:
             add_system_message(state.messages, system_message or ALCE_SYSTEM_MESSAGE)
             ids = [d["id"] for d in docs]
-            grammar = alce_grammar(ids, sample_limits)
+            grammar = alce_grammar(ids, limits=sample_limits)
 
         base = config.temperature if config.temperature is not None else DEFAULT_BASE_TEMPERATURE
         attempts: list[dict[str, Any]] = []

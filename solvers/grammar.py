@@ -85,6 +85,15 @@ def lark_literal(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def answer_limits(limits: AnswerLimits | None) -> AnswerLimits:
+    """``limits``, or the defaults for None; anything else is refused by name."""
+    if limits is None:
+        return AnswerLimits()
+    if not isinstance(limits, AnswerLimits):
+        raise TypeError(f"limits must be an AnswerLimits, got {limits!r}")
+    return limits
+
+
 def fullcite_grammar(docs: Sequence[Document], limits: AnswerLimits | None = None) -> str:
     """The FullCite answer grammar for one sample's documents.
 
@@ -96,7 +105,7 @@ def fullcite_grammar(docs: Sequence[Document], limits: AnswerLimits | None = Non
         GrammarError: No document has citable text, or an id cannot be written in a citation.
 
     """
-    limits = limits or AnswerLimits()
+    limits = answer_limits(limits)
     alternatives: list[str] = []
     rules: list[str] = []
     seen: set[str] = set()
@@ -148,7 +157,7 @@ def alce_grammar(doc_ids: Sequence[str], limits: AnswerLimits | None = None) -> 
         GrammarError: There are no ids, or they are not the positions ``"1"``..``"n"``.
 
     """
-    limits = limits or AnswerLimits()
+    limits = answer_limits(limits)
     if not doc_ids:
         raise GrammarError('ALCE grammar needs at least one document in metadata["docs"]')
     problem = ids_problem(doc_ids)

@@ -205,6 +205,8 @@ def test_forwards_to_refuses_what_it_cannot_offer():
         forwards_to(build, omit=("sise",))(lambda required="r", **options: None)
     with pytest.raises(TypeError, match="build's required has no default; declare it"):
         forwards_to(build)(lambda **options: None)
+    with pytest.raises(TypeError, match="must be positional-or-keyword"):
+        forwards_to(build)(lambda *, required="r", **options: None)
     with pytest.raises(TypeError, match="order must name each of"):
         forwards_to(build, order="label required")(lambda required="r", **options: None)
 

@@ -126,6 +126,11 @@ def test_fullcite_grammar_rejects_bad_ids_and_empty_docs():
         fullcite_grammar([{"id": "1", "title": "", "text": "  ...  "}])
     with pytest.raises(ValueError, match="max_claims must be a positive integer"):
         AnswerLimits(max_claims=0)
+    # From the solver's options, before any sample is generated.
+    with pytest.raises(ValueError, match="max_claims must be a positive integer"):
+        constrained_citations(max_claims=0)
+    with pytest.raises(TypeError, match="limits must be an AnswerLimits"):
+        fullcite_grammar(DOCS, 8)  # type: ignore[arg-type]
 
 
 def test_alce_grammar(lltok):
