@@ -68,6 +68,11 @@ def docs_by_id(docs: Sequence[DocT]) -> dict[str, DocT]:
     return out
 
 
+def doc_texts(docs: Sequence[Mapping[str, object]]) -> dict[str, str]:
+    """Each document id with its text, in the order shown (first one wins, as ``docs_by_id``)."""
+    return {doc_id: cast(str, doc["text"]) for doc_id, doc in docs_by_id(docs).items()}
+
+
 def doc_positions(docs: Sequence[Mapping[str, object]]) -> dict[str, int]:
     """Each document id with its 1-based position in the order shown (first one wins)."""
     out: dict[str, int] = {}

@@ -24,13 +24,13 @@ group being ``metadata[group_key]`` (BioASQ question type by default).
 """
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.documents import docs_by_id
 from scorers.cited_answer import CheckedCitation, citations_markdown, read_cited_answer
 from scorers.fullcite_metrics import mean_by_group, weighted_mean, weighted_mean_by_group
 from scorers.no_answer import no_answer_score
@@ -69,10 +69,10 @@ def position_shares(
     return shares
 
 
-def _retrieval_ranks(docs: list[Any]) -> dict[str, int] | None:
-    if not all(isinstance(doc.get("retrieval_rank"), int) for doc in docs):
+def _retrieval_ranks(by_id: Mapping[str, Any]) -> dict[str, int] | None:
+    if not all(isinstance(doc.get("retrieval_rank"), int) for doc in by_id.values()):
         return None
-    return {doc_id: doc["retrieval_rank"] for doc_id, doc in docs_by_id(docs).items()}
+    return {doc_id: doc["retrieval_rank"] for doc_id, doc in by_id.items()}
 
 
 _SHARE_METRICS = [mean(), stderr(), weighted_mean(), weighted_mean_by_group()]
@@ -112,7 +112,7 @@ def citation_bias(max_positions: int = 5, group_key: str = "question_type") -> S
         answer = read_cited_answer(state)
         n = len(answer.citations)
         values = {"n_citations": float(n), "omission_rate": 100.0 if n == 0 else 0.0}
-        ranks = _retrieval_ranks(list(answer.docs))
+        ranks = _retrieval_ranks(answer.by_id)
         values |= position_shares(answer.citations, max_positions, ranks)
         positions = [c.position for c in answer.citations]
         table = "\n".join(

@@ -44,7 +44,7 @@ from inspect_cite.alce_prompts import AlceDatasetName
 from inspect_cite.citations import parse_citations
 from inspect_cite.citations.alce import ids_problem, last_marker_end, marker_problems
 from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.documents import Document, docs_by_id, get_docs
+from inspect_cite.documents import Document, doc_texts, get_docs
 from inspect_cite.forwarding import forwards_to
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE, add_system_message
 from inspect_cite.structured_outputs import forwards_extra_body, with_structured_outputs
@@ -102,7 +102,7 @@ def validate_fullcite(text: str, docs: Sequence[Document]) -> list[str]:
     Valid: it parses without problems, has at least one citation, every doc id is a context
     document, and every snippet is a non-empty verbatim substring of the document it cites.
     """
-    texts = {doc_id: doc["text"] for doc_id, doc in docs_by_id(docs).items()}
+    texts = doc_texts(docs)
     parsed = parse_citations(text, doc_ids=texts)
     reasons = [f"{p.kind}: {p.message}" for p in parsed.problems]
     if not parsed.citations:

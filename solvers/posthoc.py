@@ -14,7 +14,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_cite.alignment import DEFAULT_THRESHOLD, align, align_snippet
 from inspect_cite.citations import parse_citations, render_citation_any
 from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.documents import Document, docs_by_id, get_docs
+from inspect_cite.documents import Document, doc_texts, get_docs
 from inspect_cite.forwarding import forwards_to
 from inspect_cite.posthoc_records import (
     ALIGNED,
@@ -54,7 +54,7 @@ def align_answer(
         rewritten answer).
 
     """
-    texts = {doc_id: doc["text"] for doc_id, doc in docs_by_id(docs).items()}
+    texts = doc_texts(docs)
     parsed = parse_citations(answer, doc_ids=texts)
     records: list[PosthocCitation] = []
     pieces: list[str] = []
