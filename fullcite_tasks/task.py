@@ -33,7 +33,7 @@ from inspect_cite.errors import PreflightError
 from inspect_cite.http_client import redact_text
 from inspect_cite.hub_files import file_provenance
 from inspect_cite.nli import NLIConfigError, parse_nli_spec
-from inspect_cite.preflight import check_model, check_nli, check_role
+from inspect_cite.preflight import check_model, check_nli, check_role, nli_message
 from inspect_cite.thinking import DEFAULT_THINKING_TOKENS, thinking_generate_config
 from scorers.citation_bias import citation_bias
 from scorers.citation_judge import citation_judge
@@ -176,7 +176,7 @@ def attribution_scorer(nli: str) -> Scorer:
     try:
         return claim_support(nli=nli)
     except NLIConfigError as e:
-        raise FullciteTaskError(f"-T nli={nli}: {e}") from e
+        raise FullciteTaskError(nli_message("-T nli", nli, str(e))) from e
 
 
 def fullcite_scorers(

@@ -352,6 +352,18 @@ def _nli_problem(spec: str, flag: str) -> str | None:
     return None
 
 
+def nli_message(flag: str, spec: str, problem: str) -> str:
+    """``<flag>=<spec>: <problem>``, naming the spec once.
+
+    The ``python:`` and ``remote:`` backends start their own errors with the spec (redacted
+    where it holds a secret), so those are prefixed with the flag alone.
+    """
+    kind = spec.strip().partition(":")[0]
+    if kind and problem.startswith(f"{kind}:"):
+        return f"{flag}={problem}"
+    return f"{flag}={spec}: {problem}"
+
+
 def check_nli(spec: str, *, flag: str) -> None:
     """Refuse an NLI spec whose model cannot be used here, before anything is generated.
 
@@ -368,7 +380,7 @@ def check_nli(spec: str, *, flag: str) -> None:
         return
     problem = _nli_problem(spec, flag)
     if problem is not None:
-        raise PreflightError(f"{flag}={spec}: {problem}")
+        raise PreflightError(nli_message(flag, spec, problem))
     # Roles are bound per eval: a model:<role> spec is checked again each time.
     if not spec.strip().startswith("model:"):
         _passed.add(key)

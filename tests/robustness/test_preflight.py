@@ -230,6 +230,25 @@ def test_model_role_nli_needs_the_role_bound(tmp_path):
     assert "--model-role grader=<model>" in message
 
 
+@pytest.mark.parametrize(
+    "spec, shown, why",
+    [
+        ("python:no_such_module_xyz:fn", "python:no_such_module_xyz:fn", "cannot import"),
+        ("python:tests.helpers.nli_fns:nope", "python:tests.helpers.nli_fns:nope", "no attribute"),
+        (
+            "remote:http://u:secret@127.0.0.1:9/v1#m",
+            "remote:http://***@127.0.0.1:9/v1",
+            "user-info",
+        ),
+    ],
+)
+def test_an_nli_spec_is_named_once(spec, shown, why, tmp_path):
+    # The python: and remote: backends name the spec themselves; the flag is put before it.
+    message = refused(eli5, alce_args(tmp_path, nli=spec), tmp_path)
+    assert message.startswith(f"-T nli={shown}: ") and why in message
+    assert message.count(shown) == 1 and "secret" not in message
+
+
 # --- sentence-transformers models ------------------------------------------------------------
 
 
