@@ -35,3 +35,12 @@ class PreflightError(_Prerequisite):  # type: ignore[misc,valid-type]
         Exception.__init__(self, message)
         # Inspect prints `message` as rich markup: "[1]" or "[x]" in a path must stay text.
         self.message = escape(message)
+
+
+class ArgumentError(PreflightError, ValueError):
+    """A solver or scorer argument that cannot be used, refused when the factory is called.
+
+    A ``ValueError`` for Python callers; a :class:`PreflightError`, so that ``inspect eval
+    --solver`` and ``inspect score --scorer`` print the message alone instead of a traceback.
+    The message names the argument (e.g. ``retries must be >= 0, got -1``).
+    """

@@ -31,6 +31,7 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from inspect_cite.cli_values import accept_cli_values
+from inspect_cite.errors import ArgumentError
 from scorers.cited_answer import CheckedCitation, citations_markdown, read_cited_answer
 from scorers.fullcite_metrics import mean_by_group, weighted_mean, weighted_mean_by_group
 from scorers.no_answer import no_answer_score
@@ -99,7 +100,7 @@ def citation_bias(max_positions: int = 5, group_key: str = "question_type") -> S
 
     """
     if max_positions < 1:
-        raise ValueError(f"max_positions must be at least 1, got {max_positions}")
+        raise ArgumentError(f"max_positions must be at least 1, got {max_positions}")
 
     async def score(state: TaskState, target: Target) -> Score:
         group = (state.metadata or {}).get(group_key)

@@ -21,6 +21,7 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from inspect_cite.cli_values import accept_cli_values
+from inspect_cite.errors import ArgumentError
 from inspect_cite.structured_outputs import (
     forwards_extra_body,
     json_in_reply,
@@ -217,9 +218,9 @@ def citation_judge(attempts: int = 3, model: str | None = None, backoff: float =
 
     """
     if attempts < 1:
-        raise ValueError(f"attempts must be at least 1, got {attempts}")
+        raise ArgumentError(f"attempts must be at least 1, got {attempts}")
     if backoff < 0:
-        raise ValueError(f"backoff must be >= 0, got {backoff}")
+        raise ArgumentError(f"backoff must be >= 0, got {backoff}")
 
     async def score(state: TaskState, target: Target) -> Score:
         grader = _grader(model)

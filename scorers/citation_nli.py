@@ -17,6 +17,7 @@ from inspect_cite.autoais import (
 from inspect_cite.citations.alce import alce_scoring_output, marker_spans, render_marker
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.documents import get_docs
+from inspect_cite.errors import ArgumentError
 from inspect_cite.http_client import redact_text
 from inspect_cite.nli import NLIError, get_nli
 from inspect_cite.preflight import check_nli
@@ -122,7 +123,7 @@ def citation_nli(
     """
     problem = at_most_citations_problem(at_most_citations)
     if problem is not None:
-        raise ValueError(f"citation_nli: {problem}")
+        raise ArgumentError(f"citation_nli: {problem}")
     check_nli(nli, flag="-S nli")
     backend = get_nli(nli, nli_cache)
 

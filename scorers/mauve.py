@@ -43,6 +43,7 @@ from inspect_ai.solver import TaskState
 from inspect_cite.batching import BatchQueue
 from inspect_cite.citations.alce import alce_answer_text
 from inspect_cite.cli_values import accept_cli_values
+from inspect_cite.errors import ArgumentError
 from inspect_cite.shared import shared_instance
 from scorers.no_answer import no_answer_score
 
@@ -60,15 +61,11 @@ def mauve_text(question: str, text: str) -> str:
     return " ".join(words[:MAUVE_MAX_WORDS]).rstrip(string.punctuation)
 
 
-def mauve_seeds(n: int) -> list[int]:
+def kmeans_seeds(n: int) -> list[int]:
     """The k-means seeds used for ``n`` MAUVE runs: 25 (ALCE's), 26, ..."""
     if n < 1:
         raise ValueError(f"mauve_seeds must be >= 1, got {n}")
     return [MAUVE_SEED + i for i in range(n)]
-
-
-# The scorer's ``mauve_seeds`` argument shadows the function inside it.
-mauve_seeds_list = mauve_seeds
 
 
 def _default_device() -> str:
@@ -260,7 +257,7 @@ def mauve_corpus() -> Metric:
         p, q = _features(scores, "p"), _features(scores, "q")
         values: list[float] = []
         if p is not None and q is not None:
-            for seed in mauve_seeds_list(n_seeds):
+            for seed in kmeans_seeds(n_seeds):
                 try:
                     values.append(mauve_from_features(p, q, seed=seed))
                 except Exception as e:  # too few samples for k-means/PCA (e.g. mid-run)
@@ -310,7 +307,11 @@ def mauve(
         device: Torch device for the featurizer; default CUDA when available.
 
     """
-    seeds_count = len(mauve_seeds_list(mauve_seeds))  # validates the argument before the run
+    if isinstance(mauve_seeds, bool) or not isinstance(mauve_seeds, int) or mauve_seeds < 1:
+        raise ArgumentError(
+            f"mauve_seeds must be a whole number of at least 1, got {mauve_seeds!r}"
+        )
+    seeds_count = mauve_seeds
 
     def featurize(texts: list[str]) -> list[np.ndarray]:
         featurizer = get_featurizer(mauve_model, device)

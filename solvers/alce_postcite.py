@@ -15,6 +15,7 @@ from inspect_cite.citations.alce import (
 )
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.documents import get_docs
+from inspect_cite.errors import ArgumentError
 from inspect_cite.retrieval import GTR_RETRIEVER, check_retriever, get_retriever
 from inspect_cite.text import sent_tokenize
 from inspect_cite.thinking import NO_ANSWER_THINKING, ended_while_thinking
@@ -115,10 +116,11 @@ def alce_postcite(
             by default). An output that ended inside thinking is left uncited: it has no answer.
 
     """
+    # The arguments first: a typo is refused before the retriever is looked for.
+    if isinstance(base, str) and base != "none" and base not in _BASES:
+        raise ArgumentError(f"alce_postcite: base must be one of {[*_BASES, 'none']}, got {base}")
     check_retriever(retriever, flag="-S retriever")
     if isinstance(base, str):
-        if base != "none" and base not in _BASES:
-            raise ValueError(f"alce_postcite: base must be one of {[*_BASES, 'none']}, got {base}")
         base_solver = None if base == "none" else _BASES[base](thinking=thinking)
     else:
         base_solver = base

@@ -45,6 +45,7 @@ from inspect_cite.citations import parse_citations
 from inspect_cite.citations.alce import ids_problem, last_marker_end, marker_problems
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.documents import Document, doc_texts, get_docs
+from inspect_cite.errors import ArgumentError
 from inspect_cite.forwarding import forwards_to
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE, add_system_message
 from inspect_cite.structured_outputs import forwards_extra_body, with_structured_outputs
@@ -80,7 +81,7 @@ def answer_format(metadata: dict[str, Any] | None, format: AnswerFormat = "auto"
     """``"alce"`` for ALCE samples (``metadata["dataset"]`` asqa/qampari/eli5) under ``auto``."""
     if format != "auto":
         if format not in ("fullcite", "alce"):
-            raise ValueError(f"format must be auto, fullcite or alce, got {format!r}")
+            raise ArgumentError(f"format must be auto, fullcite or alce, got {format!r}")
         return format
     dataset = (metadata or {}).get("dataset")
     return "alce" if isinstance(dataset, str) and dataset.lower() in ALCE_DATASETS else "fullcite"
@@ -218,9 +219,11 @@ def constrained_citations(
     """
     answer_format(None, format)  # reject a bad value now, not per sample
     if backend not in ("auto", "hf", "extra_body", "unconstrained"):
-        raise ValueError(f"backend must be auto, hf, extra_body or unconstrained, got {backend!r}")
+        raise ArgumentError(
+            f"backend must be auto, hf, extra_body or unconstrained, got {backend!r}"
+        )
     if retries < 0:
-        raise ValueError(f"retries must be >= 0, got {retries}")
+        raise ArgumentError(f"retries must be >= 0, got {retries}")
     check_templates(template, document_template)
     answer_limits = AnswerLimits(**limits)
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from inspect_cite.citations import render_citation
 from inspect_cite.citations.alce import ids_problem, render_marker
 from inspect_cite.documents import Document
+from inspect_cite.errors import ArgumentError
 
 DEFAULT_MAX_CLAIMS = 16
 DEFAULT_MAX_CLAIM_CHARS = 600
@@ -66,7 +67,7 @@ class AnswerLimits:
         max_citations: Most citations after one claim.
 
     Raises:
-        ValueError: A limit is not a positive integer.
+        ArgumentError: A limit is not a positive integer (a ``ValueError``).
 
     """
 
@@ -77,7 +78,7 @@ class AnswerLimits:
     def __post_init__(self) -> None:
         for name, value in vars(self).items():
             if not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+                raise ArgumentError(f"{name} must be a positive integer, got {value!r}")
 
 
 def lark_literal(value: str) -> str:

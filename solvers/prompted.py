@@ -7,6 +7,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.documents import Document, get_docs
+from inspect_cite.errors import ArgumentError
 from inspect_cite.prompts import system_messages
 from solvers.thinking import thinking_generate
 
@@ -82,19 +83,19 @@ def check_templates(template: str, document_template: str) -> None:
     try:
         template.format(documents="", question="")
     except (KeyError, IndexError, ValueError) as ex:
-        raise ValueError(
+        raise ArgumentError(
             f"template must use only {{documents}} and {{question}} (braces meant literally "
             f"are doubled): {ex!r}"
         ) from ex
     try:
         document_template.format(number=1, id="", title="", text="")
     except (KeyError, IndexError, ValueError) as ex:
-        raise ValueError(
+        raise ArgumentError(
             f"document_template may use only {{number}}, {{id}}, {{title}} and {{text}}: {ex!r}"
         ) from ex
     for field in ("{documents}", "{question}"):
         if field not in template:
-            raise ValueError(f"template must contain {field}")
+            raise ArgumentError(f"template must contain {field}")
 
 
 @solver

@@ -136,3 +136,29 @@ def test_score_with_typed_nli_true_is_the_default_spec(tmp_path):
     assert typed == default and len(typed) <= 5, "\n".join(typed)
     assert typed[0].startswith("-S nli=true: ALCE's T5-11B NLI needs a ~23 GB GPU;")
     assert not (tmp_path / "rescored.eval").exists()
+
+
+def test_a_bad_scorer_argument_is_one_line_from_inspect_score(tmp_path):
+    from inspect_ai import eval as inspect_eval
+
+    from fullcite_tasks.asqa import asqa
+    from tests.conftest import ASQA_ARGS
+    from tests.helpers.scripted_models import cite_first_document, scripted_model
+
+    model, _ = scripted_model(cite_first_document)
+    [log] = inspect_eval(
+        asqa(**ASQA_ARGS, similarity_model=None),
+        model=model,
+        limit=1,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    scorer_file = ROOT / "scorers" / "citation_bias.py"
+    code, lines = inspect_cli(
+        ["score", log.location, "--scorer", str(scorer_file), "-S", "max_positions=0",
+         "--display", "plain", "--output-file", str(tmp_path / "rescored.eval")],
+        tmp_path,
+    )  # fmt: skip
+    assert not any("Traceback" in line for line in lines), "\n".join(lines)
+    assert lines == ["max_positions must be at least 1, got 0"]
+    assert not (tmp_path / "rescored.eval").exists()

@@ -21,6 +21,7 @@ from fullcite_tasks.data.expertqa import ExpertqaDataError, load_expertqa
 from inspect_cite.autoais import citation_scores
 from inspect_cite.citations import parse_citations, strip_citations
 from inspect_cite.citations.alce import alce_scoring_output
+from inspect_cite.errors import ArgumentError, PreflightError
 from inspect_cite.nli import get_nli, reset_nli
 from scorers import (
     alce_correctness,
@@ -32,8 +33,12 @@ from scorers import (
     fullcite_answer,
 )
 from scorers.alce_correctness import CORRECTNESS_KEYS, correctness
-from scorers.citation_judge import parse_judgement
+from scorers.citation_judge import citation_judge, parse_judgement
 from scorers.claim_coverage import claims_score
+from scorers.mauve import mauve
+from solvers.alce_postcite import alce_postcite
+from solvers.constrained import constrained_citations
+from solvers.prompted import prompted_citations
 from tests.conftest import FIXTURES, load_fixture
 from tests.helpers.scripted_models import scripted_model, scripted_output
 from tests.helpers.task_states import state
@@ -373,6 +378,31 @@ def test_invalid_judge_replies_say_why(reply, reason):
     assert parse_judgement(reply) is None
     assert reason in read_judgement(reply)  # type: ignore[operator]
     assert read_judgement('{"support": "4", "relevance": 5}') == (4, 5)
+
+
+@pytest.mark.parametrize(
+    "build, named",
+    [
+        (lambda: citation_bias(max_positions=0), "max_positions"),
+        (lambda: citation_nli(nli=NLI, at_most_citations=0), "at_most_citations"),
+        (lambda: citation_judge(attempts=0), "attempts"),
+        (lambda: citation_judge(backoff=-1), "backoff"),
+        (lambda: mauve(mauve_seeds=0), "mauve_seeds"),
+        (lambda: prompted_citations(template="{documents}"), "template"),
+        (lambda: prompted_citations(document_template="{nope}"), "document_template"),
+        (lambda: constrained_citations(format="json"), "format"),  # type: ignore[arg-type]
+        (lambda: constrained_citations(backend="magic"), "backend"),  # type: ignore[arg-type]
+        (lambda: constrained_citations(retries=-1), "retries"),
+        (lambda: constrained_citations(max_claims=0), "max_claims"),
+        (lambda: alce_postcite(base="magic"), "base"),
+    ],
+)
+def test_bad_factory_arguments_are_refused_by_name(build, named):
+    # A PreflightError, so `inspect score --scorer FILE` / `--solver` print the message alone
+    # (tests/cli/test_preflight_cli.py); still a ValueError for Python callers.
+    with pytest.raises(ArgumentError, match=named) as refused:
+        build()
+    assert isinstance(refused.value, PreflightError) and isinstance(refused.value, ValueError)
 
 
 def test_at_most_citations_below_one_is_refused_at_construction():
