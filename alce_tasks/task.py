@@ -406,6 +406,8 @@ def alce_task(
         )
     if qa and dataset != "asqa":
         raise AlceTaskError("-T qa=true needs ASQA's qa_pairs (eval.py computes QA only for ASQA)")
+    if isinstance(mauve_seeds, bool) or not isinstance(mauve_seeds, int) or mauve_seeds < 1:
+        raise AlceTaskError(f"-T mauve_seeds={mauve_seeds}: must be a whole number of at least 1")
     if mauve and dataset == "qampari":
         raise AlceTaskError("-T mauve=true: eval.py does not compute MAUVE for QAMPARI lists")
     # The user's own files first (instant, and a typo is the likeliest problem), then the

@@ -40,7 +40,10 @@ class PreflightError(_Prerequisite):  # type: ignore[misc,valid-type]
 class ArgumentError(PreflightError, ValueError):
     """A solver or scorer argument that cannot be used, refused when the factory is called.
 
-    A ``ValueError`` for Python callers; a :class:`PreflightError`, so that ``inspect eval
-    --solver`` and ``inspect score --scorer`` print the message alone instead of a traceback.
-    The message names the argument (e.g. ``retries must be >= 0, got -1``).
+    A ``ValueError`` for Python callers (what these factories raised before); a
+    :class:`PreflightError`, so that ``inspect eval --solver`` and ``inspect score --scorer
+    scorers/<name>.py`` print the message alone instead of a traceback. With a registry name
+    (``--scorer scorers/<name>``) Inspect's loader reads the ValueError as "couldn't be loaded"
+    and drops the message (docs/scale.md, Robustness). The message names the argument (e.g.
+    ``retries must be >= 0, got -1``).
     """

@@ -64,7 +64,7 @@ def mauve_text(question: str, text: str) -> str:
 def kmeans_seeds(n: int) -> list[int]:
     """The k-means seeds used for ``n`` MAUVE runs: 25 (ALCE's), 26, ..."""
     if n < 1:
-        raise ValueError(f"mauve_seeds must be >= 1, got {n}")
+        raise ValueError(f"n must be >= 1, got {n}")
     return [MAUVE_SEED + i for i in range(n)]
 
 

@@ -7,6 +7,7 @@ from inspect_cite.autoais import at_most_citations_problem, citation_scores
 from inspect_cite.citations.alce import alce_scoring_output
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.documents import get_docs
+from inspect_cite.errors import ArgumentError
 from inspect_cite.nli import get_nli
 from inspect_cite.preflight import check_nli
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE, add_system_message
@@ -43,10 +44,10 @@ def alce_rerank(
 
     """
     if n < 1:
-        raise ValueError(f"alce_rerank: n must be >= 1, got {n}")
+        raise ArgumentError(f"alce_rerank: n must be >= 1, got {n}")
     problem = at_most_citations_problem(at_most_citations)
     if problem is not None:
-        raise ValueError(f"alce_rerank: {problem}")
+        raise ArgumentError(f"alce_rerank: {problem}")
     check_nli(nli, flag="-S nli")
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:

@@ -77,7 +77,7 @@ class AnswerLimits:
 
     def __post_init__(self) -> None:
         for name, value in vars(self).items():
-            if not isinstance(value, int) or value < 1:
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ArgumentError(f"{name} must be a positive integer, got {value!r}")
 
 

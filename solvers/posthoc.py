@@ -15,6 +15,7 @@ from inspect_cite.alignment import DEFAULT_THRESHOLD, align, align_snippet
 from inspect_cite.citations import parse_citations, render_citation_any
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.documents import Document, doc_texts, get_docs
+from inspect_cite.errors import ArgumentError
 from inspect_cite.forwarding import forwards_to
 from inspect_cite.posthoc_records import (
     ALIGNED,
@@ -120,7 +121,7 @@ def posthoc_citations(threshold: float = DEFAULT_THRESHOLD, **options: Any) -> S
 
     """
     if not 0 < threshold <= 1:
-        raise ValueError(f"threshold must be in (0, 1], got {threshold}")
+        raise ArgumentError(f"threshold must be in (0, 1], got {threshold}")
     prompted = prompted_citations(**options)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:

@@ -190,3 +190,10 @@ def test_an_unknown_prompt_variant_names_the_flag_and_the_choices(own_prompts):
 def test_a_negative_count_names_the_flag(option, own_prompts):
     with pytest.raises(ValueError, match=f"-T {option}=-1: must be 0 or more"):
         asqa(dataset_path=str(FIXTURES / "alce_asqa.json"), nli=NLI, **{option: -1})
+
+
+@pytest.mark.parametrize("seeds", [0, True, -3])
+def test_a_bad_mauve_seeds_is_refused_before_any_model_or_data(seeds, own_prompts):
+    # Checked with the other -T values, not when the scorer is built after the downloads.
+    with pytest.raises(ValueError, match=f"-T mauve_seeds={seeds}: must be a whole number"):
+        asqa(dataset_path="/no/such/file.json", nli="nope", mauve=True, mauve_seeds=seeds)

@@ -37,7 +37,9 @@ from scorers.citation_judge import citation_judge, parse_judgement
 from scorers.claim_coverage import claims_score
 from scorers.mauve import mauve
 from solvers.alce_postcite import alce_postcite
+from solvers.alce_rerank import alce_rerank
 from solvers.constrained import constrained_citations
+from solvers.posthoc import posthoc_citations
 from solvers.prompted import prompted_citations
 from tests.conftest import FIXTURES, load_fixture
 from tests.helpers.scripted_models import scripted_model, scripted_output
@@ -395,6 +397,10 @@ def test_invalid_judge_replies_say_why(reply, reason):
         (lambda: constrained_citations(retries=-1), "retries"),
         (lambda: constrained_citations(max_claims=0), "max_claims"),
         (lambda: alce_postcite(base="magic"), "base"),
+        (lambda: alce_rerank(nli=NLI, n=0), "n must be"),
+        (lambda: alce_rerank(nli=NLI, at_most_citations=0), "at_most_citations"),
+        (lambda: posthoc_citations(threshold=0), "threshold"),
+        (lambda: constrained_citations(max_claims=True), "max_claims"),
     ],
 )
 def test_bad_factory_arguments_are_refused_by_name(build, named):
