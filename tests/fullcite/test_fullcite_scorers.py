@@ -7,6 +7,7 @@ from inspect_ai import Task, eval
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.solver import generate
 
+from inspect_cite.documents import doc_texts
 from inspect_cite.log_metrics import log_metrics
 from scorers import (
     citation_bias,
@@ -160,6 +161,22 @@ def test_citation_bias_positions_omission_and_groups(tmp_path):
     assert metrics["pos_1"]["weighted_mean"] == pytest.approx(40)
     with pytest.raises(ValueError):
         citation_bias(max_positions=0)
+
+
+def test_a_repeated_document_id_means_its_first_document(tmp_path):
+    # A retriever can return one id twice; the first shown is the one cited, for its text, its
+    # position and its retrieval rank (the repeat has no rank and must not turn the rank off).
+    docs = [
+        {"id": "1", "title": "T1", "text": "first text", "retrieval_rank": 2},
+        {"id": "2", "title": "T2", "text": "other text", "retrieval_rank": 1},
+        {"id": "1", "title": "T1 again", "text": "repeated text"},
+    ]
+    assert doc_texts(docs) == {"1": "first text", "2": "other text"}
+    samples = [Sample(id="a", input="a", metadata={"docs": docs, "question_type": "yesno"})]
+    outputs = {"a": "X {doc_id: 1, snippet: first text}."}
+    log = score_answers(samples, outputs, [citation_bias(max_positions=3)], log_dir=str(tmp_path))
+    a = values(log, "citation_bias", "a")
+    assert (a["pos_1"], a["pos_3"], a["first_two_rank_share"]) == (100, 0, 100)
 
 
 def test_citation_similarity_with_a_local_sentence_transformer(tmp_path):
