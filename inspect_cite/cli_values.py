@@ -6,16 +6,22 @@ arrives as the boolean ``True``, ``-T dataset_path=2024`` as the integer ``2024`
 ``Literal`` of strings) gets such a scalar back as the text that was typed: ``True`` is
 ``"true"``, ``2024`` is ``"2024"``. What cannot be text (a list, a mapping, or ``null`` where
 a value is required) is refused with one message naming the flag.
+
+A parameter annotated as a number or a boolean (``int``, ``float``, ``bool``, each possibly
+``| None``) refuses what is not one (``-T ndoc=abc``, ``-T qa=maybe``), and an option the
+factory does not take (``-S max_position=3``) is refused with the options it does take, before
+anything is built.
 """
 
 import functools
 import inspect
+import numbers
 import types
 import typing
 from collections.abc import Callable
 from typing import Any, TypeVar, Union
 
-from inspect_cite.errors import PreflightError
+from inspect_cite.errors import ArgumentTypeError, PreflightError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -50,6 +56,39 @@ def _text_param(hint: Any) -> tuple[bool, bool, bool] | None:
     return type(None) in members, containers, bool(origins & set(_SCALARS))
 
 
+# What a number or boolean parameter takes, as the message says it.
+_TAKES = {"int": "a whole number", "float": "a number", "bool": "true or false"}
+
+
+def _typed_param(hint: Any) -> tuple[str, bool] | None:
+    """Kind (``int``, ``float``, ``bool``) and whether None is allowed, for a number or flag."""
+    members = set(_members(hint))
+    optional = type(None) in members
+    members.discard(type(None))
+    if members == {bool}:
+        return "bool", optional
+    if members == {int}:
+        return "int", optional
+    if members in ({float}, {float, int}):
+        return "float", optional
+    return None
+
+
+def _fits(kind: str, value: Any) -> bool:
+    if kind == "bool":
+        # 0 and 1 are how some callers spell a flag; text (``maybe``) is a typo, not a choice.
+        return isinstance(value, bool) or (isinstance(value, numbers.Integral) and value in (0, 1))
+    if isinstance(value, bool):
+        return False
+    if kind == "int":
+        return isinstance(value, numbers.Integral)
+    return isinstance(value, numbers.Real)
+
+
+def _shown(value: Any) -> str:
+    return yaml_text(value) if isinstance(value, _SCALARS) else str(value)
+
+
 def as_text(value: Any, *, name: str, flag: str, optional: bool = False) -> Any:
     """``value`` with a YAML scalar turned back into its text.
 
@@ -71,6 +110,11 @@ def as_text(value: Any, *, name: str, flag: str, optional: bool = False) -> Any:
         raise PreflightError(f"{flag} {name}=null: {name} needs a value")
     if isinstance(value, _SCALARS):
         return yaml_text(value)
+    if isinstance(value, dict) and len(value) == 1:
+        # YAML reads `-T nli=remote:` (a prefix with nothing after it) as {"remote": None}.
+        [(key, inner)] = value.items()
+        if isinstance(key, str) and inner is None:
+            return f"{key}:"
     raise PreflightError(
         f"{flag} {name}={value!r}: {name} takes text (a name, spec or path), "
         f"not a {type(value).__name__}"
@@ -102,10 +146,34 @@ def accept_cli_values(flag: str) -> Callable[[F], F]:
             if name != "return" and (kind := _text_param(hint)) is not None
         }
 
+        typed = {
+            name: number
+            for name, hint in hints.items()
+            if name != "return" and (number := _typed_param(hint)) is not None
+        }
+        takes_any = any(p.kind is p.VAR_KEYWORD for p in signature.parameters.values())
+
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
+            unknown = [] if takes_any else [k for k in kwargs if k not in signature.parameters]
+            if unknown:
+                name = unknown[0]
+                raise ArgumentTypeError(
+                    f"{flag} {name}={_shown(kwargs[name])}: unexpected keyword argument "
+                    f"'{name}' for {fn.__name__}; its options are "
+                    f"{', '.join(signature.parameters)}"
+                )
             bound = signature.bind_partial(*args, **kwargs)
             for name, value in bound.arguments.items():
+                if (number := typed.get(name)) is not None:
+                    number_kind, number_optional = number
+                    if value is None and not number_optional:
+                        raise ArgumentTypeError(f"{flag} {name}=null: {name} needs a value")
+                    if value is not None and not _fits(number_kind, value):
+                        raise ArgumentTypeError(
+                            f"{flag} {name}={_shown(value)}: {name} takes {_TAKES[number_kind]}"
+                        )
+                    continue
                 kind = params.get(name)
                 if kind is None:
                     continue

@@ -47,3 +47,13 @@ class ArgumentError(PreflightError, ValueError):
     and drops the message (docs/scale.md, Robustness). The message names the argument (e.g.
     ``retries must be >= 0, got -1``).
     """
+
+
+class ArgumentTypeError(PreflightError, TypeError):
+    """A solver, scorer or task argument of the wrong type, or one the factory does not take.
+
+    A ``TypeError``, as Python raises for these, and deliberately not a ``ValueError``, so that
+    ``inspect score --scorer scorers/<name>`` prints the message too. The message names the
+    flag, the value typed and what the parameter takes (e.g. ``-T ndoc=abc: ndoc takes a whole
+    number``).
+    """

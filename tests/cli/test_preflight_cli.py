@@ -162,3 +162,17 @@ def test_a_bad_scorer_argument_is_one_line_from_inspect_score(tmp_path):
     assert not any("Traceback" in line for line in lines), "\n".join(lines)
     assert lines == ["max_positions must be at least 1, got 0"]
     assert not (tmp_path / "rescored.eval").exists()
+    # A misspelt option or a value of the wrong type is a TypeError, which Inspect's loader
+    # passes on even for a scorer given by registry name.
+    for option, message in [
+        ("max_position=3", "-S max_position=3: unexpected keyword argument 'max_position'"),
+        ("max_positions=abc", "-S max_positions=abc: max_positions takes a whole number"),
+    ]:
+        code, lines = inspect_cli(
+            ["score", log.location, "--scorer", "scorers/citation_bias", "-S", option,
+             "--display", "plain", "--output-file", str(tmp_path / "rescored.eval")],
+            tmp_path,
+        )  # fmt: skip
+        assert code != 0 and len(lines) <= 2, "\n".join(lines)
+        assert lines[0].startswith(message), "\n".join(lines)
+    assert not (tmp_path / "rescored.eval").exists()

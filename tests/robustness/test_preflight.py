@@ -9,10 +9,12 @@ installed plugin's CLI is run in ``test_preflight_cli.py``.
 
 import io
 import json
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pytest
 from inspect_ai import eval as inspect_eval
 from rich.console import Console
@@ -24,7 +26,7 @@ import inspect_cite.nli.seq2seq as seq2seq
 from alce_tasks import eli5
 from fullcite_tasks import expertqa
 from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.errors import PreflightError
+from inspect_cite.errors import ArgumentTypeError, PreflightError
 from inspect_cite.nli.seq2seq import TRUE_MODEL
 from inspect_cite.preflight import model_problem, reset_preflight
 from inspect_cite.retrieval import get_retriever
@@ -384,6 +386,47 @@ def test_solver_and_scorer_parameters_take_typed_values(empty_hub):
         alce_postcite(retriever=123)
     with pytest.raises(PreflightError, match=r"^-S nli=\['x'\]: nli takes text"):
         citation_nli(nli=["x"])
+
+
+def test_numbers_and_flags_refuse_what_is_not_one():
+    @accept_cli_values("-T")
+    def fn(n: int = 1, rate: float = 0.5, on: bool = False, seed: int | None = None):
+        return n, rate, on, seed
+
+    assert fn(3, 1, True, None) == (3, 1, True, None)
+    assert fn(n=np.int64(2), rate=np.float32(0.25), on=1) == (2, 0.25, 1, None)
+    for kwargs, message in [
+        ({"n": "abc"}, "-T n=abc: n takes a whole number"),
+        ({"n": 1.5}, "-T n=1.5: n takes a whole number"),
+        ({"n": True}, "-T n=true: n takes a whole number"),
+        ({"n": None}, "-T n=null: n needs a value"),
+        ({"rate": "high"}, "-T rate=high: rate takes a number"),
+        ({"on": "maybe"}, "-T on=maybe: on takes true or false"),
+        ({"seed": "abc"}, "-T seed=abc: seed takes a whole number"),
+    ]:
+        # A TypeError as Python's own, and not a ValueError: Inspect's --scorer loader would
+        # replace a ValueError's message with "couldn't be loaded".
+        with pytest.raises(ArgumentTypeError, match=f"^{re.escape(message)}$") as refused:
+            fn(**kwargs)
+        assert isinstance(refused.value, TypeError)
+        assert not isinstance(refused.value, ValueError)
+
+
+def test_an_unknown_option_is_refused_with_the_options_there_are():
+    from scorers.citation_bias import citation_bias
+
+    with pytest.raises(ArgumentTypeError) as refused:
+        citation_bias(max_position=3)
+    assert str(refused.value) == (
+        "-S max_position=3: unexpected keyword argument 'max_position' for citation_bias; "
+        "its options are max_positions, group_key"
+    )
+
+
+def test_a_bare_spec_prefix_is_the_text_typed():
+    # YAML reads `-S nli=remote:` as {"remote": None}; the NLI spec list must see "remote:".
+    with pytest.raises(PreflightError, match=r"^-S nli=remote:: unknown NLI spec 'remote:'"):
+        citation_nli(nli={"remote": None})
 
 
 # --- lazily loaded models are loaded once per process ----------------------------------------
