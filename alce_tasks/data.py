@@ -162,6 +162,8 @@ def load_items(path: str | Path, dataset: AlceDatasetName) -> list[dict[str, Any
         data = data["data"]
     if not isinstance(data, list):
         raise AlceDataError(f"dataset file {path}: expected a JSON list of items")
+    if not data:
+        raise AlceDataError(f"dataset file {path}: no items to run (-T dataset_path)")
     for i, item in enumerate(data):
         validate_item(item, dataset, f"{path} item {i}")
     return data

@@ -17,7 +17,7 @@ documents are shown, and the summary/extraction filtering.
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 
@@ -25,7 +25,7 @@ from inspect_cite import http_client
 from inspect_cite.alce_items import demo_problem
 from inspect_cite.cache import NOT_CACHED, cache_dir, cached_file_problem
 from inspect_cite.download import describe_failure
-from inspect_cite.errors import PreflightError
+from inspect_cite.errors import ArgumentError, PreflightError
 from inspect_cite.files import read_json
 from inspect_cite.hub_files import file_provenance
 from inspect_cite.preflight import ensure_reachable
@@ -37,6 +37,22 @@ PROMPT_DIR_ENV = "INSPECT_CITE_ALCE_PROMPT_DIR"
 
 
 AlceDatasetName = Literal["asqa", "qampari", "eli5"]
+
+
+def check_dataset_argument(dataset: str | None, *, who: str) -> None:
+    """Refuse a solver's or scorer's ``dataset`` argument that names no ALCE dataset.
+
+    Raises:
+        ArgumentError: Naming ``who`` and the choices.
+
+    """
+    if dataset is not None and dataset not in get_args(AlceDatasetName):
+        raise ArgumentError(
+            f"{who}: dataset must be one of {', '.join(get_args(AlceDatasetName))} (or left out, "
+            f"to read metadata['dataset']), got {dataset!r}"
+        )
+
+
 PromptVariant = Literal[
     "default", "light_inst", "closedbook", "sum_or_ext", "interact_doc_id", "interact_search"
 ]

@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from inspect_ai.model import ContentReasoning, GenerateConfig, Model, ModelName, ModelOutput
 
+from inspect_cite.errors import ArgumentError
 from inspect_cite.text import strip_think, unclosed_think
 
 logger = getLogger(__name__)
@@ -48,11 +49,11 @@ class ThinkingConflictError(ValueError):
 def check_thinking_parameters(thinking: Any, thinking_tokens: Any) -> None:
     """Refuse ``-T thinking``/``-T thinking_tokens`` values of the wrong kind, naming the flag."""
     if not isinstance(thinking, bool):
-        raise ValueError(f"-T thinking must be true or false, got {thinking!r}")
+        raise ArgumentError(f"-T thinking must be true or false, got {thinking!r}")
     if isinstance(thinking_tokens, bool) or not isinstance(thinking_tokens, int):
-        raise ValueError(f"-T thinking_tokens must be an integer, got {thinking_tokens!r}")
+        raise ArgumentError(f"-T thinking_tokens must be an integer, got {thinking_tokens!r}")
     if thinking_tokens < 1:
-        raise ValueError(f"-T thinking_tokens must be at least 1, got {thinking_tokens}")
+        raise ArgumentError(f"-T thinking_tokens must be at least 1, got {thinking_tokens}")
 
 
 def thinking_generate_config(

@@ -21,7 +21,7 @@ import numpy as np
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from inspect_cite.alce_prompts import AlceDatasetName
+from inspect_cite.alce_prompts import AlceDatasetName, check_dataset_argument
 from inspect_cite.citations.alce import alce_scoring_output, remove_citations
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.squad import normalize_answer
@@ -170,6 +170,7 @@ def alce_correctness(dataset: AlceDatasetName | None = None) -> Scorer:
         dataset: ``asqa``, ``qampari`` or ``eli5``; ``None`` reads ``metadata["dataset"]``.
 
     """
+    check_dataset_argument(dataset, who="alce_correctness")
 
     async def score(state: TaskState, target: Target) -> Score:
         ds = dataset or (state.metadata or {}).get("dataset")

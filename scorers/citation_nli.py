@@ -7,7 +7,7 @@ from typing import Any
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from inspect_cite.alce_prompts import AlceDatasetName
+from inspect_cite.alce_prompts import AlceDatasetName, check_dataset_argument
 from inspect_cite.autoais import (
     CitationResult,
     StatementVerdict,
@@ -124,6 +124,7 @@ def citation_nli(
     problem = at_most_citations_problem(at_most_citations)
     if problem is not None:
         raise ArgumentError(f"citation_nli: {problem}")
+    check_dataset_argument(dataset, who="citation_nli")
     check_nli(nli, flag="-S nli")
     backend = get_nli(nli, nli_cache)
 

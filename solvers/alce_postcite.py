@@ -7,6 +7,7 @@ import anyio.to_thread
 from inspect_ai.log import transcript
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from inspect_cite.alce_prompts import check_dataset_argument
 from inspect_cite.citations.alce import (
     alce_postprocess,
     marker_refs,
@@ -119,6 +120,7 @@ def alce_postcite(
     # The arguments first: a typo is refused before the retriever is looked for.
     if isinstance(base, str) and base != "none" and base not in _BASES:
         raise ArgumentError(f"alce_postcite: base must be one of {[*_BASES, 'none']}, got {base}")
+    check_dataset_argument(dataset, who="alce_postcite")
     check_retriever(retriever, flag="-S retriever")
     if isinstance(base, str):
         base_solver = None if base == "none" else _BASES[base](thinking=thinking)

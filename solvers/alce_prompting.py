@@ -24,9 +24,11 @@ from inspect_cite.alce_prompts import (
     AlcePromptBuilder,
     PromptVariant,
     UseShorter,
+    check_dataset_argument,
     load_prompt_file,
 )
 from inspect_cite.documents import get_docs
+from inspect_cite.errors import ArgumentError
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE, system_messages
 
 logger = logging.getLogger(__name__)
@@ -98,6 +100,10 @@ class AlcePrompts:
         system_message: str | None = ALCE_SYSTEM_MESSAGE,
         dataset: str | None = None,
     ) -> None:
+        for name, value in (("ndoc", ndoc), ("shot", shot)):
+            if value < 0:
+                raise ArgumentError(f"{name} must be 0 or more, got {value}")
+        check_dataset_argument(dataset, who="ALCE solvers")
         self.variant = variant
         self.shot, self.seed, self.ndoc = shot, seed, ndoc
         self.use_shorter = use_shorter

@@ -3,6 +3,7 @@
 from inspect_ai.model import ChatMessageAssistant
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from inspect_cite.alce_prompts import check_dataset_argument
 from inspect_cite.autoais import at_most_citations_problem, citation_scores
 from inspect_cite.citations.alce import alce_scoring_output
 from inspect_cite.cli_values import accept_cli_values
@@ -48,6 +49,7 @@ def alce_rerank(
     problem = at_most_citations_problem(at_most_citations)
     if problem is not None:
         raise ArgumentError(f"alce_rerank: {problem}")
+    check_dataset_argument(dataset, who="alce_rerank")
     check_nli(nli, flag="-S nli")
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:

@@ -15,7 +15,7 @@ from fullcite_tasks.data.pubmed import Abstract, PubMedClient
 from fullcite_tasks.data.records import FullciteRecord, GoldSpan, SourceData
 from fullcite_tasks.data.spans import locate_snippet
 from inspect_cite.documents import docs_by_id
-from inspect_cite.errors import PreflightError
+from inspect_cite.errors import ArgumentError, PreflightError
 from inspect_cite.files import read_json
 from inspect_cite.http_client import redact_url
 from inspect_cite.hub_files import file_provenance
@@ -95,7 +95,7 @@ def parse_question_types(value: str | Iterable[str] | None) -> tuple[str, ...] |
     """``-T question_types=`` as a tuple of BioASQ types (comma-separated string or list).
 
     Raises:
-        ValueError: An unknown type.
+        ArgumentError: An unknown type (a ``ValueError``).
 
     """
     if value is None:
@@ -104,7 +104,10 @@ def parse_question_types(value: str | Iterable[str] | None) -> tuple[str, ...] |
     types = tuple(dict.fromkeys(normalise_type(str(t)) for t in items if str(t).strip()))
     unknown = [t for t in types if t not in QUESTION_TYPES]
     if unknown or not types:
-        raise ValueError(f"question_types must be among {QUESTION_TYPES}, got {value!r}")
+        raise ArgumentError(
+            f"-T question_types={value}: question_types must be among {QUESTION_TYPES}, "
+            "comma-separated"
+        )
     return types
 
 

@@ -23,6 +23,7 @@ from logging import getLogger
 from pathlib import Path
 
 from inspect_cite.cache import cache_dir, quarantine
+from inspect_cite.errors import PreflightError
 from inspect_cite.files import json_problem, loads, write_atomic
 from inspect_cite.http_client import CrossOriginRedirectError, redact_url, urlopen
 
@@ -41,8 +42,8 @@ DEFAULT_BATCH_SIZE = 200
 _RETRY_STATUS = {429, 500, 502, 503, 504}
 
 
-class PubMedError(RuntimeError):
-    """Abstracts could not be fetched from PubMed."""
+class PubMedError(PreflightError, RuntimeError):
+    """Abstracts could not be fetched from PubMed (before any sample: printed as one message)."""
 
 
 @dataclass(frozen=True)

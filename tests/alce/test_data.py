@@ -194,6 +194,10 @@ def test_load_items_accepts_result_files_and_reports_bad_json(tmp_path):
         load_items(path, "eli5")
     with pytest.raises(AlceDataError, match="does not exist"):
         load_items(tmp_path / "none.json", "eli5")
+    # Inspect would refuse an empty dataset later, without naming the file or the flag.
+    path.write_text("[]")
+    with pytest.raises(AlceDataError, match=r"result.json: no items to run \(-T dataset_path\)"):
+        load_items(path, "eli5")
     bad = json.loads((FIXTURES / "alce_qampari.json").read_text())
     bad[0]["answers"] = [["ok"], "not a list"]
     path.write_text(json.dumps(bad))

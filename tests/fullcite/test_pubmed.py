@@ -7,6 +7,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from fullcite_tasks.data.pubmed import PubMedClient, PubMedError, parse_efetch_xml
+from inspect_cite.errors import PreflightError
 
 RECORDS = {
     "101": (
@@ -132,8 +133,10 @@ def test_api_key_is_sent_and_raises_the_rate(tmp_path, monkeypatch):
 def test_gives_up_after_retries_with_a_helpful_error(tmp_path):
     with FakeEutils(fail_first=100, status=503) as server:
         pubmed = client(server, tmp_path, max_retries=2)
-        with pytest.raises(PubMedError, match="after 3 attempts.*abstracts_path"):
+        with pytest.raises(PubMedError, match="after 3 attempts.*abstracts_path") as failed:
             pubmed.fetch(["101"])
+        # Raised while the task is built: Inspect prints a PreflightError without a traceback.
+        assert isinstance(failed.value, PreflightError)
         assert len(server.requests) == 3
     # Nothing was cached for the failed batch.
     assert not list((tmp_path / "pubmed").iterdir())

@@ -36,9 +36,11 @@ from scorers.alce_correctness import CORRECTNESS_KEYS, correctness
 from scorers.citation_judge import citation_judge, parse_judgement
 from scorers.claim_coverage import claims_score
 from scorers.mauve import mauve
+from solvers.alce_baselines import alce_summ
 from solvers.alce_postcite import alce_postcite
 from solvers.alce_rerank import alce_rerank
 from solvers.constrained import constrained_citations
+from solvers.grammar import AnswerLimits
 from solvers.posthoc import posthoc_citations
 from solvers.prompted import prompted_citations
 from tests.conftest import FIXTURES, load_fixture
@@ -400,7 +402,13 @@ def test_invalid_judge_replies_say_why(reply, reason):
         (lambda: alce_rerank(nli=NLI, n=0), "n must be"),
         (lambda: alce_rerank(nli=NLI, at_most_citations=0), "at_most_citations"),
         (lambda: posthoc_citations(threshold=0), "threshold"),
-        (lambda: constrained_citations(max_claims=True), "max_claims"),
+        (lambda: AnswerLimits(max_claims=True), "max_claims"),
+        (lambda: alce_summ(ndoc=-1), "ndoc must be 0 or more"),
+        (lambda: alce_summ(shot=-2), "shot must be 0 or more"),
+        (lambda: alce_summ(dataset="bogus"), "dataset must be one of asqa, qampari, eli5"),
+        (lambda: alce_postcite(dataset="bogus"), "alce_postcite: dataset must be one of"),
+        (lambda: alce_correctness(dataset="bogus"), "alce_correctness: dataset must be one of"),
+        (lambda: citation_nli(nli=NLI, dataset="bogus"), "citation_nli: dataset must be one of"),
     ],
 )
 def test_bad_factory_arguments_are_refused_by_name(build, named):
