@@ -10,7 +10,7 @@ a value is required) is refused with one message naming the flag.
 A parameter annotated as a number or a boolean (``int``, ``float``, ``bool``, each possibly
 ``| None``) refuses what is not one (``-T ndoc=abc``, ``-T qa=maybe``), and an option the
 factory does not take (``-S max_position=3``) is refused with the options it does take, before
-anything is built.
+anything is built. YAML leaves ``1e-3`` (no decimal point) as text; a number parameter reads it.
 """
 
 import functools
@@ -21,7 +21,9 @@ import typing
 from collections.abc import Callable
 from typing import Any, TypeVar, Union
 
-from inspect_cite.errors import ArgumentTypeError, PreflightError
+import numpy as np
+
+from inspect_cite.errors import ArgumentTypeError, PreflightError, TaskArgumentTypeError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -56,8 +58,8 @@ def _text_param(hint: Any) -> tuple[bool, bool, bool] | None:
     return type(None) in members, containers, bool(origins & set(_SCALARS))
 
 
-# What a number or boolean parameter takes, as the message says it.
-_TAKES = {"int": "a whole number", "float": "a number", "bool": "true or false"}
+# What a number or boolean parameter must be, as the message says it.
+_TAKES = {"int": "an integer", "float": "a number", "bool": "true or false"}
 
 
 def _typed_param(hint: Any) -> tuple[str, bool] | None:
@@ -74,7 +76,16 @@ def _typed_param(hint: Any) -> tuple[str, bool] | None:
     return None
 
 
+def _number_text(value: str) -> float | str:
+    try:
+        return float(value)
+    except ValueError:
+        return value  # refused as it was typed
+
+
 def _fits(kind: str, value: Any) -> bool:
+    if isinstance(value, np.bool_):
+        value = bool(value)
     if kind == "bool":
         # 0 and 1 are how some callers spell a flag; text (``maybe``) is a typo, not a choice.
         return isinstance(value, bool) or (isinstance(value, numbers.Integral) and value in (0, 1))
@@ -153,12 +164,14 @@ def accept_cli_values(flag: str) -> Callable[[F], F]:
         }
         takes_any = any(p.kind is p.VAR_KEYWORD for p in signature.parameters.values())
 
+        refused = TaskArgumentTypeError if flag == "-T" else ArgumentTypeError
+
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             unknown = [] if takes_any else [k for k in kwargs if k not in signature.parameters]
             if unknown:
                 name = unknown[0]
-                raise ArgumentTypeError(
+                raise refused(
                     f"{flag} {name}={_shown(kwargs[name])}: unexpected keyword argument "
                     f"'{name}' for {fn.__name__}; its options are "
                     f"{', '.join(signature.parameters)}"
@@ -167,12 +180,12 @@ def accept_cli_values(flag: str) -> Callable[[F], F]:
             for name, value in bound.arguments.items():
                 if (number := typed.get(name)) is not None:
                     number_kind, number_optional = number
+                    if number_kind == "float" and isinstance(value, str):
+                        value = bound.arguments[name] = _number_text(value)
                     if value is None and not number_optional:
-                        raise ArgumentTypeError(f"{flag} {name}=null: {name} needs a value")
+                        raise refused(f"{flag} {name}=null: {name} needs a value")
                     if value is not None and not _fits(number_kind, value):
-                        raise ArgumentTypeError(
-                            f"{flag} {name}={_shown(value)}: {name} takes {_TAKES[number_kind]}"
-                        )
+                        raise refused(f"{flag} {name} must be {_TAKES[number_kind]}, got {value!r}")
                     continue
                 kind = params.get(name)
                 if kind is None:

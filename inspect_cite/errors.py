@@ -50,10 +50,17 @@ class ArgumentError(PreflightError, ValueError):
 
 
 class ArgumentTypeError(PreflightError, TypeError):
-    """A solver, scorer or task argument of the wrong type, or one the factory does not take.
+    """A solver or scorer argument of the wrong type, or one the factory does not take.
 
     A ``TypeError``, as Python raises for these, and deliberately not a ``ValueError``, so that
     ``inspect score --scorer scorers/<name>`` prints the message too. The message names the
-    flag, the value typed and what the parameter takes (e.g. ``-T ndoc=abc: ndoc takes a whole
-    number``).
+    flag, the option and what it takes (e.g. ``-S threshold must be a number, got 'abc'``).
+    """
+
+
+class TaskArgumentTypeError(ArgumentTypeError, ValueError):
+    """A task's ``-T`` value of the wrong type, or an option the task does not take.
+
+    Also a ``ValueError``, as the tasks' other ``-T`` checks are: Inspect builds a task outside
+    the ``--scorer`` loader, so no message is lost.
     """

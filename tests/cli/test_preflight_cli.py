@@ -166,7 +166,7 @@ def test_a_bad_scorer_argument_is_one_line_from_inspect_score(tmp_path):
     # passes on even for a scorer given by registry name.
     for option, message in [
         ("max_position=3", "-S max_position=3: unexpected keyword argument 'max_position'"),
-        ("max_positions=abc", "-S max_positions=abc: max_positions takes a whole number"),
+        ("max_positions=abc", "-S max_positions must be an integer, got 'abc'"),
     ]:
         code, lines = inspect_cli(
             ["score", log.location, "--scorer", "scorers/citation_bias", "-S", option,

@@ -389,20 +389,23 @@ def test_solver_and_scorer_parameters_take_typed_values(empty_hub):
 
 
 def test_numbers_and_flags_refuse_what_is_not_one():
-    @accept_cli_values("-T")
+    @accept_cli_values("-S")
     def fn(n: int = 1, rate: float = 0.5, on: bool = False, seed: int | None = None):
         return n, rate, on, seed
 
     assert fn(3, 1, True, None) == (3, 1, True, None)
-    assert fn(n=np.int64(2), rate=np.float32(0.25), on=1) == (2, 0.25, 1, None)
+    assert fn(n=np.int64(2), rate=np.float32(0.25), on=np.bool_(True)) == (2, 0.25, True, None)
+    assert fn(on=0)[2] == 0
+    # YAML leaves 1e-3 (no decimal point) as text: a number parameter reads it as typed.
+    assert fn(rate="1e-3")[1] == 0.001
     for kwargs, message in [
-        ({"n": "abc"}, "-T n=abc: n takes a whole number"),
-        ({"n": 1.5}, "-T n=1.5: n takes a whole number"),
-        ({"n": True}, "-T n=true: n takes a whole number"),
-        ({"n": None}, "-T n=null: n needs a value"),
-        ({"rate": "high"}, "-T rate=high: rate takes a number"),
-        ({"on": "maybe"}, "-T on=maybe: on takes true or false"),
-        ({"seed": "abc"}, "-T seed=abc: seed takes a whole number"),
+        ({"n": "abc"}, "-S n must be an integer, got 'abc'"),
+        ({"n": 1.5}, "-S n must be an integer, got 1.5"),
+        ({"n": True}, "-S n must be an integer, got True"),
+        ({"n": None}, "-S n=null: n needs a value"),
+        ({"rate": "high"}, "-S rate must be a number, got 'high'"),
+        ({"on": "maybe"}, "-S on must be true or false, got 'maybe'"),
+        ({"seed": "abc"}, "-S seed must be an integer, got 'abc'"),
     ]:
         # A TypeError as Python's own, and not a ValueError: Inspect's --scorer loader would
         # replace a ValueError's message with "couldn't be loaded".
@@ -410,6 +413,13 @@ def test_numbers_and_flags_refuse_what_is_not_one():
             fn(**kwargs)
         assert isinstance(refused.value, TypeError)
         assert not isinstance(refused.value, ValueError)
+
+
+def test_a_task_value_of_the_wrong_type_is_also_a_value_error():
+    # As the tasks' other -T checks (e.g. "-T ndoc=-1: must be 0 or more").
+    with pytest.raises(ValueError, match=r"^-T ndoc must be an integer, got 'abc'$") as refused:
+        eli5(dataset_path=str(FIXTURES / "alce_eli5.json"), ndoc="abc")
+    assert isinstance(refused.value, TypeError) and isinstance(refused.value, PreflightError)
 
 
 def test_an_unknown_option_is_refused_with_the_options_there_are():
