@@ -299,6 +299,18 @@ def demo_ids(n_demos: int, shot: int, seed: int) -> list[int]:
     return [int(i) for i in rng.choice(n_demos, shot, replace=False)]
 
 
+def check_counts(*, shot: int, ndoc: int) -> None:
+    """Refuse a negative number of demonstrations or documents.
+
+    Raises:
+        ArgumentError: Naming the argument (``ndoc must be 0 or more, got -1``).
+
+    """
+    for name, value in (("shot", shot), ("ndoc", ndoc)):
+        if value < 0:
+            raise ArgumentError(f"{name} must be 0 or more, got {value}")
+
+
 class AlcePromptBuilder:
     """Builds ALCE prompts for one run: the demonstrations once, then one test block per item."""
 
@@ -310,10 +322,7 @@ class AlcePromptBuilder:
         seed: int = 42,
         use_shorter: UseShorter | None = None,
     ) -> None:
-        if shot < 0:
-            raise ValueError(f"shot must be >= 0, got {shot}")
-        if ndoc < 0:
-            raise ValueError(f"ndoc must be >= 0, got {ndoc}")
+        check_counts(shot=shot, ndoc=ndoc)
         self.prompt_file = prompt_file
         self.ndoc = ndoc
         self.use_shorter = use_shorter

@@ -24,11 +24,11 @@ from inspect_cite.alce_prompts import (
     AlcePromptBuilder,
     PromptVariant,
     UseShorter,
+    check_counts,
     check_dataset_argument,
     load_prompt_file,
 )
 from inspect_cite.documents import get_docs
-from inspect_cite.errors import ArgumentError
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE, system_messages
 
 logger = logging.getLogger(__name__)
@@ -100,9 +100,7 @@ class AlcePrompts:
         system_message: str | None = ALCE_SYSTEM_MESSAGE,
         dataset: str | None = None,
     ) -> None:
-        for name, value in (("ndoc", ndoc), ("shot", shot)):
-            if value < 0:
-                raise ArgumentError(f"{name} must be 0 or more, got {value}")
+        check_counts(shot=shot, ndoc=ndoc)  # now, not when the first sample builds its prompt
         check_dataset_argument(dataset, who="ALCE solvers")
         self.variant = variant
         self.shot, self.seed, self.ndoc = shot, seed, ndoc
