@@ -344,8 +344,8 @@ def score_file(args: argparse.Namespace) -> dict[str, Any]:
     if cut:
         shown = ", ".join(str(i) for i in cut[:20]) + (", ..." if len(cut) > 20 else "")
         print(
-            f"alce-eval: --f {args.f}: items {shown} not scored ({NO_ANSWER_THINKING}); "
-            "left out of every metric",
+            f"alce-eval: --f {args.f}: item{'s' if len(cut) > 1 else ''} {shown} not scored "
+            f"({NO_ANSWER_THINKING}); left out of every metric",
             file=sys.stderr,
         )
     data, normalized = preprocess(data)

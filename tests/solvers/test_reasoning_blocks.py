@@ -184,7 +184,7 @@ def test_alce_eval_scores_the_answer_and_leaves_out_an_output_cut_while_thinking
     thought = run_alce_eval(tmp_path, "thought.json", outputs, capsys)
     assert thought.pop("no_answer_thinking") == 1
     assert thought == plain
-    assert f"items {len(ALCE_SHAPES)} not scored ({NO_ANSWER_THINKING})" in capsys.readouterr().err
+    assert f"item {len(ALCE_SHAPES)} not scored ({NO_ANSWER_THINKING})" in capsys.readouterr().err
     assert "no_answer_thinking" not in plain  # eval.py's keys when every output answers
 
 
