@@ -3,7 +3,10 @@
 Reads ``{"args": ..., "data": [items with "output"]}`` (run.py's format) or a plain list of
 items, preprocesses every output exactly as eval.py (strip, first line, ``<|im_end|>``
 removed; non-citation metrics on the citation-free text), and writes ``<file>.score`` with
-eval.py's keys and scale.
+eval.py's keys and scale. A thinking model's output is scored from its answer: the reasoning
+it starts with is removed first (:func:`inspect_cite.text.split_think`), and an output that
+ended while thinking has no answer: it is left out of every metric (as the Inspect scorers'
+nan), counted under ``no_answer_thinking`` and named on stderr.
 
 Example::
 
@@ -29,6 +32,8 @@ from inspect_cite.autoais import at_most_citations_problem, citation_scores
 from inspect_cite.citations.alce import remove_citations
 from inspect_cite.files import read_json, write_atomic
 from inspect_cite.nli import NLI_SPECS, NLIBackend, NLIConfigError, NLIError, get_nli
+from inspect_cite.text import split_think
+from inspect_cite.thinking import NO_ANSWER_THINKING
 from scorers.alce_correctness import best_rouge_lsum, qampari_scores, str_em
 from scorers.claim_coverage import claims_score
 
@@ -36,13 +41,14 @@ from scorers.claim_coverage import claims_score
 def _mauve(items: list[dict[str, Any]], args: argparse.Namespace) -> dict[str, float]:
     from scorers.mauve import compute_alce_mauve
 
-    return {"mauve": compute_alce_mauve(items, model=args.mauve_model)}
+    # The items hold answers already (preprocess): their text is not split again.
+    return {"mauve": compute_alce_mauve(items, model=args.mauve_model, prompt_opened=False)}
 
 
 def _qa(items: list[dict[str, Any]], args: argparse.Namespace) -> dict[str, float]:
     from scorers.alce_qa import compute_alce_qa
 
-    return compute_alce_qa(items, qa_model=args.qa_model)
+    return compute_alce_qa(items, qa_model=args.qa_model, prompt_opened=False)
 
 
 _CONCURRENT_ITEMS = 256
@@ -155,11 +161,21 @@ def _require(
             raise ResultFileError(f"--f {path}: item {i}: {problem} (read by {why})")
 
 
+def answered(data: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[int]]:
+    """The items whose output holds an answer; the indices of those that ended while thinking."""
+    cut = [i for i, item in enumerate(data) if split_think(item["output"]).unfinished]
+    return [item for i, item in enumerate(data) if i not in cut], cut
+
+
 def preprocess(data: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """eval.py's cleanup: (items with first-line outputs, the same without citations)."""
+    """eval.py's cleanup: (items with first-line outputs, the same without citations).
+
+    Each output is first reduced to its answer (the reasoning it starts with removed).
+    """
     data = copy.deepcopy(data)
     for item in data:
-        item["output"] = item["output"].strip().split("\n")[0].replace("<|im_end|>", "")
+        answer = split_think(item["output"]).answer
+        item["output"] = answer.strip().split("\n")[0].replace("<|im_end|>", "")
     normalized = copy.deepcopy(data)
     for item in normalized:
         item["output"] = remove_citations(item["output"])
@@ -320,6 +336,18 @@ def score_file(args: argparse.Namespace) -> dict[str, Any]:
         # eval.py turns these off for QAMPARI.
         args.no_rouge, args.qa, args.mauve = True, False, False
     _validate(args, data, qampari, args.dataset == "asqa")
+    data, cut = answered(data)
+    if not data:
+        raise ResultFileError(
+            f"--f {args.f}: every output ended while thinking: no answer to score"
+        )
+    if cut:
+        shown = ", ".join(str(i) for i in cut[:20]) + (", ..." if len(cut) > 20 else "")
+        print(
+            f"alce-eval: --f {args.f}: item{'s' if len(cut) > 1 else ''} {shown} not scored "
+            f"({NO_ANSWER_THINKING}); left out of every metric",
+            file=sys.stderr,
+        )
     data, normalized = preprocess(data)
 
     result: dict[str, Any] = {"length": compute_len(normalized)}
@@ -349,6 +377,8 @@ def score_file(args: argparse.Namespace) -> dict[str, Any]:
             return out
 
         result.update(asyncio.run(nli_metrics()))
+    if cut:
+        result["no_answer_thinking"] = len(cut)
     return result
 
 

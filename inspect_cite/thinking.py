@@ -17,15 +17,31 @@ template variable, which reaches the model as follows.
 
 Whatever the provider, an output that ends inside thinking has no answer: scorers report it
 as nan with :data:`NO_ANSWER_THINKING` (:func:`no_answer_reason`), never as a zero.
+
+Where the reasoning ends and the answer begins is :func:`inspect_cite.text.split_think`'s
+rule. Some templates open ``<think>`` in the prompt (DeepSeek-R1 distills,
+Qwen3-*-Thinking-2507, QwQ), so the output is ``reasoning</think>answer``. ``hf/`` renders
+the template in-process: each answer output records in its metadata whether the prompt
+opened ``<think>`` (:data:`THINK_OPENED_KEY`, read by :func:`split_output`), so that reasoning
+cut before its ``</think>`` is no answer, and a ``</think>`` quoted in an answer stays text.
+An output built by a solver from answer text records False. Elsewhere (a server renders the
+template; a log produced by other tools) the rule reads the output alone.
 """
 
 from logging import getLogger
 from typing import Any, Literal
 
-from inspect_ai.model import ContentReasoning, GenerateConfig, Model, ModelName, ModelOutput
+from inspect_ai.model import (
+    ChatMessage,
+    ContentReasoning,
+    GenerateConfig,
+    Model,
+    ModelName,
+    ModelOutput,
+)
 
 from inspect_cite.errors import ArgumentError
-from inspect_cite.text import strip_think, unclosed_think
+from inspect_cite.text import ThinkSplit, split_think
 
 logger = getLogger(__name__)
 
@@ -34,6 +50,8 @@ NO_ANSWER_THINKING = "no answer: generation ended while thinking"
 DEFAULT_THINKING_TOKENS = 4096
 # Sample metadata key recording how the sample's answer was generated.
 THINKING_KEY = "thinking"
+# ModelOutput.metadata key: whether the output starts inside a <think> its prompt opened.
+THINK_OPENED_KEY = "think_opened_by_prompt"
 # Providers whose server renders the chat template and reads chat_template_kwargs.
 CHAT_TEMPLATE_KWARGS_PROVIDERS = ("vllm", "sglang", "openai-api")
 
@@ -155,6 +173,48 @@ def apply_thinking(model: Model, thinking: bool) -> dict[str, Any]:
     return record
 
 
+def renders_template_in_process(model: Model) -> bool:
+    """Whether ``model``'s provider renders the chat template here (``hf/``: its ``hf_chat``)."""
+    return ModelName(str(model)).api == "hf" and callable(getattr(model.api, "hf_chat", None))
+
+
+def template_opens_think(model: Model, messages: list[ChatMessage]) -> bool | None:
+    """Whether ``model``'s generation prompt for ``messages`` ends inside an open ``<think>``.
+
+    Known only where the template is rendered in-process (:func:`renders_template_in_process`),
+    rendered as the provider renders it before generating; None elsewhere.
+    """
+    if not renders_template_in_process(model):
+        return None
+    prompt = model.api.hf_chat(messages, [])  # type: ignore[attr-defined]
+    return isinstance(prompt, str) and prompt.rstrip().endswith("<think>")
+
+
+def mark_think_opened(output: ModelOutput, opened: bool) -> None:
+    """Record in ``output.metadata`` whether its text starts inside a prompt-opened ``<think>``."""
+    output.metadata = {**(output.metadata or {}), THINK_OPENED_KEY: opened}
+
+
+def think_opened_by_prompt(output: ModelOutput | None) -> bool | None:
+    """What ``output`` records under :data:`THINK_OPENED_KEY` (None: not recorded)."""
+    value = (output.metadata or {}).get(THINK_OPENED_KEY) if output is not None else None
+    return value if isinstance(value, bool) else None
+
+
+def split_output(output: ModelOutput | None) -> ThinkSplit:
+    """``output``'s text split into reasoning and answer (:func:`inspect_cite.text.split_think`)."""
+    text = output.completion if output is not None else ""
+    return split_think(text or "", prompt_opened=think_opened_by_prompt(output))
+
+
+def set_answer_text(output: ModelOutput, text: str) -> None:
+    """Make ``text``, an answer a solver rewrote (no reasoning), ``output``'s text."""
+    if not output.empty:
+        output.message.text = text
+    output.completion = text
+    mark_think_opened(output, False)
+
+
 def _has_reasoning(output: ModelOutput) -> bool:
     content = output.message.content if output.choices else None
     return isinstance(content, list) and any(isinstance(c, ContentReasoning) for c in content)
@@ -163,20 +223,18 @@ def _has_reasoning(output: ModelOutput) -> bool:
 def ended_while_thinking(output: ModelOutput | None) -> bool:
     """Whether generation stopped inside the model's thinking, leaving no answer.
 
-    True for an unclosed ``<think>`` in the text (templates that think inline, e.g. Qwen3
-    through ``hf/``), and for an output whose reasoning came back apart from the text (a
-    server's reasoning parser, API reasoning models) with no answer text and the token limit
-    reached.
+    True for text whose reasoning never closes (:func:`split_output`: templates that think
+    inline, e.g. Qwen3 through ``hf/``, or that open ``<think>`` in the prompt), and for an
+    output whose reasoning came back apart from the text (a server's reasoning parser, API
+    reasoning models) with no answer text and the token limit reached.
     """
     if output is None or not output.choices:
         return False
-    text = output.completion or ""
-    if unclosed_think(text):
+    split = split_output(output)
+    if split.unfinished:
         return True
     return (
-        output.stop_reason == "max_tokens"
-        and not strip_think(text).strip()
-        and _has_reasoning(output)
+        output.stop_reason == "max_tokens" and not split.answer.strip() and _has_reasoning(output)
     )
 
 

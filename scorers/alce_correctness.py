@@ -26,6 +26,7 @@ from inspect_cite.citations.alce import alce_scoring_output, remove_citations
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.squad import normalize_answer
 from inspect_cite.text import sent_tokenize
+from inspect_cite.thinking import think_opened_by_prompt
 from scorers.no_answer import no_answer_score
 
 CORRECTNESS_KEYS: dict[str, tuple[str, ...]] = {
@@ -163,8 +164,8 @@ def _explanation(output: str, values: dict[str, float], dataset: str) -> str:
 def alce_correctness(dataset: AlceDatasetName | None = None) -> Scorer:
     """ALCE correctness (length, STR-EM/HIT, ROUGE-Lsum, QAMPARI precision/recall) as eval.py.
 
-    The output is cleaned as ALCE does (``<think>`` blocks, ``<|im_end|>`` and a trailing
-    ``End.`` removed), cut to its first line, and citations are removed.
+    The output is cleaned as ALCE does (the reasoning it starts with, ``<|im_end|>`` and a
+    trailing ``End.`` removed), cut to its first line, and citations are removed.
 
     Args:
         dataset: ``asqa``, ``qampari`` or ``eli5``; ``None`` reads ``metadata["dataset"]``.
@@ -181,7 +182,9 @@ def alce_correctness(dataset: AlceDatasetName | None = None) -> Scorer:
             )
         if unscored := no_answer_score(state, CORRECTNESS_KEYS[ds]):
             return unscored
-        output = alce_scoring_output(state.output.completion if state.output else "")
+        output = alce_scoring_output(
+            state.output.completion, prompt_opened=think_opened_by_prompt(state.output)
+        )
         values = correctness(output, state.metadata, ds)
         return Score(value=values, answer=output, explanation=_explanation(output, values, ds))
 

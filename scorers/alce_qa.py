@@ -23,15 +23,19 @@ from inspect_cite.citations.alce import alce_answer_text
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.shared import shared_instance
 from inspect_cite.squad import compute_exact, compute_f1
+from inspect_cite.thinking import think_opened_by_prompt
 from scorers.no_answer import no_answer_score
 
 QA_MODEL = "gaotianyu1350/roberta-large-squad"
 QA_KEYS = ("QA-EM", "QA-F1", "QA-Hit")
 
 
-def qa_context(output: str) -> str:
-    """The QA context for an output: the citation-free first line, or " " when empty."""
-    text = alce_answer_text(output)
+def qa_context(output: str, *, prompt_opened: bool | None = None) -> str:
+    """The QA context for an output: the citation-free first line, or " " when empty.
+
+    ``prompt_opened``: :func:`inspect_cite.text.split_think`'s (None infers it).
+    """
+    text = alce_answer_text(output, prompt_opened=prompt_opened)
     return text if len(text) > 0 else " "
 
 
@@ -197,13 +201,18 @@ def get_qa_model(model: str = QA_MODEL, device: str | None = None) -> QAModel:
 
 
 def compute_alce_qa(
-    items: Sequence[dict[str, Any]], qa_model: str = QA_MODEL, device: str | None = None
+    items: Sequence[dict[str, Any]],
+    qa_model: str = QA_MODEL,
+    device: str | None = None,
+    *,
+    prompt_opened: bool | None = None,
 ) -> dict[str, float]:
     """eval.py's ``compute_qa`` on ALCE items with ``qa_pairs`` and ``output``.
 
     ``output`` is the generation as run.py saved it (cut to its first line and stripped of
     citations here, as eval.py does). As in eval.py, data without ``qa_pairs`` (judged by the
-    first item) scores 0 on every key.
+    first item) scores 0 on every key. ``prompt_opened`` is
+    :func:`inspect_cite.text.split_think`'s for every output (False: answers, no reasoning).
     """
     if not items or items[0].get("qa_pairs") is None:
         return dict.fromkeys(QA_KEYS, 0.0)
@@ -213,7 +222,10 @@ def compute_alce_qa(
         pairs = item.get("qa_pairs")
         if not isinstance(pairs, list) or not pairs:
             raise ValueError(f'item {i}: QA accuracy needs a non-empty list "qa_pairs"')
-        preds = qa.answer([p["question"] for p in pairs], qa_context(item.get("output", "")))
+        preds = qa.answer(
+            [p["question"] for p in pairs],
+            qa_context(item.get("output", ""), prompt_opened=prompt_opened),
+        )
         try:
             per_item.append(qa_item_scores(preds, pairs))
         except ValueError as e:
@@ -251,8 +263,9 @@ def alce_qa(qa_model: str = QA_MODEL, device: str | None = None) -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
         if unscored := no_answer_score(state, QA_KEYS):
             return unscored
-        output = state.output.completion if state.output else ""
-        context = qa_context(output)
+        context = qa_context(
+            state.output.completion, prompt_opened=think_opened_by_prompt(state.output)
+        )
         pairs = (state.metadata or {}).get("qa_pairs")
         if not isinstance(pairs, list) or not pairs:
             return Score(

@@ -22,6 +22,7 @@ from inspect_cite.http_client import redact_text
 from inspect_cite.nli import NLIError, get_nli
 from inspect_cite.preflight import check_nli
 from inspect_cite.text import highlight_markdown
+from inspect_cite.thinking import think_opened_by_prompt
 from scorers.no_answer import no_answer_score
 
 
@@ -131,7 +132,9 @@ def citation_nli(
     async def score(state: TaskState, target: Target) -> Score:
         metadata = state.metadata or {}
         where = f"sample {state.sample_id}"
-        output = alce_scoring_output(state.output.completion if state.output else "")
+        output = alce_scoring_output(
+            state.output.completion, prompt_opened=think_opened_by_prompt(state.output)
+        )
         docs = get_docs(metadata, where)
         qampari = (dataset or metadata.get("dataset")) == "qampari"
         question = metadata.get("question")

@@ -3,7 +3,8 @@
 Shared by ``doc_snippet_f1``, ``citation_similarity``, ``citation_judge`` and ``citation_bias``
 so that they agree on what a citation is. Decisions:
 
-- The output has ``<think>`` blocks removed, then is parsed with
+- The output has the reasoning it starts with removed
+  (:func:`inspect_cite.thinking.split_output`), then is parsed with
   :func:`inspect_cite.citations.parse_citations` (never raises).
 - A citation is **invalid** when its doc id is not one of the context documents
   (``unknown_doc_id``), or when the posthoc solver could not align its snippet
@@ -30,7 +31,8 @@ from inspect_cite.citations import Claim, ParsedAnswer, parse_citations
 from inspect_cite.documents import Document, DocumentError, doc_positions, docs_by_id, get_docs
 from inspect_cite.posthoc_records import unaligned_spans
 from inspect_cite.squad import normalize_answer
-from inspect_cite.text import highlight_markdown, strip_think
+from inspect_cite.text import highlight_markdown
+from inspect_cite.thinking import split_output
 
 NEAR_VERBATIM_SCORE = 95.0
 """Least rapidfuzz partial ratio (0-100) of a near-verbatim snippet against its document."""
@@ -132,24 +134,23 @@ def read_cited_answer(state: TaskState) -> CitedAnswer:
     read-only.
     """
     metadata = state.metadata or {}
-    completion = state.output.completion if state.output else ""
-    key = (completion, id(metadata), id(metadata.get("docs")), id(metadata.get("posthoc")))
+    answer_text = split_output(state.output).answer.strip()
+    key = (answer_text, id(metadata), id(metadata.get("docs")), id(metadata.get("posthoc")))
     cached = _READ.get(state)
     if cached is not None and cached[0] == key:
         return cached[1]
-    answer = _read(state.sample_id, metadata, completion)
+    answer = _read(state.sample_id, metadata, answer_text)
     _READ[state] = (key, answer)
     return answer
 
 
-def _read(sample_id: Any, metadata: dict[str, Any], completion: str | None) -> CitedAnswer:
+def _read(sample_id: Any, metadata: dict[str, Any], text: str) -> CitedAnswer:
     problems: list[str] = []
     try:
         docs = get_docs(metadata, where=f"sample {sample_id}")
     except DocumentError as e:
         docs = []
         problems.append(str(e))
-    text = strip_think(completion or "").strip()
     positions = doc_positions(docs)
     parsed = parse_citations(text, doc_ids=positions)
     problems += [f"{p.kind}: {p.message}" for p in parsed.problems]

@@ -15,6 +15,7 @@ from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.http_client import redact_text
 from inspect_cite.nli import NLIBackend, NLIError, get_nli
 from inspect_cite.preflight import check_nli
+from inspect_cite.thinking import think_opened_by_prompt
 from scorers.no_answer import no_answer_score
 
 
@@ -86,7 +87,9 @@ def claim_coverage(nli: str = "true", nli_cache: str | None = None) -> Scorer:
             )
         if unscored := no_answer_score(state, ["claims_nli"]):
             return unscored
-        output = alce_scoring_output(state.output.completion if state.output else "")
+        output = alce_scoring_output(
+            state.output.completion, prompt_opened=think_opened_by_prompt(state.output)
+        )
         try:
             result = await claims_score(output, claims, backend)
         except NLIError as e:

@@ -1,6 +1,6 @@
 """Downstream QA correctness of FullCite answers, scored with the citations removed.
 
-The output has ``<think>`` blocks and all citation markup removed
+The output has the reasoning it starts with and all citation markup removed
 (:func:`inspect_cite.citations.strip_citations`), then (x100):
 
 - BioASQ (``metadata["question_type"]``, gold in ``exact_answer`` / ``reference_answers``):
@@ -38,6 +38,7 @@ from inspect_cite.citations import strip_citations
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.squad import normalize_answer
 from inspect_cite.text import sent_tokenize, strip_think
+from inspect_cite.thinking import think_opened_by_prompt
 from scorers.alce_correctness import str_em
 from scorers.no_answer import no_answer_score
 
@@ -67,9 +68,12 @@ _FIRST_WORD = re.compile(r"^\W*(yes|no)\b", re.IGNORECASE)
 _ANY_YESNO = re.compile(r"\b(yes|no)\b", re.IGNORECASE)
 
 
-def answer_text(completion: str) -> str:
-    """The output as QA scoring sees it: no think blocks, no citations."""
-    return strip_citations(strip_think(completion or "")).strip()
+def answer_text(completion: str, *, prompt_opened: bool | None = None) -> str:
+    """The output as QA scoring sees it: no reasoning, no citations.
+
+    ``prompt_opened``: :func:`inspect_cite.text.split_think`'s (None infers it).
+    """
+    return strip_citations(strip_think(completion or "", prompt_opened=prompt_opened)).strip()
 
 
 def extract_yesno(text: str) -> str | None:
@@ -228,7 +232,9 @@ def fullcite_answer(source: FullciteSource | None = None) -> Scorer:
         keys = ALL_ANSWER_KEYS if source is None else ANSWER_KEYS.get(src, ())
         if unscored := no_answer_score(state, keys):
             return unscored
-        text = answer_text(state.output.completion if state.output else "")
+        text = answer_text(
+            state.output.completion, prompt_opened=think_opened_by_prompt(state.output)
+        )
         values, note = answer_values(text, metadata, src)
         if source is None:  # same keys on every sample, whatever its source
             values = dict.fromkeys(ALL_ANSWER_KEYS, math.nan) | values

@@ -45,6 +45,7 @@ from inspect_cite.citations.alce import alce_answer_text
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.errors import ArgumentError
 from inspect_cite.shared import shared_instance
+from inspect_cite.thinking import think_opened_by_prompt
 from scorers.no_answer import no_answer_score
 
 MAUVE_MODEL = "gpt2-large"
@@ -180,11 +181,14 @@ def mauve_spread(values: Sequence[float]) -> dict[str, float]:
     }
 
 
-def alce_mauve_texts(items: Sequence[dict[str, Any]]) -> tuple[list[str], list[str]]:
+def alce_mauve_texts(
+    items: Sequence[dict[str, Any]], *, prompt_opened: bool | None = None
+) -> tuple[list[str], list[str]]:
     """Reference and model texts of eval.py-style items (``question``, ``answer``, ``output``).
 
     ``output`` is the generation as run.py saved it; it is cut to its first line and its
-    citations removed, as eval.py does. Empty texts are dropped, as mauve-text drops them.
+    citations removed, as eval.py does (after :func:`inspect_cite.text.split_think` with
+    ``prompt_opened``). Empty texts are dropped, as mauve-text drops them.
     """
     p_text, q_text = [], []
     for i, item in enumerate(items):
@@ -192,7 +196,11 @@ def alce_mauve_texts(items: Sequence[dict[str, Any]]) -> tuple[list[str], list[s
             if not isinstance(item.get(key), str):
                 raise ValueError(f'item {i}: MAUVE needs a string field "{key}"')
         p_text.append(mauve_text(item["question"], item["answer"]))
-        q_text.append(mauve_text(item["question"], alce_answer_text(item["output"])))
+        q_text.append(
+            mauve_text(
+                item["question"], alce_answer_text(item["output"], prompt_opened=prompt_opened)
+            )
+        )
     return [t for t in p_text if t], [t for t in q_text if t]
 
 
@@ -203,6 +211,8 @@ def compute_alce_mauve(
     batch_size: int = MAUVE_BATCH_SIZE,
     seed: int = MAUVE_SEED,
     device: str | None = None,
+    *,
+    prompt_opened: bool | None = None,
 ) -> float:
     """eval.py's ``compute_mauve`` on ALCE items: MAUVE x100 of references vs outputs.
 
@@ -213,9 +223,11 @@ def compute_alce_mauve(
         batch_size: Texts per forward pass.
         seed: k-means seed (25 is ALCE's).
         device: Torch device for the featurizer; ``None`` picks CUDA when available.
+        prompt_opened: :func:`inspect_cite.text.split_think`'s for every output (False:
+            answers, no reasoning; None infers it).
 
     """
-    p_text, q_text = alce_mauve_texts(items)
+    p_text, q_text = alce_mauve_texts(items, prompt_opened=prompt_opened)
     if not p_text or not q_text:
         raise ValueError("MAUVE needs at least one non-empty reference and output text")
     featurizer = get_featurizer(model, device)
@@ -330,7 +342,9 @@ def mauve(
             reference = target.text
         if unscored := no_answer_score(state, ["mauve"], {"mauve_seeds": seeds_count}):
             return unscored  # no features: the sample stays out of the corpus MAUVE
-        output = alce_answer_text(state.output.completion if state.output else "")
+        output = alce_answer_text(
+            state.output.completion, prompt_opened=think_opened_by_prompt(state.output)
+        )
         p_text, q_text = mauve_text(question, reference), mauve_text(question, output)
         texts = [t for t in (p_text, q_text) if t]
         feats = iter(await queue.submit(texts))

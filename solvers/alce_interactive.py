@@ -38,8 +38,8 @@ from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.forwarding import forwards_to
 from inspect_cite.prompts import system_messages
 from inspect_cite.retrieval import GTR_RETRIEVER, check_retriever, get_retriever
-from inspect_cite.text import sent_tokenize, strip_think
-from inspect_cite.thinking import ended_while_thinking
+from inspect_cite.text import sent_tokenize
+from inspect_cite.thinking import ended_while_thinking, split_output
 from solvers.alce_prompting import (
     AlcePrompts,
     Prepared,
@@ -154,8 +154,9 @@ async def interactive_answer(
             conversation.append(ChatMessageUser(content=added))
             stop = "thinking"
             break
-        completion = strip_think(state.output.completion)
-        if completion != state.output.completion:
+        split = split_output(state.output)
+        completion = split.answer
+        if split.reasoning:
             completion = completion.lstrip()  # the line starts after the think block
         # What an API with stop=["\n"] returns, whatever the provider does with stop strings.
         output = completion.split("\n")[0]
@@ -194,7 +195,7 @@ async def interactive_answer(
         "shown_docs": [[d + 1 for d in shown] for shown in doc_history],
         "stop": stop,
     }
-    return alce_postprocess(answer)
+    return alce_postprocess(answer, prompt_opened=False)  # answer lines: no reasoning
 
 
 async def _interactive(

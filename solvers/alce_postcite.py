@@ -19,7 +19,11 @@ from inspect_cite.documents import get_docs
 from inspect_cite.errors import ArgumentError
 from inspect_cite.retrieval import GTR_RETRIEVER, check_retriever, get_retriever
 from inspect_cite.text import sent_tokenize
-from inspect_cite.thinking import NO_ANSWER_THINKING, ended_while_thinking
+from inspect_cite.thinking import (
+    NO_ANSWER_THINKING,
+    ended_while_thinking,
+    think_opened_by_prompt,
+)
 from solvers.alce import alce_vanilla
 from solvers.alce_baselines import alce_closedbook, alce_snippet, alce_summ
 from solvers.alce_prompting import (
@@ -141,7 +145,9 @@ def alce_postcite(
         docs = pool if use_pool else shown
         if use_pool:
             warn_small_pool("alce_postcite", pool, 5)
-        output = alce_postprocess(state.output.completion if state.output else "")
+        output = alce_postprocess(
+            state.output.completion, prompt_opened=think_opened_by_prompt(state.output)
+        )
         if not docs:
             transcript().info("POSTCITE: no documents to cite from; output left as it is.")
             return state

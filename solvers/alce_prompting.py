@@ -30,6 +30,7 @@ from inspect_cite.alce_prompts import (
 )
 from inspect_cite.documents import get_docs
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE, system_messages
+from inspect_cite.thinking import mark_think_opened
 
 logger = logging.getLogger(__name__)
 
@@ -205,10 +206,14 @@ def set_prompt(state: TaskState, prompt: str, system_message: str | None) -> Non
 
 
 def set_output(state: TaskState, text: str) -> TaskState:
-    """Make ``text`` the sample's final output (token usage of the last generation kept)."""
+    """Make ``text``, an answer (no reasoning), the sample's final output.
+
+    The token usage of the last generation is kept.
+    """
     usage = state.output.usage if state.output else None
     state.output = ModelOutput.from_content(model=str(state.model), content=text)
     state.output.usage = usage
+    mark_think_opened(state.output, False)
     return state
 
 

@@ -12,6 +12,7 @@ from inspect_cite.errors import ArgumentError
 from inspect_cite.nli import get_nli
 from inspect_cite.preflight import check_nli
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE, add_system_message
+from inspect_cite.thinking import think_opened_by_prompt
 from solvers.alce_prompting import sample_dataset, sample_outputs, sample_question
 from solvers.thinking import thinking_generate
 
@@ -63,7 +64,9 @@ def alce_rerank(
         recalls = []
         for candidate in candidates:
             result = await citation_scores(
-                alce_scoring_output(candidate.completion),
+                alce_scoring_output(
+                    candidate.completion, prompt_opened=think_opened_by_prompt(candidate)
+                ),
                 docs,
                 question,
                 backend,

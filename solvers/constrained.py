@@ -49,8 +49,12 @@ from inspect_cite.errors import ArgumentError
 from inspect_cite.forwarding import forwards_to
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE, add_system_message
 from inspect_cite.structured_outputs import forwards_extra_body, with_structured_outputs
-from inspect_cite.text import strip_think
-from inspect_cite.thinking import effective_config
+from inspect_cite.thinking import (
+    THINK_OPENED_KEY,
+    effective_config,
+    set_answer_text,
+    split_output,
+)
 from solvers.grammar import AnswerLimits, alce_grammar, fullcite_grammar
 from solvers.prompted import (
     FULLCITE_DOCUMENT,
@@ -267,7 +271,7 @@ def constrained_citations(
                         config.extra_body, grammar=grammar
                     )
                 state = await generate(state, **kwargs)
-            answer = strip_think(state.output.completion).strip()
+            answer = split_output(state.output).answer.strip()
             trimmed = False
             if (
                 trim_truncated
@@ -277,8 +281,7 @@ def constrained_citations(
                 cut = trim_to_last_citation(answer, fmt)
                 if cut and cut != answer:
                     answer, trimmed = cut, True
-                    state.output.message.text = answer
-                    state.output.completion = answer
+                    set_answer_text(state.output, answer)
             reasons = (
                 validate_fullcite(answer, docs)
                 if fmt == "fullcite"
@@ -384,7 +387,13 @@ async def _hf_generate(
             total_tokens=result.input_tokens + result.output_tokens,
         ),
         time=result.time,
-        metadata={"grammar_accepting": result.accepting, "grammar_error": result.error or None},
+        metadata={
+            "grammar_accepting": result.accepting,
+            "grammar_error": result.error or None,
+            # The grammar holds from the first token: the text is all answer, even where the
+            # template opened <think> in the prompt.
+            THINK_OPENED_KEY: False,
+        },
     )
     _record_model_event(
         model,

@@ -25,8 +25,12 @@ from inspect_cite.posthoc_records import (
     PosthocCitation,
     PosthocStatus,
 )
-from inspect_cite.text import strip_think
-from inspect_cite.thinking import NO_ANSWER_THINKING, ended_while_thinking
+from inspect_cite.thinking import (
+    NO_ANSWER_THINKING,
+    ended_while_thinking,
+    set_answer_text,
+    split_output,
+)
 from solvers.prompted import prompted_citations
 
 __all__ = ["align_snippet", "posthoc_citations", "align_answer"]
@@ -131,10 +135,9 @@ def posthoc_citations(threshold: float = DEFAULT_THRESHOLD, **options: Any) -> S
         if ended_while_thinking(state.output):
             state.metadata["posthoc"] = {"original": original, "skipped": NO_ANSWER_THINKING}
             return state
-        rewritten, records = align_answer(strip_think(original).strip(), docs, threshold)
-        if not state.output.empty:
-            state.output.message.text = rewritten
-        state.output.completion = rewritten
+        answer = split_output(state.output).answer.strip()
+        rewritten, records = align_answer(answer, docs, threshold)
+        set_answer_text(state.output, rewritten)
         state.metadata["posthoc"] = {
             "original": original,
             "threshold": threshold,

@@ -9,6 +9,9 @@ from inspect_cite.thinking import (
     THINKING_KEY,
     apply_thinking,
     effective_config,
+    mark_think_opened,
+    renders_template_in_process,
+    template_opens_think,
     with_chat_template_kwargs,
 )
 
@@ -19,8 +22,10 @@ def thinking_generate(state: TaskState, generate: Generate, thinking: bool) -> G
     Records the switch in ``state.metadata["thinking"]`` (``enabled``, ``control``,
     ``template_reads_enable_thinking``). On providers whose server renders the chat template,
     the returned function adds ``chat_template_kwargs.enable_thinking`` to every request's
-    ``extra_body`` (keeping the request's or the configured extra_body); otherwise it is
-    ``generate`` itself.
+    ``extra_body`` (keeping the request's or the configured extra_body). On ``hf/``, which
+    renders the template in-process, each output records whether its prompt opened
+    ``<think>`` (:func:`inspect_cite.thinking.mark_think_opened`), so that scorers know where
+    its answer begins. Otherwise it is ``generate`` itself.
 
     Args:
         state: The sample.
@@ -31,6 +36,21 @@ def thinking_generate(state: TaskState, generate: Generate, thinking: bool) -> G
     model = get_model()
     record = apply_thinking(model, thinking)
     state.metadata[THINKING_KEY] = record
+    if renders_template_in_process(model):
+
+        async def generate_marked(
+            state: TaskState,
+            tool_calls: Literal["loop", "single", "none"] = "loop",
+            **kwargs: Any,
+        ) -> TaskState:
+            # Rendered as the provider will render it for this call (same messages, same flag).
+            opened = template_opens_think(model, state.messages)
+            state = await generate(state, tool_calls, **kwargs)
+            if opened is not None and state.output.choices:
+                mark_think_opened(state.output, opened)
+            return state
+
+        return cast(Generate, generate_marked)
     if record["control"] != "chat_template_kwargs":
         return generate
 

@@ -16,7 +16,9 @@ from inspect_cite.alce_prompts import AlceDatasetName, AlcePromptBuilder, load_p
 from inspect_cite.autoais import citation_scores
 from inspect_cite.citations.alce import alce_scoring_output
 from inspect_cite.nli import NLIError, get_nli
-from scorers.alce_correctness import correctness
+from inspect_cite.text import split_think
+from inspect_cite.thinking import NO_ANSWER_THINKING
+from scorers.alce_correctness import CORRECTNESS_KEYS, correctness
 from scorers.claim_coverage import claims_score
 
 logger = logging.getLogger(__name__)
@@ -80,10 +82,16 @@ def load_eli5(**options: Any) -> Any:
 
 def _process(dataset: AlceDatasetName, doc: dict[str, Any], results: list[str]) -> dict[str, float]:
     item = json.loads(doc["item"])
+    nan = float("nan")
+    if split_think(results[0]).unfinished:
+        # As the Inspect scorers: no answer to score is nan for every metric, never 0
+        # (the metrics' nanmean leaves it out).
+        logger.warning(f"ALCE {dataset} {item['question']!r:.80}: not scored: {NO_ANSWER_THINKING}")
+        keys = [*CORRECTNESS_KEYS[dataset], "citation_rec", "citation_prec"]
+        return dict.fromkeys([*keys, "claims_nli"] if dataset == "eli5" else keys, nan)
     output = alce_scoring_output(results[0])
     values = dict(correctness(output, item, dataset))
     nli = get_nli(doc["nli"])
-    nan = float("nan")
     # As the Inspect scorers: a failed NLI call makes this document's NLI metrics nan (with the
     # reason logged), never "not supported" and never the end of the whole run.
     try:

@@ -227,12 +227,13 @@ def last_marker_end(text: str) -> int:
     return closed[-1].end if closed else 0
 
 
-def alce_postprocess(text: str) -> str:
-    """ALCE run.py's cleanup of a generation, after removing think blocks.
+def alce_postprocess(text: str, *, prompt_opened: bool | None = None) -> str:
+    """ALCE run.py's cleanup of a generation, after removing the reasoning it starts with.
 
-    Strips ``<|im_end|>``, right-strips, and removes a trailing ``End.``.
+    Strips ``<|im_end|>``, right-strips, and removes a trailing ``End.``. ``prompt_opened`` is
+    :func:`inspect_cite.text.split_think`'s (what the output recorded; None infers it).
     """
-    text = strip_think(text).replace("<|im_end|>", "").rstrip()
+    text = strip_think(text, prompt_opened=prompt_opened).replace("<|im_end|>", "").rstrip()
     if text.endswith("End."):
         text = text[: -len("End.")]
     return text
@@ -243,15 +244,15 @@ def scoring_line(output: str) -> str:
     return output.strip().split("\n")[0].replace("<|im_end|>", "")
 
 
-def alce_scoring_output(text: str) -> str:
+def alce_scoring_output(text: str, *, prompt_opened: bool | None = None) -> str:
     """The output as ALCE's eval.py scores it: cleaned as run.py does, then its first line."""
-    return scoring_line(alce_postprocess(text))
+    return scoring_line(alce_postprocess(text, prompt_opened=prompt_opened))
 
 
-def alce_answer_text(text: str) -> str:
+def alce_answer_text(text: str, *, prompt_opened: bool | None = None) -> str:
     """The citation-free first-line output that eval.py's non-citation metrics read.
 
     eval.py's ``normalized_data``: the first line of the cleaned output with ``[n]`` markers
     removed (MAUVE, QA accuracy and the correctness metrics all read this text).
     """
-    return remove_citations(alce_scoring_output(text))
+    return remove_citations(alce_scoring_output(text, prompt_opened=prompt_opened))

@@ -16,3 +16,23 @@ def state(completion: str, metadata: dict[str, Any]) -> TaskState:
         output=ModelOutput.from_content(model="mockllm/model", content=completion),
         metadata=metadata,
     )
+
+
+# Two FullCite context documents: "a" is about Eccleston, "b" about Tennant.
+FULLCITE_DOCS = [
+    {"id": "a", "title": "Doctor Who", "text": "Christopher Eccleston played the Ninth Doctor."},
+    {"id": "b", "title": "Tennant", "text": "David Tennant played the Tenth Doctor."},
+]
+
+
+def fullcite_metadata() -> dict[str, Any]:
+    """A BioASQ factoid sample's metadata over :data:`FULLCITE_DOCS` (gold: doc "a")."""
+    return {
+        "docs": [dict(d) for d in FULLCITE_DOCS],
+        "gold_spans": [{"doc_id": "a", "span": "Christopher Eccleston"}],
+        "question": "Who played the Ninth Doctor?",
+        "question_type": "factoid",
+        "exact_answer": [["Christopher Eccleston"]],
+        "reference_answers": ["Christopher Eccleston."],
+        "source": "bioasq",
+    }

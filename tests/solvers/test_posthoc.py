@@ -6,6 +6,7 @@ from inspect_ai.scorer import Target
 from inspect_ai.solver import TaskState
 
 from inspect_cite.citations import parse_citations
+from inspect_cite.thinking import mark_think_opened
 from scorers import citation_bias, doc_snippet_f1
 from scorers.cited_answer import read_cited_answer
 from solvers.posthoc import align_answer, posthoc_citations
@@ -121,7 +122,9 @@ def test_records_give_each_citations_offsets_in_the_rewritten_answer():
 
 
 def _posthoc_state(answer: str, records: list[dict]) -> TaskState:
-    return state(answer, {"docs": DOCS, "posthoc": {"citations": records}})
+    s = state(answer, {"docs": DOCS, "posthoc": {"citations": records}})
+    mark_think_opened(s.output, False)  # as posthoc_citations records its rewritten answer
+    return s
 
 
 def test_scorers_join_posthoc_records_by_offset():
@@ -151,8 +154,8 @@ def test_records_without_offsets_from_older_logs_still_mark_unaligned_citations(
 
 
 def test_a_record_is_joined_by_offset_only_to_the_citation_it_describes():
-    # The scorer reads the answer without think tags: an aligned snippet holding a literal
-    # "</think>" shifts every later offset, so the record falls back to what was written.
+    # An aligned snippet holding a literal "</think>" is answer text (the rewritten output
+    # records that it holds no reasoning): it neither cuts the answer nor shifts the offsets.
     docs = [
         {"id": "d4", "title": "T", "text": "Models close reasoning with </think> then answer."},
         {"id": "d1", "title": "T", "text": "The quick brown fox jumps over the lazy dog."},

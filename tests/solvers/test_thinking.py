@@ -55,7 +55,7 @@ from solvers import alce_interact
 from tests.conftest import FIXTURES, fixture_corpus, load_fixture
 from tests.helpers.http_servers import ChatServer
 from tests.helpers.scripted_models import scripted_model, scripted_output
-from tests.helpers.task_states import state
+from tests.helpers.task_states import FULLCITE_DOCS, fullcite_metadata, state
 from tests.helpers.tiny_models import QWEN3_CHAT_TEMPLATE, build_tiny_qwen3
 
 NLI = "python:tests.helpers.nli_fns:word_entail"
@@ -377,10 +377,7 @@ def test_ended_while_thinking(output, cut):
     assert no_answer_reason(output) == (NO_ANSWER_THINKING if cut else None)
 
 
-DOCS = [
-    {"id": "a", "title": "Doctor Who", "text": "Christopher Eccleston played the Ninth Doctor."},
-    {"id": "b", "title": "Tennant", "text": "David Tennant played the Tenth Doctor."},
-]
+DOCS = FULLCITE_DOCS
 ASQA_ITEM = load_fixture("alce_asqa.json")[0]
 
 
@@ -397,15 +394,7 @@ def scorer_cases() -> list[tuple[str, Any, dict[str, Any], set[str]]]:
         ],
         "claims": ["Eccleston played the Ninth Doctor"],
     }
-    fullcite = {
-        "docs": DOCS,
-        "gold_spans": [{"doc_id": "a", "span": "Christopher Eccleston"}],
-        "question": "Who played the Ninth Doctor?",
-        "question_type": "factoid",
-        "exact_answer": [["Christopher Eccleston"]],
-        "reference_answers": ["Christopher Eccleston."],
-        "source": "bioasq",
-    }
+    fullcite = fullcite_metadata()
     missing = "/nonexistent/model"
     bias_keys = {f"pos_{k}" for k in range(1, 6)} | {
         "pos_rest",
