@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from fullcite_tasks.data.records import GoldSpan
+from fullcite_tasks.data.records import ID, STRING, GoldSpan, type_problem
 from inspect_cite.alignment import DEFAULT_THRESHOLD, align
 from inspect_cite.cache import corrupt_path
 from inspect_cite.errors import PreflightError
@@ -43,12 +43,9 @@ def _row_problem(row: Any) -> str | None:
     if not isinstance(row, dict):
         return "expected an object with sample_id, doc_id, span"
     for key in ("sample_id", "doc_id"):
-        if not isinstance(row.get(key), (str, int)) or isinstance(row.get(key), bool):
-            return f'"{key}" must be a string or integer'
-    span = row.get("span")
-    if span is not None and not isinstance(span, str):
-        return '"span" must be a string or null'
-    return None
+        if problem := type_problem(row, (key,), ID):
+            return problem
+    return type_problem(row, ("span",), STRING, optional=True)
 
 
 def _add_row(table: SpanTable, row: dict[str, Any]) -> None:

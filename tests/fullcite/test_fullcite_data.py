@@ -56,7 +56,7 @@ def test_spans_file_round_trip_and_errors(tmp_path):
     bad.write_text(
         '{"sample_id": "x", "doc_id": "a", "span": "ok"}\n\n{"sample_id": "x", "span": 3}\n'
     )
-    with pytest.raises(SpansFileError, match=r"bad.jsonl:3: \"doc_id\""):
+    with pytest.raises(SpansFileError, match=r"bad.jsonl:3: field \"doc_id\" must be a string or"):
         load_spans_file(bad)
     bad.write_text("[1]\n")
     with pytest.raises(SpansFileError, match="bad.jsonl:1"):
@@ -119,7 +119,9 @@ def test_bioasq_loader_errors_name_the_problem(tmp_path):
     data["questions"][1]["type"] = "essay"
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(data))
-    with pytest.raises(BioasqDataError, match=r"question 1: field \"type\" is 'essay'"):
+    with pytest.raises(
+        BioasqDataError, match=r"question 1 \(id \"bq-factoid\"\): field \"type\" is 'essay'"
+    ):
         load_bioasq(bad)
     data["questions"][1]["type"] = "factoid"
     data["questions"][1]["documents"] = ["http://example.org/no-id"]
@@ -280,7 +282,10 @@ def test_expertqa_fixture_systems_and_spans():
 def test_expertqa_loader_errors(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"question": "q", "answers": []}\n')
-    with pytest.raises(ExpertqaDataError, match=r"bad.jsonl:1: \"answers\""):
+    with pytest.raises(
+        ExpertqaDataError,
+        match=r"bad.jsonl:1 \(sample id \"0\"\): field \"answers\" must be an object",
+    ):
         load_expertqa(bad)
     with pytest.raises(ExpertqaDataError, match="does not exist"):
         load_expertqa(tmp_path / "none.jsonl")
