@@ -275,9 +275,10 @@ def claims_left_out(data: list[dict[str, Any]]) -> str | None:
         return None
     shown = ", ".join(map(str, left_out[:_LISTED_ITEMS]))
     more = ", ..." if len(left_out) > _LISTED_ITEMS else ""
+    which = "items" if len(left_out) > 1 else "item"
     return (
         f"claims_nli: {len(left_out)} of {len(data)} items left out of the mean "
-        f"(items {shown}{more}): {NO_CLAIMS_REASON}"
+        f"({which} {shown}{more}): {NO_CLAIMS_REASON}"
     )
 
 

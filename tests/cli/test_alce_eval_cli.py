@@ -196,6 +196,10 @@ def test_items_without_claims_are_left_out_of_claims_nli_with_one_line(tmp_path,
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "claims_nli: 2 of 12 items left out" in err
     assert "(items 3, 8)" in err and "no reference claims" in err
+    items[8]["claims"] = ["a claim"]
+    path = write_result(tmp_path, "eli5-result.json", items)
+    assert main(["--f", str(path), "--claims_nli", "--nli", NLI]) == 0
+    assert "1 of 12 items left out of the mean (item 3)" in capsys.readouterr().err
     for item in items:
         item["claims"] = []
     path = write_result(tmp_path, "eli5-result.json", items)
