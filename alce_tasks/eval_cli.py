@@ -35,7 +35,7 @@ from inspect_cite.nli import NLI_SPECS, NLIBackend, NLIConfigError, NLIError, ge
 from inspect_cite.text import split_think
 from inspect_cite.thinking import NO_ANSWER_THINKING
 from scorers.alce_correctness import best_rouge_lsum, qampari_scores, str_em
-from scorers.claim_coverage import claims_score
+from scorers.claim_coverage import NO_CLAIMS_REASON, claims_score
 
 
 def _mauve(items: list[dict[str, Any]], args: argparse.Namespace) -> dict[str, float]:
@@ -52,6 +52,8 @@ def _qa(items: list[dict[str, Any]], args: argparse.Namespace) -> dict[str, floa
 
 
 _CONCURRENT_ITEMS = 256
+# How many left-out item indexes a note lists before "...".
+_LISTED_ITEMS = 10
 
 
 class ResultFileError(ValueError):
@@ -267,13 +269,33 @@ async def compute_citations(
 
 
 async def compute_claims(normalized: list[dict[str, Any]], nli: NLIBackend) -> float:
-    """eval.py's ``compute_claims`` on citation-free outputs (x100)."""
+    """eval.py's ``compute_claims`` on citation-free outputs (x100).
+
+    eval.py divides by each item's number of claims, so an item without claims has no value
+    there: it is left out of the mean (nan when no item has claims) and
+    :func:`claims_left_out` names it.
+    """
 
     async def one(i: int, item: dict[str, Any]) -> Any:
         return await claims_score(item["output"], item["claims"], nli)
 
     scores = [r.score for r in await _gather_items(one, normalized)]
-    return 100 * float(np.mean([math.nan if s is None else s for s in scores]))
+    known = [s for s in scores if s is not None]
+    return 100 * float(np.mean(known)) if known else math.nan
+
+
+def claims_left_out(data: list[dict[str, Any]]) -> str | None:
+    """The line saying which items ``claims_nli`` leaves out of its mean, or None."""
+    left_out = [i for i, item in enumerate(data) if not item["claims"]]
+    if not left_out:
+        return None
+    shown = ", ".join(map(str, left_out[:_LISTED_ITEMS]))
+    more = ", ..." if len(left_out) > _LISTED_ITEMS else ""
+    which = "items" if len(left_out) > 1 else "item"
+    return (
+        f"claims_nli: {len(left_out)} of {len(data)} items left out of the mean "
+        f"({which} {shown}{more}): {NO_CLAIMS_REASON}"
+    )
 
 
 def _validate(
@@ -374,6 +396,8 @@ def score_file(args: argparse.Namespace) -> dict[str, Any]:
                 )
             if args.claims_nli:
                 out["claims_nli"] = await compute_claims(normalized, nli)
+                if note := claims_left_out(normalized):
+                    print(f"alce-eval: {note}", file=sys.stderr)
             return out
 
         result.update(asyncio.run(nli_metrics()))

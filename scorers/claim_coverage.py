@@ -18,13 +18,17 @@ from inspect_cite.preflight import check_nli
 from inspect_cite.thinking import think_opened_by_prompt
 from scorers.no_answer import no_answer_score
 
+NO_CLAIMS_REASON = "no reference claims to check (eval.py divides by their number)"
+"""Why a sample without claims has no claims_nli (nan): eval.py defines no value for it."""
+
 
 @dataclass
 class ClaimsResult:
     """ELI5 claim coverage of one output.
 
     Attributes:
-        score: Share of reference claims entailed by the citation-free output; None if no claims.
+        score: Share of reference claims entailed by the citation-free output; None if no
+            claims (:data:`NO_CLAIMS_REASON`).
         verdicts: (claim, entailed) for each claim.
 
     """
@@ -95,7 +99,7 @@ def claim_coverage(nli: str = "true", nli_cache: str | None = None) -> Scorer:
         except NLIError as e:
             return _unscored(f"NLI failed: {e}", output)
         if result.score is None:
-            return _unscored("the sample has no claims", output)
+            return _unscored(NO_CLAIMS_REASON, output)
         rows = "\n".join(
             f"{i}. {'✅ entailed' if ok else '❌ not entailed'}: {' '.join(claim.split())}"
             for i, (claim, ok) in enumerate(result.verdicts, 1)

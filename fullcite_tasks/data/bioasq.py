@@ -6,13 +6,24 @@ Documents are PubMed URLs; their titles and abstracts come from NCBI (see ``pubm
 from a local JSON file ``{PMID: {"title", "abstract"}}``.
 """
 
+import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
 from fullcite_tasks.data.pubmed import Abstract, PubMedClient
-from fullcite_tasks.data.records import FullciteRecord, GoldSpan, SourceData
+from fullcite_tasks.data.records import (
+    INTEGER,
+    LIST,
+    OBJECT,
+    STRING,
+    STRING_OR_LIST,
+    FullciteRecord,
+    GoldSpan,
+    RecordCheck,
+    SourceData,
+)
 from fullcite_tasks.data.spans import locate_snippet
 from inspect_cite.documents import docs_by_id
 from inspect_cite.errors import ArgumentError, PreflightError
@@ -27,6 +38,7 @@ QUESTION_TYPES: tuple[str, ...] = ("yesno", "factoid", "list", "summary")
 _TYPE_ALIASES = {"yes/no": "yesno", "yes_no": "yesno", "yes-no": "yesno"}
 
 _PMID_AT_END = re.compile(r"(\d+)\s*/?\s*$")
+_SNIPPET_OFFSETS = ("offsetInBeginSection", "offsetInEndSection")
 
 
 class BioasqDataError(PreflightError, ValueError):
@@ -59,30 +71,35 @@ def load_bioasq(path: str | Path | None) -> list[dict[str, Any]]:
     if not isinstance(questions, list):
         raise BioasqDataError(f'BioASQ file {path}: expected an object with a "questions" list')
     for i, q in enumerate(questions):
-        where = f"{path} question {i}"
-        if not isinstance(q, dict):
-            raise BioasqDataError(f"{where}: expected an object")
-        for key in ("id", "body", "type"):
-            if not isinstance(q.get(key), str):
-                raise BioasqDataError(f'{where}: field "{key}" must be a string')
-        if normalise_type(q["type"]) not in QUESTION_TYPES:
-            raise BioasqDataError(
-                f'{where}: field "type" is {q["type"]!r}, expected one of {QUESTION_TYPES}'
-            )
-        docs = q.get("documents")
-        if not isinstance(docs, list) or not all(isinstance(d, str) for d in docs):
-            raise BioasqDataError(f'{where}: field "documents" must be a list of PubMed URLs')
-        for url in docs:
-            pmid_from_url(url, where)
-        snippets = q.get("snippets", [])
-        if not isinstance(snippets, list):
-            raise BioasqDataError(f'{where}: field "snippets" must be a list')
-        for j, s in enumerate(snippets):
-            if not isinstance(s, dict) or not isinstance(s.get("text"), str):
-                raise BioasqDataError(f'{where}: "snippets"[{j}] needs a string "text"')
-            if not isinstance(s.get("document"), str):
-                raise BioasqDataError(f'{where}: "snippets"[{j}] needs a string "document"')
+        _check_question(q, f"BioASQ file {path} question {i}")
     return questions
+
+
+def _check_question(q: Any, where: str) -> None:
+    """Every field of a question the loader reads, at every depth (``RecordCheck``)."""
+    check = RecordCheck(where, BioasqDataError)
+    check.require(q, (), OBJECT)
+    check.where = f"{where} (id {json.dumps(check.require(q, ('id',), STRING))})"
+    check.require(q, ("body",), STRING)
+    if normalise_type(check.require(q, ("type",), STRING)) not in QUESTION_TYPES:
+        check.fail(f'field "type" is {q["type"]!r}, expected one of {QUESTION_TYPES}')
+    for k, url in enumerate(check.list_of(q, ("documents",), STRING)):
+        pmid_from_url(url, f'{check.where}: field "documents[{k}]"')
+    for j, _ in enumerate(check.require(q, ("snippets",), LIST, optional=True) or []):
+        check.require(q, ("snippets", j), OBJECT)
+        check.require(q, ("snippets", j, "text"), STRING)
+        url = check.require(q, ("snippets", j, "document"), STRING)
+        pmid_from_url(url, f'{check.where}: field "snippets[{j}].document"')
+        for key in _SNIPPET_OFFSETS:
+            check.require(q, ("snippets", j, key), INTEGER, optional=True)
+        check.require(q, ("snippets", j, "beginSection"), STRING, optional=True)
+    if isinstance(check.require(q, ("ideal_answer",), STRING_OR_LIST, optional=True), list):
+        check.list_of(q, ("ideal_answer",), STRING)
+    # yesno: "yes"; factoid and list: synonym lists [["a", "a2"], ["b"]] (older: ["a", "b"]).
+    if isinstance(check.require(q, ("exact_answer",), STRING_OR_LIST, optional=True), list):
+        for k, entry in enumerate(check.list_of(q, ("exact_answer",), STRING_OR_LIST)):
+            if isinstance(entry, list):
+                check.list_of(q, ("exact_answer", k), STRING)
 
 
 def normalise_type(value: str) -> str:
@@ -134,16 +151,11 @@ def load_abstracts_file(path: str | Path) -> dict[str, Abstract]:
         )
     out = {}
     for pmid, entry in data.items():
-        if not isinstance(entry, dict):
-            raise BioasqDataError(f"abstracts file {path}: entry {pmid!r} must be an object")
-        for key in ("title", "abstract"):
-            if not isinstance(entry.get(key, ""), str):
-                raise BioasqDataError(
-                    f'abstracts file {path}: {pmid!r} field "{key}" must be a string'
-                )
-        out[str(pmid)] = Abstract(
-            pmid=str(pmid), title=entry.get("title", ""), abstract=entry.get("abstract", "")
-        )
+        check = RecordCheck(f"abstracts file {path} PMID {pmid!r}", BioasqDataError)
+        check.require(entry, (), OBJECT)
+        title = check.require(entry, ("title",), STRING, optional=True)
+        abstract = check.require(entry, ("abstract",), STRING, optional=True)
+        out[str(pmid)] = Abstract(pmid=str(pmid), title=title or "", abstract=abstract or "")
     return out
 
 
@@ -242,7 +254,7 @@ def bioasq_records(
         gold: list[GoldSpan] = []
         located: list[dict[str, Any]] = []
         unlocated: list[dict[str, Any]] = []
-        for s in q.get("snippets", []):
+        for s in q.get("snippets") or []:
             pmid = pmid_from_url(s["document"], f"question {q['id']}")
             if pmid not in by_id:
                 stats["snippets_outside_context"] += 1

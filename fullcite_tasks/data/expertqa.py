@@ -19,7 +19,14 @@ from logging import getLogger
 from pathlib import Path
 from typing import Any, Literal
 
-from fullcite_tasks.data.records import FullciteRecord, SourceData
+from fullcite_tasks.data.records import (
+    LIST,
+    OBJECT,
+    STRING,
+    FullciteRecord,
+    RecordCheck,
+    SourceData,
+)
 from fullcite_tasks.data.spans import SpanTable, gold_spans_for, span_status
 from inspect_cite.cache import cache_dir, download_folder, verified_file, write_manifest
 from inspect_cite.citations.alce import markers, strip_markers
@@ -56,6 +63,9 @@ DEFAULT_SYSTEM: ExpertqaSystem = "rr_gs_gpt4"
 ANY_SYSTEM = "any"
 
 _MANIFEST = "manifest.json"
+# The text fields read from an answer (the reference answer) and from a row's metadata.
+_ANSWER_TEXTS = ("revised_answer_string", "answer_string")
+_METADATA_TEXTS = ("question_type", "field", "specific_field")
 # What follows an evidence string's leading [n] marker: its URL, a blank line, the passage.
 _EVIDENCE_BODY = re.compile(r"\s*(\S*)\s*?\n\s*\n(.*)$", re.DOTALL)
 
@@ -107,25 +117,35 @@ def load_expertqa(path: str | Path) -> list[dict[str, Any]]:
         ExpertqaDataError: Naming the file, line and field at fault.
 
     """
-    rows = []
+    rows: list[dict[str, Any]] = []
     for where, row in read_jsonl(Path(path), "ExpertQA file", ExpertqaDataError, "-T dataset_path"):
-        if not isinstance(row, dict) or not isinstance(row.get("question"), str):
-            raise ExpertqaDataError(f'{where}: expected an object with a string "question"')
-        answers = row.get("answers")
-        if not isinstance(answers, dict) or not all(isinstance(a, dict) for a in answers.values()):
-            raise ExpertqaDataError(f'{where}: "answers" must map system names to objects')
-        for system, answer in answers.items():
-            claims = answer.get("claims") or []
-            if not isinstance(claims, list) or not all(isinstance(c, dict) for c in claims):
-                raise ExpertqaDataError(f'{where}: answers["{system}"]["claims"] must be a list')
-        if not isinstance(row.get("metadata", {}), dict):
-            raise ExpertqaDataError(f'{where}: "metadata" must be an object')
+        # The sample id is the row's position among the file's rows (expertqa_records).
+        sample = f'ExpertQA file {where} (sample id "{len(rows)}")'
+        _check_row(row, RecordCheck(sample, ExpertqaDataError))
         rows.append(row)
     return rows
 
 
+def _check_row(row: Any, check: RecordCheck) -> None:
+    """Every field of a row the loader reads, at every depth."""
+    check.require(row, (), OBJECT)
+    check.require(row, ("question",), STRING)
+    for system in check.require(row, ("answers",), OBJECT):
+        check.require(row, ("answers", system), OBJECT)
+        for key in _ANSWER_TEXTS:
+            check.require(row, ("answers", system, key), STRING, optional=True)
+        claims = check.require(row, ("answers", system, "claims"), LIST, optional=True)
+        for k, _ in enumerate(claims or []):
+            check.require(row, ("answers", system, "claims", k), OBJECT)
+            evidence = ("answers", system, "claims", k, "evidence")
+            check.list_of(row, evidence, STRING, optional=True)
+    check.require(row, ("metadata",), OBJECT, optional=True)
+    for key in _METADATA_TEXTS:
+        check.require(row, ("metadata", key), STRING, optional=True)
+
+
 def evidence_passages(answer: dict[str, Any]) -> list[dict[str, Any]]:
-    """The answer's evidence passages, by bracket number, each once.
+    """The answer's evidence passages, by bracket number, each once (of a checked row).
 
     Returns:
         ``[{"number", "url", "text"}]`` sorted by number; evidence without a passage (URL only)
@@ -136,8 +156,6 @@ def evidence_passages(answer: dict[str, Any]) -> list[dict[str, Any]]:
     by_number: dict[int, dict[str, Any]] = {}
     for claim in answer.get("claims") or []:
         for evidence in claim.get("evidence") or []:
-            if not isinstance(evidence, str):
-                continue
             found = markers(evidence)
             marker = found[0] if found else None
             if marker is None or not marker.plain or evidence[: marker.start].strip():
@@ -161,7 +179,7 @@ def evidence_passages(answer: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _reference(answer: dict[str, Any]) -> str:
     text = answer.get("revised_answer_string") or answer.get("answer_string") or ""
-    return " ".join(strip_markers(text, plain_only=True).split()) if isinstance(text, str) else ""
+    return " ".join(strip_markers(text, plain_only=True).split())
 
 
 def expertqa_records(
@@ -199,7 +217,7 @@ def expertqa_records(
         sample_id = str(index)
         gold = gold_spans_for(spans, sample_id, [d["id"] for d in docs])
         meta = row.get("metadata") or {}
-        types = [t.strip() for t in str(meta.get("question_type") or "").split("|") if t.strip()]
+        types = [t.strip() for t in (meta.get("question_type") or "").split("|") if t.strip()]
         reference = _reference(answers[chosen])
         records.append(
             FullciteRecord(

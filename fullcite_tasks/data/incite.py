@@ -10,8 +10,19 @@ the id (``"the-sound-of-silence snippet"``); that suffix is removed.
 from pathlib import Path
 from typing import Any
 
-from fullcite_tasks.data.records import FullciteRecord, GoldSpan
+from fullcite_tasks.data.records import (
+    ID,
+    LIST,
+    OBJECT,
+    STRING,
+    FullciteRecord,
+    GoldSpan,
+    RecordCheck,
+)
 from inspect_cite.files import read_json
+
+_ROW_TEXTS = ("question", "source", "generated_answer")
+_CITATION_TEXTS = ("snippet", "full_document")
 
 
 def _doc_id(raw: Any) -> str:
@@ -22,7 +33,8 @@ def incite_records(path: str | Path) -> list[tuple[FullciteRecord, str]]:
     """Records (documents = cited documents, gold = cited snippets) and each generated answer.
 
     Raises:
-        ValueError: The file is not a list of records with the fields above.
+        ValueError: The file is not a list of records with the fields above (naming the
+            record and field).
 
     """
     path = Path(path)
@@ -31,10 +43,17 @@ def incite_records(path: str | Path) -> list[tuple[FullciteRecord, str]]:
         raise ValueError(f"{path}: expected a list of records")
     out = []
     for i, row in enumerate(rows):
-        if not isinstance(row, dict) or not isinstance(row.get("citations"), list):
-            raise ValueError(
-                f"{path} record {i}: needs question, source, generated_answer, citations"
-            )
+        check = RecordCheck(
+            f'FullCite outputs file {path} record {i} (id "{path.stem}-{i}")', ValueError
+        )
+        check.require(row, (), OBJECT)
+        for key in _ROW_TEXTS:
+            check.require(row, (key,), STRING)
+        for k, _ in enumerate(check.require(row, ("citations",), LIST)):
+            check.require(row, ("citations", k), OBJECT)
+            check.require(row, ("citations", k, "doc_id"), ID)
+            for key in _CITATION_TEXTS:
+                check.require(row, ("citations", k, key), STRING)
         docs: dict[str, dict[str, Any]] = {}
         gold: list[GoldSpan] = []
         for c in row["citations"]:
@@ -46,11 +65,11 @@ def incite_records(path: str | Path) -> list[tuple[FullciteRecord, str]]:
                 gold.append(GoldSpan(doc_id=doc_id, span=c["snippet"]))
         record = FullciteRecord(
             id=f"{path.stem}-{i}",
-            source=str(row["source"]),
-            question=str(row["question"]),
-            question_type=str(row["source"]),
+            source=row["source"],
+            question=row["question"],
+            question_type=row["source"],
             docs=list(docs.values()),
             gold_spans=gold,
         )
-        out.append((record, str(row["generated_answer"])))
+        out.append((record, row["generated_answer"]))
     return out

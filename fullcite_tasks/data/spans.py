@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from fullcite_tasks.data.records import GoldSpan
+from fullcite_tasks.data.records import ID, STRING, GoldSpan, type_problem
 from inspect_cite.alignment import DEFAULT_THRESHOLD, align
 from inspect_cite.cache import corrupt_path
 from inspect_cite.errors import PreflightError
@@ -43,12 +43,9 @@ def _row_problem(row: Any) -> str | None:
     if not isinstance(row, dict):
         return "expected an object with sample_id, doc_id, span"
     for key in ("sample_id", "doc_id"):
-        if not isinstance(row.get(key), (str, int)) or isinstance(row.get(key), bool):
-            return f'"{key}" must be a string or integer'
-    span = row.get("span")
-    if span is not None and not isinstance(span, str):
-        return '"span" must be a string or null'
-    return None
+        if problem := type_problem(row, (key,), ID):
+            return problem
+    return type_problem(row, ("span",), STRING, optional=True)
 
 
 def _add_row(table: SpanTable, row: dict[str, Any]) -> None:
@@ -157,10 +154,53 @@ def load_span_cache(path: Path) -> SpanTable:
     return table
 
 
+def _cut_tail(path: Path) -> None:
+    """Make ``path`` end in a newline, setting aside a last line cut by an interrupted write.
+
+    Appending to a file whose last line has no newline would glue the new row onto it and
+    make both unreadable. A last line that is a whole row (only its newline is missing) is
+    kept; any other is moved to ``<file>.corrupt-<time>`` with one warning naming the file and
+    line. Its sample's spans are written again when the sample is annotated again.
+    """
+    try:
+        with open(path, "rb") as f:
+            if f.seek(0, os.SEEK_END) == 0:
+                return
+            f.seek(-1, os.SEEK_END)
+            if f.read(1) == b"\n":
+                return
+            f.seek(0)
+            data = f.read()
+    except FileNotFoundError:
+        return
+    start = data.rfind(b"\n") + 1
+    tail = data[start:]
+    try:
+        reason = _row_problem(loads(tail.decode("utf-8")))
+    except ValueError as e:
+        reason = json_problem(e).removeprefix("is ")
+    if reason is None or not tail.strip():
+        with open(path, "ab") as f:
+            f.write(b"\n")
+        return
+    lineno = data.count(b"\n") + 1
+    dest = corrupt_path(path)
+    write_atomic(dest, tail + b"\n")
+    with open(path, "r+b") as f:
+        f.truncate(start)
+    logger.warning(
+        f"spans file {path}:{lineno}: the last line is cut ({reason}), as by "
+        f"an interrupted run; moved to {dest.name} so the next row is not glued onto it (its "
+        "sample is written again when annotated again)"
+    )
+
+
 def append_spans(path: str | Path, sample_id: str, doc_spans: Mapping[str, list[str]]) -> None:
     """Append one sample's spans (``null`` for an annotated document without any).
 
-    Lines are written in one call under a lock, so concurrent samples never interleave.
+    The sample's whole lines are written in one ``write`` under a lock, so concurrent samples
+    never interleave and a killed run leaves at most one cut line, at the end; the next append
+    sets that line aside first (:func:`_cut_tail`) instead of gluing its row onto it.
     """
     lines = []
     for doc_id, spans in doc_spans.items():
@@ -168,12 +208,19 @@ def append_spans(path: str | Path, sample_id: str, doc_spans: Mapping[str, list[
             {"sample_id": sample_id, "doc_id": doc_id, "span": s} for s in spans
         ] or [{"sample_id": sample_id, "doc_id": doc_id, "span": None}]
         lines += [json.dumps(row, ensure_ascii=False) + "\n" for row in rows]
+    data = "".join(lines).encode("utf-8")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with _append_lock, open(path, "a", encoding="utf-8") as f:
-        f.write("".join(lines))
-        f.flush()
-        os.fsync(f.fileno())
+    with _append_lock:
+        _cut_tail(path)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def gold_spans_for(

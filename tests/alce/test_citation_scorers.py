@@ -1,6 +1,7 @@
 """citation_nli and claim_coverage inside Inspect evals (in process, offline)."""
 
 import asyncio
+import json
 import math
 from typing import Any
 
@@ -14,7 +15,7 @@ from inspect_cite.autoais import citation_scores
 from inspect_cite.citations.alce import alce_scoring_output
 from inspect_cite.nli import get_nli
 from scorers import citation_nli
-from scorers.claim_coverage import claims_score
+from scorers.claim_coverage import NO_CLAIMS_REASON, claims_score
 from tests.conftest import FIXTURES, load_fixture
 from tests.helpers.evals import eval_one
 from tests.helpers.nli_judge import judge_model
@@ -112,6 +113,27 @@ def test_eli5_scores_claims(own_prompts):
         want = asyncio.run(claims_score(out, sample.metadata["claims"], get_nli(NLI)))
         assert value == pytest.approx(100 * want.score)
     assert any(s.scores["claim_coverage"].value["claims_nli"] > 0 for s in log.samples)
+
+
+def test_eli5_sample_without_claims_is_nan_with_reason_and_left_out(own_prompts, tmp_path):
+    # As alce-eval: eval.py defines no claims_nli for an item without claims (it divides by 0).
+    items = load_fixture("alce_eli5.json")
+    items[1]["claims"] = []
+    path = tmp_path / "eli5.json"
+    path.write_text(json.dumps(items))
+    outs = answers("eli5")
+    outs[0] = items[0]["claims"][0] + " [1]. " + outs[0]
+    log = run(eli5(dataset_path=str(path), nli=NLI), outs)
+    by_claims = {len(s.metadata["claims"]): s.scores["claim_coverage"] for s in log.samples}
+    assert math.isnan(by_claims[0].value["claims_nli"])
+    assert by_claims[0].metadata["reason"] == NO_CLAIMS_REASON
+    assert by_claims[0].explanation.startswith("**Not scored:**")
+    scored = [
+        s.scores["claim_coverage"].value["claims_nli"] for s in log.samples if s.metadata["claims"]
+    ]
+    claims = results(log)["claims_nli"]
+    assert claims.unscored_samples == 1 and claims.scored_samples == 2
+    assert claims.metrics["mean"].value == pytest.approx(sum(scored) / 2) and sum(scored) > 0
 
 
 def test_nli_failure_is_unscored_not_zero(own_prompts):

@@ -1,6 +1,7 @@
 """alce-eval against an independent transcription of eval.py's scoring loops."""
 
 import json
+import math
 import os
 import re
 import subprocess
@@ -177,6 +178,34 @@ def test_missing_field_is_named(tmp_path, capsys):
     assert main(["--f", str(path), "--citations", "--nli", NLI]) == 1
     assert 'item 1 needs a list field "docs"' in capsys.readouterr().err
     assert main(["--f", str(tmp_path / "missing.json")]) == 1
+
+
+def test_items_without_claims_are_left_out_of_claims_nli_with_one_line(tmp_path, capsys):
+    items = synthetic_items("eli5", 12, seed=5)
+    path = write_result(tmp_path, "eli5-result.json", items)
+    assert main(["--f", str(path), "--claims_nli", "--nli", NLI]) == 0
+    assert "left out" not in capsys.readouterr().err
+    # eval.py divides by len(claims): these two items have no value, the mean is over the rest.
+    items[3]["claims"] = items[8]["claims"] = []
+    path = write_result(tmp_path, "eli5-result.json", items)
+    assert main(["--f", str(path), "--claims_nli", "--nli", NLI]) == 0
+    result = json.loads(Path(f"{path}.score").read_text())
+    normalized = [dict(i, output=remove_citations(i["output"])) for i in preprocessed(items)]
+    want = reference_claims([i for i in normalized if i["claims"]])
+    assert 0 < want < 100 and result["claims_nli"] == pytest.approx(want, abs=1e-9)
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "claims_nli: 2 of 12 items left out" in err
+    assert "(items 3, 8)" in err and "no reference claims" in err
+    items[8]["claims"] = ["a claim"]
+    path = write_result(tmp_path, "eli5-result.json", items)
+    assert main(["--f", str(path), "--claims_nli", "--nli", NLI]) == 0
+    assert "1 of 12 items left out of the mean (item 3)" in capsys.readouterr().err
+    for item in items:
+        item["claims"] = []
+    path = write_result(tmp_path, "eli5-result.json", items)
+    assert main(["--f", str(path), "--claims_nli", "--nli", NLI]) == 0
+    assert math.isnan(json.loads(Path(f"{path}.score").read_text())["claims_nli"])
+    assert "12 of 12 items left out" in capsys.readouterr().err
 
 
 def test_console_script_module_runs(tmp_path):

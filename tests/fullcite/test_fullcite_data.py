@@ -56,7 +56,7 @@ def test_spans_file_round_trip_and_errors(tmp_path):
     bad.write_text(
         '{"sample_id": "x", "doc_id": "a", "span": "ok"}\n\n{"sample_id": "x", "span": 3}\n'
     )
-    with pytest.raises(SpansFileError, match=r"bad.jsonl:3: \"doc_id\""):
+    with pytest.raises(SpansFileError, match=r"bad.jsonl:3: field \"doc_id\" must be a string or"):
         load_spans_file(bad)
     bad.write_text("[1]\n")
     with pytest.raises(SpansFileError, match="bad.jsonl:1"):
@@ -96,6 +96,35 @@ def test_annotation_cache_without_a_final_newline_is_repaired_before_appending(t
     assert load_spans_file(cache) == {"s1": {"a": ["one"]}, "s2": {"b": []}}
 
 
+def test_appending_after_a_cut_last_line_sets_it_aside_instead_of_gluing(tmp_path, caplog):
+    out = tmp_path / "spans.jsonl"
+    append_spans(out, "s1", {"a": ["one"], "b": []})
+    append_spans(out, "s2", {"a": ["first", "second"]})
+    lines = out.read_bytes().splitlines(keepends=True)
+    out.write_bytes(b"".join(lines[:3]) + lines[3][:-12])  # killed mid-row: line 4 is cut
+    append_spans(out, "s3", {"c": ["three"]})
+    assert load_spans_file(out) == {
+        "s1": {"a": ["one"], "b": []},
+        "s2": {"a": ["first"]},
+        "s3": {"c": ["three"]},
+    }
+    [warning] = [r.getMessage() for r in caplog.records]
+    assert warning.startswith(f"spans file {out}:4: the last line is cut (not valid JSON")
+    [aside] = tmp_path.glob("spans.jsonl.corrupt-*")
+    assert aside.read_bytes() == lines[3][:-12] + b"\n"
+    # A whole row that lost only its newline is kept, and nothing is reported.
+    caplog.clear()
+    out.write_bytes(out.read_bytes().rstrip(b"\n"))
+    append_spans(out, "s4", {"d": []})
+    assert load_spans_file(out)["s3"] == {"c": ["three"]} and "s4" in load_spans_file(out)
+    assert not caplog.records
+    # A cut line in the middle is left alone and refused by -T spans_path, by file and line.
+    out.write_bytes(b"".join(lines[:2]) + lines[3][:-12] + b"\n" + lines[0])
+    append_spans(out, "s5", {"e": []})
+    with pytest.raises(SpansFileError, match="spans.jsonl:3: not valid JSON"):
+        load_spans_file(out)
+
+
 def test_locate_snippet_methods():
     text = "Alpha beta gamma. Delta epsilon zeta eta theta."
     assert locate_snippet("Delta epsilon", text, begin=18, end=31).method == "offset"
@@ -119,7 +148,9 @@ def test_bioasq_loader_errors_name_the_problem(tmp_path):
     data["questions"][1]["type"] = "essay"
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(data))
-    with pytest.raises(BioasqDataError, match=r"question 1: field \"type\" is 'essay'"):
+    with pytest.raises(
+        BioasqDataError, match=r"question 1 \(id \"bq-factoid\"\): field \"type\" is 'essay'"
+    ):
         load_bioasq(bad)
     data["questions"][1]["type"] = "factoid"
     data["questions"][1]["documents"] = ["http://example.org/no-id"]
@@ -280,7 +311,10 @@ def test_expertqa_fixture_systems_and_spans():
 def test_expertqa_loader_errors(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"question": "q", "answers": []}\n')
-    with pytest.raises(ExpertqaDataError, match=r"bad.jsonl:1: \"answers\""):
+    with pytest.raises(
+        ExpertqaDataError,
+        match=r"bad.jsonl:1 \(sample id \"0\"\): field \"answers\" must be an object",
+    ):
         load_expertqa(bad)
     with pytest.raises(ExpertqaDataError, match="does not exist"):
         load_expertqa(tmp_path / "none.jsonl")

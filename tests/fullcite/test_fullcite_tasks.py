@@ -9,6 +9,7 @@ from inspect_ai.model import get_model
 
 from fullcite_tasks import annotate_spans, asqa, bioasq, expertqa
 from fullcite_tasks.annotation import annotation_cache_path
+from fullcite_tasks.data.spans import SpansFileError, load_spans_file
 from fullcite_tasks.task import FULLCITE_TASK_VERSION, FullciteTaskError
 from inspect_cite.log_metrics import log_metrics
 from tests.conftest import ASQA_ARGS, BIOASQ_ARGS, EXPERTQA_ARGS, FIXTURES
@@ -278,6 +279,32 @@ def test_annotate_spans_on_bioasq_reports_rouge_l(tmp_path, cache_root):
     # The dataset's gold spans are kept for comparison, not replaced.
     assert by_id["bq-list"].metadata["gold_spans_status"] == "bioasq"
     assert log.eval.metadata["output_path"] == str(out)
+
+
+def test_annotate_spans_resumes_an_output_path_whose_last_line_was_cut(
+    tmp_path, cache_root, caplog
+):
+    annotate, _ = annotator_script(set())
+    model, _ = scripted_model(annotate)
+    out = tmp_path / "spans.jsonl"
+
+    def run() -> None:
+        task = annotate_spans(dataset="bioasq", **BIOASQ_ARGS, output_path=str(out))
+        [log] = eval(task, model=model, display="none", log_dir=str(tmp_path))
+        assert log.status == "success", log.error
+
+    run()
+    whole = load_spans_file(out)
+    lines = out.read_bytes().splitlines(keepends=True)
+    # The run was killed while writing its last row: -T spans_path refuses the file by line.
+    out.write_bytes(b"".join(lines[:-1]) + lines[-1][:25])
+    with pytest.raises(SpansFileError, match=f"{re.escape(str(out))}:{len(lines)}: not valid"):
+        load_spans_file(out)
+    caplog.clear()
+    run()  # resumed: the cut row is set aside, not glued onto the next one
+    assert load_spans_file(out) == whole
+    cut = [r for r in caplog.records if "the last line is cut" in r.getMessage()]
+    assert len(cut) == 1 and f"spans file {out}:{len(lines)}: " in cut[0].getMessage()
 
 
 @pytest.fixture(scope="module")

@@ -3,8 +3,12 @@ malformed dataset records are clear errors naming the record and the field.
 """
 
 import asyncio
+import copy
 import json
 import math
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,8 +20,11 @@ from inspect_ai.scorer import Score, Target
 from alce_tasks import asqa as alce_asqa
 from alce_tasks.data import AlceDataError, load_items, validate_item
 from fullcite_tasks import asqa as fullcite_asqa
-from fullcite_tasks.data.bioasq import BioasqDataError, load_bioasq
-from fullcite_tasks.data.expertqa import ExpertqaDataError, load_expertqa
+from fullcite_tasks.data.asqa import asqa_source
+from fullcite_tasks.data.bioasq import BioasqDataError, bioasq_source, load_bioasq
+from fullcite_tasks.data.expertqa import ExpertqaDataError, expertqa_source, load_expertqa
+from fullcite_tasks.data.incite import incite_records
+from fullcite_tasks.data.spans import SpansFileError, load_span_cache, load_spans_file
 from inspect_cite.autoais import citation_scores
 from inspect_cite.citations import parse_citations, strip_citations
 from inspect_cite.citations.alce import alce_scoring_output
@@ -54,6 +61,9 @@ DOCS = [
 ]
 GOLD = [{"doc_id": "A", "span": "The cat sat"}, {"doc_id": "B", "span": "Dogs bark"}]
 ASQA_ITEM = load_fixture("alce_asqa.json")[0]
+BIOASQ = FIXTURES / "fullcite_bioasq.json"
+BIOASQ_ABSTRACTS = FIXTURES / "fullcite_bioasq_abstracts.json"
+EXPERTQA = FIXTURES / "fullcite_expertqa.jsonl"
 
 # Hand-written hostile outputs (each a str that JSON can carry: no lone surrogates).
 HOSTILE = {
@@ -444,8 +454,11 @@ def test_validate_item_other_datasets():
 @pytest.mark.parametrize(
     ("question", "message"),
     [
-        (5, "question 0: expected an object"),
-        ({"id": "q", "body": 3, "type": "factoid"}, 'question 0: field "body" must be a string'),
+        (5, "question 0: expected an object, got the number 5"),
+        (
+            {"id": "q", "body": 3, "type": "factoid"},
+            'question 0 (id "q"): field "body" must be a string, got the number 3',
+        ),
     ],
 )
 def test_malformed_bioasq_records(tmp_path, question, message):
@@ -459,22 +472,267 @@ def test_malformed_bioasq_records(tmp_path, question, message):
 @pytest.mark.parametrize(
     ("row", "message"),
     [
-        ({"answers": {}}, 'expected an object with a string "question"'),
-        ({"question": "q", "answers": []}, '"answers" must map system names to objects'),
+        ({"answers": {}}, 'field "question" must be a string, it is missing'),
+        ({"question": "q", "answers": []}, 'field "answers" must be an object, got a list'),
         (
             {"question": "q", "answers": {"gpt4": {"claims": 3}}},
-            'answers["gpt4"]["claims"] must be a list',
+            'field "answers.gpt4.claims" must be a list or null, got the number 3',
         ),
-        ({"question": "q", "answers": {}, "metadata": 1}, '"metadata" must be an object'),
+        (
+            {"question": "q", "answers": {}, "metadata": 1},
+            'field "metadata" must be an object or null, got the number 1',
+        ),
     ],
 )
 def test_malformed_expertqa_records(tmp_path, row, message):
     path = tmp_path / "expertqa.jsonl"
     good = (FIXTURES / "fullcite_expertqa.jsonl").read_text(encoding="utf-8").splitlines()[0]
-    path.write_text(good + "\n" + json.dumps(row) + "\n", encoding="utf-8")
+    path.write_text(good + "\n\n" + json.dumps(row) + "\n", encoding="utf-8")
     with pytest.raises(ExpertqaDataError) as e:
         load_expertqa(path)
-    assert f"{path}:2: " in str(e.value) and message in str(e.value)
+    # Line 3 of the file is the second row: sample id "1".
+    assert str(e.value) == f'ExpertQA file {path}:3 (sample id "1"): {message}'
+
+
+def _set(path: tuple[str | int, ...], value: Any) -> Callable[[Any], None]:
+    def mutate(record: Any) -> None:
+        for key in path[:-1]:
+            record = record[key]
+        record[path[-1]] = value
+
+    return mutate
+
+
+# Wrong types below the top level, where the loaders used to raise a bare TypeError or
+# AttributeError: (mutation of the first record, field, what the message says).
+BIOASQ_WRONG_TYPES = [
+    (
+        _set(("snippets", 0, "offsetInBeginSection"), "143"),
+        "snippets[0].offsetInBeginSection",
+        "an integer or null, got the string '143'",
+    ),
+    (
+        _set(("snippets", 2, "offsetInEndSection"), True),
+        "snippets[2].offsetInEndSection",
+        "an integer or null, got true",
+    ),
+    (
+        _set(("snippets", 2, "beginSection"), 7),
+        "snippets[2].beginSection",
+        "a string or null, got the number 7",
+    ),
+    (_set(("snippets", 1), "text"), "snippets[1]", "an object, got the string 'text'"),
+    (_set(("snippets", 3, "text"), None), "snippets[3].text", "a string, got null"),
+    (_set(("documents", 1), 31000003), "documents[1]", "a string, got the number 31000003"),
+    (_set(("ideal_answer",), {"a": 1}), "ideal_answer", "a string or a list or null, got an object"),
+    (_set(("ideal_answer",), ["a", None]), "ideal_answer[1]", "a string, got null"),
+    (_set(("exact_answer",), [["yes"], 1]), "exact_answer[1]", "a string or a list, got the number 1"),
+    (_set(("exact_answer",), [["yes", 2]]), "exact_answer[0][1]", "a string, got the number 2"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("mutate", "field", "expected"), BIOASQ_WRONG_TYPES)
+def test_bioasq_wrong_types_at_any_depth_name_file_question_and_field(
+    tmp_path, mutate, field, expected
+):
+    data = load_fixture("fullcite_bioasq.json")
+    mutate(data["questions"][0])
+    path = tmp_path / "bioasq.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(BioasqDataError) as e:
+        bioasq_source(str(path), 5, abstracts_path=str(BIOASQ_ABSTRACTS))
+    assert str(e.value) == (
+        f'BioASQ file {path} question 0 (id "bq-yesno"): field "{field}" must be {expected}'
+    )
+
+
+EXPERTQA_WRONG_TYPES = [
+    (
+        _set(("answers", "rr_gs_gpt4", "claims", 0, "evidence"), 5),
+        "answers.rr_gs_gpt4.claims[0].evidence",
+        "a list or null, got the number 5",
+    ),
+    (
+        _set(("answers", "rr_gs_gpt4", "claims", 1, "evidence"), "[2] https://x\n\ntext"),
+        "answers.rr_gs_gpt4.claims[1].evidence",
+        "a list or null, got the string '[2] https://x\\n\\ntext'",
+    ),
+    (
+        _set(("answers", "rr_gs_gpt4", "claims", 0, "evidence", 0), 5),
+        "answers.rr_gs_gpt4.claims[0].evidence[0]",
+        "a string, got the number 5",
+    ),
+    (
+        _set(("answers", "rr_gs_gpt4", "claims", 1), ["evidence"]),
+        "answers.rr_gs_gpt4.claims[1]",
+        "an object, got a list",
+    ),
+    (
+        _set(("answers", "rr_gs_gpt4", "revised_answer_string"), 3),
+        "answers.rr_gs_gpt4.revised_answer_string",
+        "a string or null, got the number 3",
+    ),
+    (
+        _set(("metadata", "question_type"), ["a", "b"]),
+        "metadata.question_type",
+        "a string or null, got a list",
+    ),
+]
+
+
+@pytest.mark.parametrize(("mutate", "field", "expected"), EXPERTQA_WRONG_TYPES)
+def test_expertqa_wrong_types_at_any_depth_name_file_row_and_field(
+    tmp_path, mutate, field, expected
+):
+    rows = [json.loads(line) for line in EXPERTQA.read_text(encoding="utf-8").splitlines()]
+    mutate(rows[2])
+    path = tmp_path / "expertqa.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    for system in ("any", "rr_gs_gpt4"):
+        with pytest.raises(ExpertqaDataError) as e:
+            expertqa_source(str(path), 5, None, system)
+        assert str(e.value) == (
+            f'ExpertQA file {path}:3 (sample id "2"): field "{field}" must be {expected}'
+        )
+
+
+def test_abstracts_and_spans_files_name_the_entry_and_field(tmp_path):
+    abstracts = tmp_path / "abstracts.json"
+    abstracts.write_text(json.dumps({"31000001": {"title": "t", "abstract": ["a"]}}))
+    with pytest.raises(BioasqDataError) as e:
+        bioasq_source(str(BIOASQ), 5, abstracts_path=str(abstracts))
+    assert str(e.value) == (
+        f"abstracts file {abstracts} PMID '31000001': field \"abstract\" must be a string or "
+        "null, got a list"
+    )
+    spans = tmp_path / "spans.jsonl"
+    spans.write_text('{"sample_id": "s", "doc_id": true, "span": "x"}\n')
+    with pytest.raises(SpansFileError) as e:
+        load_spans_file(spans)
+    assert str(e.value) == (f'{spans}:1: field "doc_id" must be a string or an integer, got true')
+
+
+# --- every FullCite loader, fuzzed: a loader error naming the file, or records --------------
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=6,
+)  # fmt: skip
+
+
+def _json_paths(value: Any, prefix: tuple = ()) -> Iterator[tuple]:
+    yield prefix
+    items = (
+        value.items()
+        if isinstance(value, dict)
+        else enumerate(value)
+        if isinstance(value, list)
+        else ()
+    )
+    for key, child in items:
+        yield from _json_paths(child, (*prefix, key))
+
+
+# fmt: skip
+
+
+@st.composite
+def mutated(draw: Any, record: Any) -> Any:
+    """``record`` with one value at any depth replaced by any JSON value, or deleted."""
+    record = copy.deepcopy(record)
+    path = draw(st.sampled_from(list(_json_paths(record))))
+    if not path:
+        return draw(JSON_VALUES)
+    parent = record
+    for key in path[:-1]:
+        parent = parent[key]
+    if isinstance(parent, dict) and draw(st.booleans()):
+        del parent[path[-1]]
+    else:
+        parent[path[-1]] = draw(JSON_VALUES)
+    return record
+
+
+def _bioasq(folder: Path, record: Any) -> None:
+    data = load_fixture("fullcite_bioasq.json")
+    data["questions"][0] = record
+    path = folder / "bioasq.json"
+    path.write_text(json.dumps(data))
+    bioasq_source(str(path), 5, abstracts_path=str(BIOASQ_ABSTRACTS))
+
+
+def _abstracts(folder: Path, record: Any) -> None:
+    data = json.loads(BIOASQ_ABSTRACTS.read_text())
+    data["31000001"] = record
+    path = folder / "abstracts.json"
+    path.write_text(json.dumps(data))
+    bioasq_source(str(BIOASQ), 5, abstracts_path=str(path))
+
+
+def _expertqa(folder: Path, record: Any) -> None:
+    lines = EXPERTQA.read_text(encoding="utf-8").splitlines()
+    path = folder / "expertqa.jsonl"
+    path.write_text("\n".join([lines[0], json.dumps(record), *lines[3:]]) + "\n")
+    for system in ("any", "rr_gs_gpt4"):
+        expertqa_source(str(path), 5, None, system)
+
+
+def _asqa(folder: Path, record: Any) -> None:
+    path = folder / "asqa.json"
+    path.write_text(json.dumps([record, *load_fixture("alce_asqa.json")[1:]]))
+    spans = load_spans_file(FIXTURES / "fullcite_asqa_spans.jsonl")
+    asqa_source(str(path), 5, spans)
+
+
+def _spans(folder: Path, record: Any) -> None:
+    path = folder / "spans.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    load_span_cache(path)  # the annotation cache never raises: a bad line is set aside
+    path.write_text(json.dumps(record) + "\n")
+    load_spans_file(path)
+
+
+def _incite(folder: Path, record: Any) -> None:
+    path = folder / "human_eval.json"
+    path.write_text(json.dumps([record]))
+    incite_records(path)
+
+
+INCITE_ROW = {
+    "question": "Who sang it?",
+    "source": "asqa",
+    "generated_answer": "Simon sang it {doc_id: a, snippet: Simon sang}.",
+    "citations": [
+        {"doc_id": "a snippet", "snippet": "Simon sang", "full_document": "Simon sang it."}
+    ],
+}
+FUZZED_LOADERS = {
+    "bioasq": (_bioasq, load_fixture("fullcite_bioasq.json")["questions"][0], BioasqDataError),
+    "abstracts": (_abstracts, json.loads(BIOASQ_ABSTRACTS.read_text())["31000001"], BioasqDataError),
+    "expertqa": (_expertqa, json.loads(EXPERTQA.read_text().splitlines()[2]), ExpertqaDataError),
+    "asqa": (_asqa, load_fixture("alce_asqa.json")[0], AlceDataError),
+    "spans": (_spans, {"sample_id": "s", "doc_id": "d", "span": "x"}, SpansFileError),
+    "incite": (_incite, INCITE_ROW, ValueError),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", FUZZED_LOADERS)
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_fuzzed_fullcite_records_load_or_fail_naming_the_file(name, data):
+    load, record, error = FUZZED_LOADERS[name]
+    bad = data.draw(mutated(record))
+    with tempfile.TemporaryDirectory() as folder:
+        try:
+            load(Path(folder), bad)
+        except error as e:
+            message = str(e)
+            assert folder in message and "\n" not in message, message
 
 
 # --- 1,000 hostile samples through inspect_ai.eval ------------------------------------
