@@ -351,24 +351,26 @@ def _md(text: Any) -> str:
 
 
 def markdown_table(runs: pd.DataFrame) -> str:
-    """One markdown table per task: a row per run (numbered), ``mean ± stderr`` per metric."""
+    """One markdown table per task: a row per run, ``mean ± stderr`` per metric, and its log.
+
+    Rows are in the order the terminal and the charts number the runs.
+    """
     parts = []
     for task, group in runs.groupby("task", sort=True):
         metrics = _task_metrics(group)
-        header = "| run | model | strategy | setting | samples | " + " | ".join(metrics)
-        rule = "|" + "---|" * (6 + len(metrics))
+        columns = ["model", "strategy", "setting", "samples", *metrics, "log"]
         rows = [
-            " | ".join(
-                [
-                    f"| {i}",
-                    *(_md(r[c]) for c in ("model", "strategy", "setting", "samples")),
-                    *(_cell(r, m) for m in metrics),
-                    f"{_md(r['log'])} |",
-                ]
-            )
-            for i, (_, r) in enumerate(group.iterrows(), 1)
+            [
+                *(_md(r[c]) for c in ("model", "strategy", "setting", "samples")),
+                *(_cell(r, m) for m in metrics),
+                _md(r["log"]),
+            ]
+            for _, r in group.iterrows()
         ]
-        parts.append(f"### {task}\n\n{header} | log |\n{rule}\n" + "\n".join(rows))
+        lines = [columns, *rows]
+        header, *body = ("| " + " | ".join(cells) + " |" for cells in lines)
+        rule = "|" + "---|" * len(columns)
+        parts.append(f"### {task}\n\n{header}\n{rule}\n" + "\n".join(body))
     return "\n\n".join(parts) + "\n"
 
 

@@ -321,7 +321,7 @@ def test_runs_that_differ_by_a_model_or_task_argument_get_distinct_labels(
     assert rows[runs["b"].location]["setting"] == "ndoc=null, model_path=/models/b"
     table = (out / "metrics.md").read_text()
     assert all(log.location in table for log in runs.values())
-    assert "| 4 | mockllm/local | vanilla | ndoc=null, model_path=/models/b | 1 |" in table
+    assert "| mockllm/local | vanilla | ndoc=null, model_path=/models/b | 1 |" in table
     printed = capsys.readouterr().out
     assert f"4. {label['b']} (n = 1): {runs['b'].location}" in printed
     # The same logs listed in another order: the same labels, in the same order.
