@@ -419,7 +419,8 @@ def _csv_cell(value: Any) -> Any:
 def write_csv(runs: pd.DataFrame, path: Path) -> None:
     """``metrics.csv``: a row per run, its text neutralised against formula injection."""
     table = runs.assign(setting=runs["setting"].replace(_NO_SETTING, ""))
-    table = table.map(_csv_cell)
+    # Column by column: DataFrame.map needs pandas 2.1, and the project supports 2.0.
+    table = table.apply(lambda column: column.map(_csv_cell))
     table.columns = [_csv_cell(c) for c in table.columns]
     table.to_csv(path, index=False)
 
