@@ -5,6 +5,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
+from inspect_cite.http_client import redact_text
 from inspect_cite.report import terminal_table, write_report
 
 
@@ -36,13 +37,15 @@ def main(argv: list[str] | None = None) -> int:
     try:
         report = write_report(args.log_dir, out)
     except ValueError as e:
-        print(f"inspect-cite report: {e}", file=sys.stderr)
+        # The message may quote the log directory given, credentials in a URL included.
+        print(f"inspect-cite report: {redact_text(str(e))}", file=sys.stderr)
         return 2
+    # The tables and skipped runs are redacted as they are read; the paths written are not.
     print(terminal_table(report.runs))
     for run in report.skipped:
         print(f"skipped {run.describe()}")
     for path in report.written:
-        print(f"wrote {path}")
+        print(f"wrote {redact_text(str(path))}")
     return 0
 
 

@@ -29,6 +29,31 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 # Query parameters whose values are secrets (api_key=, access_token=, sig=, ...).
 _SECRET_PARAM = re.compile(r"key|token|secret|passw|auth|sig|credential|session", re.IGNORECASE)
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>`|]+")
+# Outside URLs, free text (error messages, model and task arguments) shows secrets as an
+# assignment (api_key=..., "token": "...", password: ...), an Authorization header, or by
+# their shape: OpenAI/Anthropic sk-..., Hugging Face hf_..., GitHub, AWS, Google and Slack keys.
+# A name counts when it ends in key (api_key, not a bare "key"), token, secret, password or
+# credential(s), so that max_tokens=... or "missing key: docs" keep their values.
+_SECRET_ASSIGNMENT = re.compile(
+    r"""(?P<name>\b(?:[\w.-]+key|[\w.-]*(?:token|secret|passw(?:or)?d|pwd|credentials?))["']?)"""
+    r"""(?P<sep>\s*[:=]\s*["']?)(?P<value>(?!\*\*\*)[^\s"',;&)}\]]+)""",
+    re.IGNORECASE,
+)
+_AUTHORIZATION = re.compile(
+    r"(?P<head>\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?(?:(?:bearer|basic|token)\s+)?)"
+    r"(?P<value>(?!\*\*\*)[^\s\"',;)}\]]+)",
+    re.IGNORECASE,
+)
+# A bearer token has a digit or punctuation in it: "bearer header" or "Bearer authentication"
+# in a message are words.
+_BEARER = re.compile(
+    r"\b(?P<head>bearer\s+)(?P<value>(?!\*\*\*)(?=\S*[\d._~+/=-])[A-Za-z0-9._~+/=-]{8,})",
+    re.IGNORECASE,
+)
+_KEY_SHAPES = re.compile(
+    r"\b(?:sk-[A-Za-z0-9_-]{16,}|hf_[A-Za-z0-9]{20,}|gh[pousr]_[A-Za-z0-9]{20,}"
+    r"|github_pat_\w{20,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|xox[abprs]-[A-Za-z0-9-]{10,})"
+)
 _REDACTED = "***"
 _CHUNK = 1 << 20
 
@@ -87,8 +112,18 @@ def redact_url(url: str) -> str:
 
 
 def redact_text(text: str) -> str:
-    """``text`` (a spec, a message) with every URL in it passed through ``redact_url``."""
-    return _URL.sub(lambda m: redact_url(m.group(0)), text)
+    """``text`` (a spec, a message, an argument) with every credential in it replaced by ``***``.
+
+    Every URL in it goes through ``redact_url`` (user-info, secret query values); outside
+    URLs, the values of secret-looking assignments (``api_key=...``, ``"token": "..."``),
+    ``Authorization`` headers and bearer tokens, and strings shaped like API keys (``sk-...``,
+    ``hf_...``) are replaced.
+    """
+    text = _URL.sub(lambda m: redact_url(m.group(0)), text)
+    text = _AUTHORIZATION.sub(lambda m: m["head"] + _REDACTED, text)
+    text = _BEARER.sub(lambda m: m["head"] + _REDACTED, text)
+    text = _SECRET_ASSIGNMENT.sub(lambda m: m["name"] + m["sep"] + _REDACTED, text)
+    return _KEY_SHAPES.sub(_REDACTED, text)
 
 
 def url_credentials(url: str) -> str | None:

@@ -5,7 +5,8 @@ installed plugin with their package: after ``pip install .``, ``citation_bias``'
 is ``scorers/weighted_mean`` (and ``scorers/weighted_mean_by_group_<group>``), while the same
 metric imported from a source tree (pytest, an editable install) is ``weighted_mean``.
 Everything that reads metric names from a log (the report, the benchmarks, the tests) resolves
-them here, so it works either way.
+them here, so it works either way. Which way each of the project's scores is better (for the
+report's charts) is recorded here too, once: ``metric_direction``.
 """
 
 import re
@@ -14,6 +15,8 @@ from inspect_ai.log import EvalLog
 
 # A leading "<package>/": Inspect's registry namespace, never part of a metric's own name.
 _REGISTRY_PREFIX = re.compile(r"^[A-Za-z_][\w.]*/")
+# citation_bias's share of citations to one context position.
+_POSITION = re.compile(r"^pos_\d+$")
 
 
 def metric_name(name: str) -> str:
@@ -36,3 +39,46 @@ def log_metrics(log: EvalLog) -> dict[str, dict[str, float]]:
         values = {metric_name(key): m.value for key, m in score.metrics.items()}
         metrics.setdefault(score.name, values)
     return metrics
+
+
+HIGHER_IS_BETTER = "higher is better"
+LOWER_IS_BETTER = "lower is better"
+NO_DIRECTION = "neither higher nor lower is better"
+UNKNOWN_DIRECTION = "direction unknown"
+
+# Every score the project's scorers log (scorers/__init__.py lists them by scorer), by direction.
+_DIRECTIONS = {
+    HIGHER_IS_BETTER: """
+        citation_rec citation_prec claims_nli str_em str_hit rougeLsum mauve QA-EM QA-F1 QA-Hit
+        qampari_prec qampari_rec qampari_rec_top5 qampari_f1 qampari_f1_top5
+        doc_precision doc_recall doc_f1 snippet_precision snippet_recall snippet_f1
+        snippet_em_precision snippet_em_recall snippet_em_f1 verbatim_rate
+        similarity support relevance coverage snippet_support doc_support
+        yesno_accuracy factoid_strict factoid_lenient factoid_mrr list_precision list_recall
+        list_f1 summary_rouge2 summary_rouge_su4 rougeL rougeL_precision rougeL_recall rougeL_f1
+    """,
+    LOWER_IS_BETTER: """
+        invalid_citations invalid_share omission_rate unsupported_claims rejected_spans failed_docs
+    """,
+    # Sizes (good or bad only against a reference), and where citations go: citing the first
+    # documents is a bias or right, depending on where the evidence is. A near-verbatim snippet
+    # is neither the document's exact words nor a rewording.
+    NO_DIRECTION: """
+        length num_preds n_citations n_scored n_spans pos_rest first_two_share
+        first_two_rank_share near_verbatim_rate
+    """,
+}
+_SCORE_DIRECTIONS = {name: d for d, names in _DIRECTIONS.items() for name in names.split()}
+
+
+def metric_direction(column: str) -> str:
+    """Which way a metric is better, as a phrase for charts (``HIGHER_IS_BETTER``, ...).
+
+    The one table of directions: every score this project's scorers log is in it (other
+    scorers' are ``UNKNOWN_DIRECTION``). ``column`` is a score name or a report column named
+    after one (``pos_1 (weighted)``, ``n_citations (citation_bias)``).
+    """
+    score = column.split(" (", 1)[0]
+    if _POSITION.match(score):
+        return NO_DIRECTION
+    return _SCORE_DIRECTIONS.get(score, UNKNOWN_DIRECTION)

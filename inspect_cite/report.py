@@ -1,57 +1,84 @@
 """``inspect-cite report``: compare runs across tasks, models and strategies.
 
 Reads a directory of Inspect logs (one ``inspect eval-set`` directory, or any folder of ``.eval``
-files) through ``inspect_ai.analysis``, and writes:
+files) with ``inspect_ai.log``, and writes:
 
-- ``metrics.md`` and ``metrics.csv``: every metric (mean and stderr) by task, model, strategy and
-  whatever other task argument differs between the runs;
-- ``<task>_metrics.png``: each metric by model and strategy, with stderr bars;
+- ``metrics.md`` and ``metrics.csv``: every metric (mean and stderr) per run, each run named by
+  task, model, strategy and whatever else sets it apart from the other runs of its task (its
+  ``setting``), with its sample count and its log;
+- ``<task>_metrics.png``: each metric by run, with stderr bars and which way is better;
 - ``fullcite_doc_vs_snippet.png``: Doc-F1 against Snippet-F1 per run (FullCite tasks);
 - ``citation_positions.png``: how often each context position is cited (primacy bias).
 
-Logs that are not successful runs (failed, cancelled, unfinished) are listed as skipped.
-Charts wrap their panels into a grid, so any number of metrics stays under 2,000 px wide.
+Logs that are not successful runs (failed, cancelled, unfinished) or cannot be read (truncated,
+corrupt) are listed as skipped. Every text the report shows goes through
+:func:`inspect_cite.http_client.redact_text`. Charts wrap their panels into a grid, so any
+number of metrics stays under 2,000 px wide.
 """
 
 import json
 import math
 import re
+import urllib.parse
+import urllib.request
 from collections import Counter
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import pandas as pd
+from inspect_ai.log import EvalLog, EvalSpec
+from inspect_ai.model import ModelConfig
 
 from inspect_cite.citations.alce import marker_refs
 from inspect_cite.http_client import redact_text
-from inspect_cite.log_metrics import metric_name
+from inspect_cite.log_metrics import metric_direction, metric_name
 
 _ID_COLUMNS = ["task", "model", "strategy", "setting"]
-# Task arguments that name files: never a "setting" that distinguishes runs.
-_PATH_ARGS = re.compile(r"(_path|_file|_dir)$")
+# What metrics.csv and load_runs give about each run besides its metrics, in this order.
+_RUN_COLUMNS = [*_ID_COLUMNS, "label", "samples", "log"]
+_NO_SETTING = "-"
+# What a run that lacks an argument or option another run of its task sets reads as.
+_UNSET = "default"
+# The kinds of arguments and options that can set a run apart, by the flag that gives them
+# (shown before a name only where two kinds share the name).
+_TASK_ARG, _MODEL_ARG, _MODEL_ROLE, _SOLVER_ARG = "-T ", "-M ", "--model-role ", "-S "
+_OPTION = "--"
+# Eval options that change which samples are scored (the others change how a run is executed).
+_SAMPLE_OPTIONS = {"limit", "sample_id", "epochs"}
+# A cell a spreadsheet would run as a formula (OWASP, CSV injection) unless it is a number.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_MAX_ERROR_CHARS = 200
 
 
-def _strategy(row: pd.Series) -> str:
+def _strategy(spec: EvalSpec) -> str:
     # A solver given with --solver replaces the task's own, so it names the strategy first;
     # its package prefix adds nothing.
-    solver = row.get("solver")
-    if isinstance(solver, str) and solver:
-        return solver.split("/")[-1]
-    strategy = row.get("task_arg_strategy")
+    if spec.solver:
+        return spec.solver.split("/")[-1]
+    strategy = (spec.task_args or {}).get("strategy")
     return strategy if isinstance(strategy, str) and strategy else "default"
 
 
 def _benchmark(metadata: Any) -> str:
-    if isinstance(metadata, str):
-        try:
-            metadata = json.loads(metadata)
-        except ValueError:
-            return "-"
-    return str(metadata.get("benchmark", "-")) if isinstance(metadata, dict) else "-"
+    return redact_text(str(metadata.get("benchmark", "-"))) if isinstance(metadata, dict) else "-"
+
+
+def _task_name(spec: EvalSpec) -> str:
+    return redact_text(spec.task.split("/")[-1])
+
+
+def _first_line(message: str) -> str:
+    """The first line of a message, redacted, cut to fit a line of the report.
+
+    Redacted before it is cut: a URL cut before its ``@`` no longer shows as a URL.
+    """
+    lines = redact_text(message).strip().splitlines()
+    return lines[0][:_MAX_ERROR_CHARS] if lines else ""
 
 
 class SkippedRun(NamedTuple):
-    """A log in the folder that is not a finished run (error, cancelled, started)."""
+    """A log in the folder that is not a finished run (error, cancelled, started, unreadable)."""
 
     log: str
     task: str
@@ -61,8 +88,9 @@ class SkippedRun(NamedTuple):
 
     def describe(self) -> str:
         """One line naming the log, its status and why."""
+        run = f" ({self.task}, {self.model})" if self.task or self.model else ""
         why = f": {self.error}" if self.error else ""
-        return f"{self.log} ({self.task}, {self.model}): {self.status}{why}"
+        return f"{self.log}{run}: {self.status}{why}"
 
 
 class Report(NamedTuple):
@@ -73,32 +101,58 @@ class Report(NamedTuple):
     written: list[Path]
 
 
-def _read_logs(log_dir: str | Path) -> pd.DataFrame:
-    from inspect_ai.analysis import evals_df
+class _Logs(NamedTuple):
+    """A log directory as read: the successful runs' headers and the logs left out."""
+
+    runs: list[EvalLog]
+    skipped: list[SkippedRun]
+    # Cited context positions by run log (when the samples were read).
+    positions: dict[str, Counter[int]]
+
+
+def _shown_location(location: str) -> str:
+    """A log's location as the report shows it: a local path, or the URL of a remote log."""
+    if location.startswith("file://"):
+        location = urllib.request.url2pathname(urllib.parse.urlsplit(location).path)
+    return redact_text(location)
+
+
+def _read_logs(log_dir: str | Path, *, samples: bool = False) -> _Logs:
+    """Every log of ``log_dir``, sorted by location; with ``samples``, the positions cited.
+
+    A log that cannot be read is skipped and named with the reason, like a failed run: one
+    damaged file never stops the report.
+    """
+    from inspect_ai.log import list_eval_logs, read_eval_log
 
     if "://" not in str(log_dir) and not Path(log_dir).is_dir():
         raise ValueError(f"log directory {log_dir} does not exist")
-    df = evals_df(str(log_dir), quiet=True)
-    if df.empty:
+    # Sorted: the same logs make the same report, whatever order the folder lists them in.
+    locations = sorted(info.name for info in list_eval_logs(str(log_dir)))
+    if not locations:
         raise ValueError(f"no Inspect logs found in {log_dir}")
-    return df
-
-
-def _skipped(df: pd.DataFrame) -> list[SkippedRun]:
-    skipped = []
-    for _, row in df[df["status"] != "success"].iterrows():
-        error = row.get("error_message")
-        first_line = str(error).strip().splitlines()[0] if isinstance(error, str) and error else ""
-        skipped.append(
-            SkippedRun(
-                log=str(row["log"]),
-                task=str(row["task_name"]).split("/")[-1],
-                model=str(row["model"]),
-                status=str(row["status"]),
-                error=first_line[:200],
-            )
-        )
-    return sorted(skipped)
+    logs = _Logs(runs=[], skipped=[], positions={})
+    for location in locations:
+        shown = _shown_location(location)
+        try:
+            log = read_eval_log(location, header_only=True)
+            if log.status == "success" and samples:
+                logs.positions[shown] = _cited_positions(location)
+        # Whatever a damaged log raises (a zip without its end record, bad JSON, a header that
+        # fails validation), it concerns this log alone.
+        except Exception as e:  # noqa: BLE001
+            reason = _first_line(f"{type(e).__name__}: {e}")
+            logs.skipped.append(SkippedRun(shown, "", "", "unreadable", reason))
+            continue
+        log.location = shown
+        if log.status == "success":
+            logs.runs.append(log)
+        else:
+            error = _first_line(log.error.message) if log.error else ""
+            model = redact_text(log.eval.model)
+            logs.skipped.append(SkippedRun(shown, _task_name(log.eval), model, log.status, error))
+    logs.skipped.sort()
+    return logs
 
 
 def _metric_column(score: str, metric: str, metrics: list[str]) -> str | None:
@@ -120,78 +174,164 @@ def _same(a: float, b: float) -> bool:
     return (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
 
 
-def _metric_values(logs: list[str]) -> pd.DataFrame:
-    """One row per log, one column per metric, read from each log's header.
+def _metric_values(log: EvalLog) -> dict[str, float]:
+    """One value per metric column, read from the log's header.
 
     Several scorers may report a score of the same name (``n_citations`` from Doc/Snippet-F1,
     citation_bias and the judge): the column holds the first scorer's value, and a scorer
     that disagrees with it gets a ``<name> (<scorer>)`` column of its own.
     """
-    from inspect_ai.log import read_eval_log
-
-    rows: list[dict[str, float]] = []
-    for path in logs:
-        row: dict[str, float] = {}
-        results = read_eval_log(path, header_only=True).results
-        for score in results.scores if results else []:
-            names = [metric_name(k) for k in score.metrics]
-            for name, m in zip(names, score.metrics.values(), strict=True):
-                column = _metric_column(score.name, name, names)
-                if column is None:
-                    continue
-                value = float(m.value)
-                if column in row and not _same(row[column], value):
-                    stem, stderr = column.removesuffix("_stderr"), column.endswith("_stderr")
-                    column = f"{stem} ({score.scorer})" + ("_stderr" if stderr else "")
-                row.setdefault(column, value)
-        rows.append(row)
-    return pd.DataFrame(rows, index=range(len(logs)))
+    row: dict[str, float] = {}
+    for score in log.results.scores if log.results else []:
+        names = [metric_name(k) for k in score.metrics]
+        for name, m in zip(names, score.metrics.values(), strict=True):
+            column = _metric_column(score.name, name, names)
+            if column is None:
+                continue
+            value = float(m.value)
+            if column in row and not _same(row[column], value):
+                stem, stderr = column.removesuffix("_stderr"), column.endswith("_stderr")
+                column = f"{stem} ({score.scorer})" + ("_stderr" if stderr else "")
+            row.setdefault(column, value)
+    return row
 
 
-def _runs(df: pd.DataFrame, log_dir: str | Path, skipped: list[SkippedRun]) -> pd.DataFrame:
-    df = df[df["status"] == "success"].copy()
-    if df.empty:
-        names = "; ".join(s.describe() for s in skipped)
-        raise ValueError(f"no successful runs in {log_dir} (skipped: {names})")
-    df = df.reset_index(drop=True)
-    # Task names alone are ambiguous (ALCE's and FullCite's asqa): when both benchmarks'
-    # runs share a directory, the benchmark recorded in the task metadata prefixes the name.
-    df["task"] = df["task_name"].astype(str).str.split("/").str[-1]
-    benchmark = df["metadata"].map(_benchmark) if "metadata" in df.columns else None
-    if benchmark is not None:
-        for name, group in df.groupby("task"):
-            if benchmark[group.index].nunique() > 1:
-                df.loc[group.index, "task"] = benchmark[group.index] + "/" + str(name)
-    df["strategy"] = df.apply(_strategy, axis=1)
-    arg_cols = [
-        c
-        for c in df.columns
-        if c.startswith("task_arg_") and c != "task_arg_strategy" and not _PATH_ARGS.search(c)
+def _shown_value(value: Any) -> str:
+    """A recorded argument as a command line gives it: ``2``, ``true``, ``null``, plain text."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and value and all(isinstance(v, ModelConfig) for v in value):
+        return ",".join(_shown_value(v) for v in value)
+    if isinstance(value, ModelConfig):  # a model role
+        return value.model + (f" {_shown_value(value.args)}" if value.args else "")
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def _facets(log: EvalLog) -> dict[tuple[str, str], str]:
+    """Everything a run was given that can set it apart, as ``{(flag, name): value}``.
+
+    Task arguments as the task received them, defaults included (a default that another run
+    overrides is a difference like any other), model arguments (``-M model_path``), model
+    roles, solver arguments, the generate config (the model's, the eval's on top) and the
+    eval options that choose the samples.
+    """
+    spec = log.eval
+    facets = {(_TASK_ARG, k): _shown_value(v) for k, v in (spec.task_args or {}).items()}
+    facets |= {(_MODEL_ARG, k): _shown_value(v) for k, v in (spec.model_args or {}).items()}
+    if spec.model_base_url:
+        facets[(_MODEL_ARG, "base_url")] = spec.model_base_url
+    facets |= {(_MODEL_ROLE, k): _shown_value(v) for k, v in (spec.model_roles or {}).items()}
+    if spec.solver:
+        facets |= {(_SOLVER_ARG, k): _shown_value(v) for k, v in (spec.solver_args or {}).items()}
+    options = spec.model_generate_config.model_dump(exclude_none=True)
+    if log.plan is not None:
+        options |= log.plan.config.model_dump(exclude_none=True)
+    options |= spec.config.model_dump(include=_SAMPLE_OPTIONS, exclude_none=True)
+    facets |= {(_OPTION, k): _shown_value(v) for k, v in options.items()}
+    return facets
+
+
+def _settings(
+    facets: list[dict[tuple[str, str], str]], models: list[str], strategies: list[str]
+) -> list[str]:
+    """For the runs of one task, what sets each apart (``ndoc=2, model_path=/m/b``), or ``-``.
+
+    An argument or option counts when its value differs between the runs (a run without it
+    reads ``default``). Model arguments are compared between runs of the same model and
+    solver arguments between runs of the same solver (another model or solver has other
+    arguments, and its name already tells it apart); ``-T strategy`` is left out where the
+    strategy column shows it.
+    """
+    peers_by = {_MODEL_ARG: models, _SOLVER_ARG: strategies}
+    keys = list(dict.fromkeys(key for run in facets for key in run))
+
+    def differs(key: tuple[str, str], i: int) -> bool:
+        scope = peers_by.get(key[0])
+        peers = [run for j, run in enumerate(facets) if scope is None or scope[j] == scope[i]]
+        return len({run.get(key, _UNSET) for run in peers}) > 1
+
+    strategy = (_TASK_ARG, "strategy")
+    if all(run.get(strategy) == s for run, s in zip(facets, strategies, strict=True)):
+        keys = [k for k in keys if k != strategy]
+    shown = [[k for k in keys if differs(k, i)] for i in range(len(facets))]
+    # A name that two kinds share (-T x and -M x) is shown with its flag.
+    flags = Counter(name for _, name in {k for run_keys in shown for k in run_keys})
+    return [
+        ", ".join(
+            f"{name if flags[name] == 1 else flag + name}={run.get((flag, name), _UNSET)}"
+            for flag, name in run_keys
+        )
+        or _NO_SETTING
+        for run, run_keys in zip(facets, shown, strict=True)
     ]
 
-    def setting(row: pd.Series) -> str:
-        same_task = df[df["task"] == row["task"]]
-        varying = [c for c in arg_cols if same_task[c].astype(str).nunique() > 1]
-        # Logs written before specs with credentials were refused may still hold them.
-        shown = (f"{c[len('task_arg_') :]}={redact_text(str(row[c]))}" for c in varying)
-        return ", ".join(shown) or "-"
 
-    df["setting"] = df.apply(setting, axis=1)
-    out = df[_ID_COLUMNS + ["log"]].copy()
-    metrics = _metric_values([str(p) for p in df["log"]])
-    out = pd.concat([out, metrics[sorted(metrics.columns)]], axis=1)
-    return out.sort_values(_ID_COLUMNS).reset_index(drop=True)
+def _label(model: str, strategy: str, setting: str) -> str:
+    return f"{model}, {strategy}" + (f", {setting}" if setting != _NO_SETTING else "")
+
+
+def _runs(logs: _Logs, log_dir: str | Path) -> pd.DataFrame:
+    """One row per successful run: its id columns, label, sample count, log and metrics.
+
+    Rows are sorted by task, model, strategy, setting and log, so every table and chart
+    numbers the same runs the same way.
+    """
+    if not logs.runs:
+        names = "; ".join(s.describe() for s in logs.skipped)
+        raise ValueError(f"no successful runs in {log_dir} (skipped: {names})")
+    runs = logs.runs
+    df = pd.DataFrame(
+        {
+            "task": [_task_name(log.eval) for log in runs],
+            "model": [redact_text(log.eval.model) for log in runs],
+            "strategy": [redact_text(_strategy(log.eval)) for log in runs],
+            "samples": [log.results.completed_samples if log.results else 0 for log in runs],
+            "log": [str(log.location) for log in runs],
+        }
+    )
+    # Task names alone are ambiguous (ALCE's and FullCite's asqa): when both benchmarks'
+    # runs share a directory, the benchmark recorded in the task metadata prefixes the name.
+    benchmark = pd.Series([_benchmark(log.eval.metadata) for log in runs])
+    for name, group in df.groupby("task"):
+        if benchmark[group.index].nunique() > 1:
+            df.loc[group.index, "task"] = benchmark[group.index] + "/" + str(name)
+    facets = [_facets(log) for log in runs]
+    df["setting"] = _NO_SETTING
+    for _, group in df.groupby("task"):
+        settings = _settings(
+            [facets[i] for i in group.index], group["model"].tolist(), group["strategy"].tolist()
+        )
+        # Arguments may hold credentials (a model's api_key, a spec recorded before specs
+        # with credentials were refused).
+        df.loc[group.index, "setting"] = [redact_text(s) for s in settings]
+    df["label"] = [_label(*r) for r in zip(df["model"], df["strategy"], df["setting"], strict=True)]
+    # Runs given the same everything (a rerun), or differing only in a redacted value, are
+    # told apart by their log's file name (its path where the names meet too).
+    repeated = df.duplicated(["task", "label"], keep=False)
+    logs_of = df.loc[repeated, "log"]
+    names = logs_of.map(lambda log: re.split(r"[/\\]", log)[-1])
+    names = names.where(~names.duplicated(keep=False), logs_of)
+    df.loc[repeated, "setting"] = [
+        f"log={name}" if s == _NO_SETTING else f"{s}, log={name}"
+        for s, name in zip(df.loc[repeated, "setting"], names, strict=True)
+    ]
+    df["label"] = [_label(*r) for r in zip(df["model"], df["strategy"], df["setting"], strict=True)]
+    metrics = pd.DataFrame([_metric_values(log) for log in runs], index=df.index)
+    out = pd.concat([df[_RUN_COLUMNS], metrics[sorted(metrics.columns)]], axis=1)
+    return out.sort_values([*_ID_COLUMNS, "log"], kind="stable").reset_index(drop=True)
 
 
 def load_runs(log_dir: str | Path) -> pd.DataFrame:
-    """One row per successful run with id columns and ``<metric>`` / ``<metric>_stderr`` columns."""
-    df = _read_logs(log_dir)
-    return _runs(df, log_dir, _skipped(df))
+    """One row per successful run: id columns, ``label``, ``samples``, ``log`` and metrics.
+
+    Metrics are ``<metric>`` / ``<metric>_stderr`` columns.
+    """
+    return _runs(_read_logs(log_dir), log_dir)
 
 
 def metric_names(runs: pd.DataFrame) -> list[str]:
     """The metric columns of ``load_runs`` output (without their stderr companions)."""
-    return [c for c in runs.columns if c not in (*_ID_COLUMNS, "log") and not c.endswith("_stderr")]
+    return [c for c in runs.columns if c not in _RUN_COLUMNS and not c.endswith("_stderr")]
 
 
 def _cell(run: pd.Series, metric: str) -> str:
@@ -205,26 +345,37 @@ def _task_metrics(group: pd.DataFrame) -> list[str]:
     return [m for m in metric_names(group) if group[m].notna().any()]
 
 
+def _md(text: Any) -> str:
+    """Text for a markdown table cell: a ``|`` or a line break would end the cell or row."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
 def markdown_table(runs: pd.DataFrame) -> str:
-    """One markdown table per task: a row per run, ``mean ± stderr`` per metric."""
+    """One markdown table per task: a row per run, ``mean ± stderr`` per metric, and its log.
+
+    Rows are in the order the terminal and the charts number the runs.
+    """
     parts = []
     for task, group in runs.groupby("task", sort=True):
         metrics = _task_metrics(group)
-        header = "| model | strategy | setting | " + " | ".join(metrics) + " |"
-        rule = "|" + "---|" * (3 + len(metrics))
+        columns = ["model", "strategy", "setting", "samples", *metrics, "log"]
         rows = [
-            f"| {r['model']} | {r['strategy']} | {r['setting']} | "
-            + " | ".join(_cell(r, m) for m in metrics)
-            + " |"
+            [
+                *(_md(r[c]) for c in ("model", "strategy", "setting", "samples")),
+                *(_cell(r, m) for m in metrics),
+                _md(r["log"]),
+            ]
             for _, r in group.iterrows()
         ]
-        parts.append(f"### {task}\n\n{header}\n{rule}\n" + "\n".join(rows))
+        lines = [columns, *rows]
+        header, *body = ("| " + " | ".join(cells) + " |" for cells in lines)
+        rule = "|" + "---|" * len(columns)
+        parts.append(f"### {task}\n\n{header}\n{rule}\n" + "\n".join(body))
     return "\n\n".join(parts) + "\n"
 
 
-def _run_label(run: pd.Series) -> str:
-    setting = f", {run['setting']}" if run["setting"] != "-" else ""
-    return f"{run['model']}, {run['strategy']}{setting}"
+def _legend(run: pd.Series) -> str:
+    return f"{run['label']} (n = {run['samples']})"
 
 
 def terminal_table(runs: pd.DataFrame) -> str:
@@ -234,7 +385,7 @@ def terminal_table(runs: pd.DataFrame) -> str:
     """
     parts = []
     for task, group in runs.groupby("task", sort=True):
-        legend = [f"{i}. {_run_label(r)}" for i, (_, r) in enumerate(group.iterrows(), 1)]
+        legend = [f"{i}. {_legend(r)}: {r['log']}" for i, (_, r) in enumerate(group.iterrows(), 1)]
         header = "| metric | " + " | ".join(str(i) for i in range(1, len(group) + 1)) + " |"
         rule = "|---|" + "---|" * len(group)
         rows = [
@@ -248,11 +399,30 @@ def terminal_table(runs: pd.DataFrame) -> str:
 
 
 def skipped_table(skipped: list[SkippedRun]) -> str:
-    """A markdown list of the runs left out, or ``""`` when there are none."""
+    """A markdown list of the logs left out, or ``""`` when there are none."""
     if not skipped:
         return ""
     lines = [f"- {s.describe()}" for s in skipped]
     return f"### skipped runs ({len(skipped)}, not successful)\n\n" + "\n".join(lines) + "\n"
+
+
+def _csv_cell(value: Any) -> Any:
+    """``value`` safe to open in a spreadsheet: text that starts like a formula gets a ``'``.
+
+    The OWASP rule for CSV injection; a number (``-0.5``) stays a number.
+    """
+    if isinstance(value, str) and value.startswith(_FORMULA_START) and not _NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
+def write_csv(runs: pd.DataFrame, path: Path) -> None:
+    """``metrics.csv``: a row per run, its text neutralised against formula injection."""
+    table = runs.assign(setting=runs["setting"].replace(_NO_SETTING, ""))
+    # Column by column: DataFrame.map needs pandas 2.1, and the project supports 2.0.
+    table = table.apply(lambda column: column.map(_csv_cell))
+    table.columns = [_csv_cell(c) for c in table.columns]
+    table.to_csv(path, index=False)
 
 
 def cited_positions(output: str, docs: list[dict[str, Any]]) -> list[int]:
@@ -274,17 +444,26 @@ def sample_positions(sample: Any) -> list[int]:
     return cited_positions(sample.output.completion if sample.output else "", docs)
 
 
+def _cited_positions(location: str) -> Counter[int]:
+    """Counts of the context positions cited by the samples of one log."""
+    from inspect_ai.log import read_eval_log_samples
+
+    cited: Counter[int] = Counter()
+    for sample in read_eval_log_samples(location, all_samples_required=False):
+        cited.update(sample_positions(sample))
+    return cited
+
+
+def _by_task(runs: pd.DataFrame, cited: dict[str, Counter[int]]) -> dict[str, Counter[int]]:
+    counts: dict[str, Counter[int]] = {}
+    for task, log in zip(runs["task"], runs["log"], strict=True):
+        counts.setdefault(str(task), Counter()).update(cited[str(log)])
+    return counts
+
+
 def position_counts(runs: pd.DataFrame) -> dict[str, Counter[int]]:
     """Counts of cited positions per task, over every sample of every run."""
-    from inspect_ai.log import read_eval_log
-
-    counts: dict[str, Counter[int]] = {}
-    for _, run in runs.iterrows():
-        log = read_eval_log(str(run["log"]))
-        counter = counts.setdefault(str(run["task"]), Counter())
-        for sample in log.samples or []:
-            counter.update(sample_positions(sample))
-    return counts
+    return _by_task(runs, {str(log): _cited_positions(str(log)) for log in runs["log"]})
 
 
 # Charts are laid out on a grid of fixed-size panels: at most _MAX_COLUMNS panels a row keeps
@@ -332,7 +511,7 @@ def _bar_chart(group: pd.DataFrame, task: str, path: Path) -> None:
     from matplotlib.patches import Patch
 
     metrics = _task_metrics(group)
-    labels = [_wrap(f"{i}. {_run_label(r)}") for i, (_, r) in enumerate(group.iterrows(), 1)]
+    labels = [_wrap(f"{i}. {_legend(r)}") for i, (_, r) in enumerate(group.iterrows(), 1)]
     colors = [plt.get_cmap("tab20")(i % 20) for i in range(len(labels))]
     legend_cols = 2 if len(labels) > 3 else 1
     legend_rows = sum(label.count("\n") + 1 for label in labels) // legend_cols + 1
@@ -350,12 +529,12 @@ def _bar_chart(group: pd.DataFrame, task: str, path: Path) -> None:
         for xi, v in zip(x, values, strict=True):
             if pd.isna(v):
                 ax.patches[xi].set_visible(False)
-        ax.set_title(m, fontsize=9)
+        ax.set_title(f"{m}\n{metric_direction(m)}", fontsize=9)
         ax.set_xticks(x, [str(i + 1) for i in x], fontsize=7)
         ax.tick_params(axis="y", labelsize=7)
     handles = [Patch(color=c) for c in colors]
     fig.legend(handles, labels, loc="outside lower center", ncols=legend_cols, fontsize=8)
-    fig.suptitle(f"{task}: metrics by run (mean ± stderr)", fontsize=11)
+    fig.suptitle(f"{task}: metrics by run (mean ± stderr over n samples)", fontsize=11)
     _save(fig, path)
 
 
@@ -371,7 +550,7 @@ def _doc_vs_snippet(runs: pd.DataFrame, path: Path) -> bool:
     if data.empty:
         return False
     labels = [
-        _wrap(f"{i}. {r['task']}: {_run_label(r)}") for i, (_, r) in enumerate(data.iterrows(), 1)
+        _wrap(f"{i}. {r['task']}: {_legend(r)}") for i, (_, r) in enumerate(data.iterrows(), 1)
     ]
     fig = plt.figure(figsize=(7, 6 + 0.2 * len(labels)), layout="constrained")
     ax = fig.subplots()
@@ -387,15 +566,16 @@ def _doc_vs_snippet(runs: pd.DataFrame, path: Path) -> bool:
     ax.plot([0, 100], [0, 100], linestyle=":", color="grey")
     ax.set_xlim(-5, 105)
     ax.set_ylim(-5, 105)
-    ax.set_xlabel("Doc-F1")
-    ax.set_ylabel("Snippet-F1")
+    ax.set_xlabel(f"Doc-F1 ({metric_direction(doc)})")
+    ax.set_ylabel(f"Snippet-F1 ({metric_direction(snip)})")
     ax.set_title("FullCite: document vs evidence-span attribution")
     fig.legend(loc="outside lower center", fontsize=8)
     _save(fig, path)
     return True
 
 
-def _positions_chart(counts: dict[str, Counter[int]], path: Path) -> bool:
+def _positions_chart(counts: dict[str, Counter[int]], samples: dict[str, int], path: Path) -> bool:
+    """Share of citations per context position, a panel per task, with its citation count."""
     counts = {t: c for t, c in counts.items() if sum(c.values())}
     if not counts:
         return False
@@ -406,9 +586,15 @@ def _positions_chart(counts: dict[str, Counter[int]], path: Path) -> bool:
         shares = [100 * counter[p] / total for p in positions]
         ax.bar(list(positions), shares)
         first_two = 100 * (counter[1] + counter[2]) / total
-        ax.set_title(f"{task}: {first_two:.1f}% to the first two", fontsize=9)
+        ax.set_title(
+            f"{task}: {first_two:.1f}% to the first two\n"
+            f"{total} citations, n = {samples[task]} samples",
+            fontsize=9,
+        )
         ax.set_xlabel("cited context position", fontsize=8)
         ax.set_ylabel("% of citations", fontsize=8)
+    # A position's share describes the bias; which share is right depends on the evidence.
+    fig.suptitle(f"Cited positions ({metric_direction('first_two_share')})", fontsize=11)
     _save(fig, path)
     return True
 
@@ -418,23 +604,23 @@ def write_report(log_dir: str | Path, out_dir: str | Path) -> Report:
     import matplotlib
 
     matplotlib.use("Agg")
-    df = _read_logs(log_dir)
+    logs = _read_logs(log_dir, samples=True)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    skipped = _skipped(df)
-    runs = _runs(df, log_dir, skipped)
+    runs = _runs(logs, log_dir)
     written = [out / "metrics.md", out / "metrics.csv"]
     tables = markdown_table(runs)
-    if skipped:
-        tables += "\n" + skipped_table(skipped)
+    if logs.skipped:
+        tables += "\n" + skipped_table(logs.skipped)
     (out / "metrics.md").write_text(tables)
-    runs.drop(columns=["log"]).to_csv(out / "metrics.csv", index=False)
+    write_csv(runs, out / "metrics.csv")
     for task, group in runs.groupby("task", sort=True):
         path = out / f"{str(task).replace('/', '_')}_metrics.png"
         _bar_chart(group, str(task), path)
         written.append(path)
     if _doc_vs_snippet(runs, out / "fullcite_doc_vs_snippet.png"):
         written.append(out / "fullcite_doc_vs_snippet.png")
-    if _positions_chart(position_counts(runs), out / "citation_positions.png"):
+    samples = runs.groupby("task")["samples"].sum().to_dict()
+    if _positions_chart(_by_task(runs, logs.positions), samples, out / "citation_positions.png"):
         written.append(out / "citation_positions.png")
-    return Report(runs=runs, skipped=skipped, written=written)
+    return Report(runs=runs, skipped=logs.skipped, written=written)

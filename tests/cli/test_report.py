@@ -1,5 +1,6 @@
 """``inspect-cite report`` on a directory of two models x two strategies."""
 
+import csv
 import warnings
 from pathlib import Path
 
@@ -12,10 +13,11 @@ from inspect_ai.solver import generate
 
 from alce_tasks import asqa
 from inspect_cite.cli import main
+from inspect_cite.log_metrics import HIGHER_IS_BETTER, LOWER_IS_BETTER, NO_DIRECTION
 from inspect_cite.report import cited_positions, load_runs, sample_positions
 from solvers.alce import alce_vanilla
 from tests.conftest import FIXTURES
-from tests.helpers.scripted_models import scripted_model
+from tests.helpers.scripted_models import scripted_model, scripted_output
 
 
 @pytest.fixture
@@ -155,12 +157,14 @@ def test_alce_and_fullcite_tasks_of_one_name_get_their_own_tables(log_dir, tmp_p
 
 def test_report_stays_legible_and_names_failed_runs(log_dir, tmp_path, capsys, monkeypatch):
     from matplotlib.figure import Figure
+    from matplotlib.text import Text
     from PIL import Image
 
     add_fullcite_run(log_dir)
     failed = add_failed_run(log_dir)
     # Every chart is checked as it is saved: nothing drawn may stick out of the figure.
     outside = []
+    texts: dict[str, list[str]] = {}
     savefig = Figure.savefig
 
     def checked_savefig(fig, path, *args, **kwargs):
@@ -168,6 +172,7 @@ def test_report_stays_legible_and_names_failed_runs(log_dir, tmp_path, capsys, m
         box, (width, height) = fig.get_tightbbox(), fig.get_size_inches()
         if box.x0 < -0.01 or box.y0 < -0.01 or box.x1 > width + 0.01 or box.y1 > height + 0.01:
             outside.append(Path(path).name)
+        texts[Path(path).name] = [t.get_text() for t in fig.findobj(Text) if t.get_visible()]
         return savefig(fig, path, *args, **kwargs)
 
     monkeypatch.setattr(Figure, "savefig", checked_savefig)
@@ -189,6 +194,21 @@ def test_report_stays_legible_and_names_failed_runs(log_dir, tmp_path, capsys, m
         with Image.open(png) as image:
             assert image.width <= 2000, (png.name, image.size)
     assert outside == []
+    # Each metric's panel says which way is better (every metric of the project's scorers has
+    # a direction), and the runs' names their sample counts.
+    for chart in ("alce_asqa_metrics.png", "fullcite_asqa_metrics.png"):
+        titles = [t for t in texts[chart] if "\n" in t and not t[0].isdigit()]
+        assert len(titles) > 5
+        assert {t.split("\n")[1] for t in titles} <= {
+            HIGHER_IS_BETTER,
+            LOWER_IS_BETTER,
+            NO_DIRECTION,
+        }, titles
+        assert any(t.startswith("1. ") and t.endswith("(n = 2)") for t in texts[chart])
+    assert "doc_f1\nhigher is better" in texts["fullcite_asqa_metrics.png"]
+    assert "invalid_citations\nlower is better" in texts["fullcite_asqa_metrics.png"]
+    assert "Doc-F1 (higher is better)" in texts["fullcite_doc_vs_snippet.png"]
+    assert any("n = 2 samples" in t for t in texts["citation_positions.png"])
     # The terminal table names every metric of the FullCite run in full, once.
     section = printed.out.split("### fullcite/asqa")[1].split("###")[0]
     rows = [line for line in section.splitlines() if line.startswith("| ")][1:]
@@ -239,3 +259,185 @@ def test_installed_metric_names_read_like_source_tree_names(log_dir, tmp_path):
     assert installed["first_two_share (weighted)"] == expected["first_two_share (weighted)"] == 100
     assert installed["pos_1 (weighted)"] == expected["pos_1 (weighted)"]
     assert installed["mauve"] == 42.0
+
+
+def asqa_run(log_dir, model_args=None, fail_with=None, eval_args=None, **task_args):
+    """One ALCE ASQA run of a scripted ``mockllm/local`` given ``-M`` ``model_args``.
+
+    ``fail_with``: the model raises this message instead (the log has status "error").
+    """
+
+    def answer(*args):
+        if fail_with is not None:
+            raise RuntimeError(fail_with)
+        return scripted_output("Christopher Eccleston played the Ninth Doctor [1].")
+
+    model = get_model("mockllm/local", custom_outputs=answer, memoize=False, **(model_args or {}))
+    [log] = inspect_eval(
+        asqa(
+            dataset_path=str(FIXTURES / "alce_asqa.json"),
+            nli="python:tests.helpers.nli_fns:word_entail",
+            **task_args,
+        ),
+        model=model,
+        limit=1,
+        log_dir=str(log_dir),
+        display="none",
+        **(eval_args or {}),
+    )
+    return log
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_runs_that_differ_by_a_model_or_task_argument_get_distinct_labels(
+    own_prompts, tmp_path, capsys, monkeypatch
+):
+    """Model A, model B (-M model_path), model A with -T ndoc=2 (default: None), A again."""
+    logs = tmp_path / "logs"
+    runs = {
+        "a": asqa_run(logs, {"model_path": "/models/a"}),
+        "b": asqa_run(logs, {"model_path": "/models/b"}),
+        "a_ndoc2": asqa_run(logs, {"model_path": "/models/a"}, ndoc=2),
+        "a_again": asqa_run(logs, {"model_path": "/models/a"}),
+    }
+    out = tmp_path / "report"
+    assert main(["report", str(logs), "--out", str(out)]) == 0
+    rows = read_csv(out / "metrics.csv")
+    assert len({(row["model"], row["strategy"], row["setting"]) for row in rows}) == 4
+    rows = {row["log"]: row for row in rows}
+    assert set(rows) == {log.location for log in runs.values()}
+    label = {name: rows[log.location]["label"] for name, log in runs.items()}
+    assert len(set(label.values())) == 4
+    assert label["a"].startswith("mockllm/local, vanilla, ndoc=null, model_path=/models/a")
+    assert label["b"] == "mockllm/local, vanilla, ndoc=null, model_path=/models/b"
+    assert label["a_ndoc2"] == "mockllm/local, vanilla, ndoc=2, model_path=/models/a"
+    # The rerun and its first run differ in nothing but their logs.
+    for name in ("a", "a_again"):
+        assert label[name].endswith(f", log={Path(runs[name].location).name}")
+    assert rows[runs["b"].location]["setting"] == "ndoc=null, model_path=/models/b"
+    table = (out / "metrics.md").read_text()
+    assert all(log.location in table for log in runs.values())
+    assert "| mockllm/local | vanilla | ndoc=null, model_path=/models/b | 1 |" in table
+    printed = capsys.readouterr().out
+    assert f"4. {label['b']} (n = 1): {runs['b'].location}" in printed
+    # The same logs listed in another order: the same labels, in the same order.
+    import inspect_ai.log
+
+    listed = inspect_ai.log.list_eval_logs
+    first = load_runs(logs)
+    monkeypatch.setattr(inspect_ai.log, "list_eval_logs", lambda d: listed(d)[::-1])
+    assert load_runs(logs)[["label", "log"]].equals(first[["label", "log"]])
+    assert first["label"].tolist() == sorted(first["label"])
+
+
+def test_generate_config_and_a_name_two_kinds_share_tell_runs_apart(own_prompts, tmp_path):
+    logs = tmp_path / "logs"
+    plain = asqa_run(logs, {"shot": 1})
+    hot = asqa_run(logs, {"shot": 1}, eval_args={"temperature": 0.9})
+    other_shot = asqa_run(logs, {"shot": 2}, shot=1)
+    label = load_runs(logs).set_index("log")["label"]
+    # ALCE's tasks generate at temperature 0.5 (the generate config as the run used it).
+    assert label[plain.location] == "mockllm/local, vanilla, -T shot=2, -M shot=1, temperature=0.5"
+    assert label[hot.location] == "mockllm/local, vanilla, -T shot=2, -M shot=1, temperature=0.9"
+    assert label[other_shot.location] == (
+        "mockllm/local, vanilla, -T shot=1, -M shot=2, temperature=0.5"
+    )
+
+
+def test_report_redacts_credentials_in_errors_and_arguments(own_prompts, tmp_path, capsys):
+    logs = tmp_path / "logs"
+    token = "Zq9TOKENdoNotShow77"
+    failure = (
+        f"POST http://user:{token}@llm-host:8000/v1 failed (api_key={token}, "
+        f"Authorization: Bearer {token}.x, key sk-{token})"
+    )
+    failed = asqa_run(logs, fail_with=failure)
+    # Two runs apart only by a secret: its value is hidden, their labels still differ.
+    asqa_run(logs, {"access_token": f"{token}-1"})
+    asqa_run(logs, {"access_token": f"{token}-2"})
+    out = tmp_path / "report"
+    assert main(["report", str(logs), "--out", str(out)]) == 0
+    printed = capsys.readouterr()
+    shown = printed.out + printed.err + "".join(p.read_text() for p in out.glob("metrics.*"))
+    assert token not in shown
+    assert "http://***@llm-host:8000/v1 failed (api_key=***, Authorization: Bearer ***" in shown
+    skipped = [line for line in printed.out.splitlines() if line.startswith("skipped ")]
+    assert len(skipped) == 1 and failed.location in skipped[0]
+    labels = [row["label"] for row in read_csv(out / "metrics.csv")]
+    assert len(set(labels)) == 2
+    assert all(
+        label.startswith("mockllm/local, vanilla, access_token=***, log=") for label in labels
+    )
+
+
+def test_csv_cells_are_not_formulas_and_unreadable_logs_are_skipped(log_dir, tmp_path, capsys):
+    from inspect_ai.log import write_eval_log
+
+    # A task named like a formula, and a metric below zero (a number, left as it is).
+    log = read_eval_log(str(sorted(log_dir.glob("*.eval"))[0]))
+    log.eval.task = "=cmd|'calc'!A0"
+    log.results.scores[0].metrics["mean"].value = -0.5
+    write_eval_log(log, str(log_dir / "2026-01-01T00-00-00+00-00_formula_abc.eval"))
+    # A truncated log, a file that is no zip at all, and a JSON log that is not JSON.
+    whole = sorted(log_dir.glob("*.eval"))[1].read_bytes()
+    broken = {
+        "2026-01-02T00-00-00+00-00_asqa_trunc.eval": whole[: len(whole) // 2],
+        "2026-01-03T00-00-00+00-00_asqa_zip.eval": b"PK\x03\x04 not a zip",
+        "2026-01-04T00-00-00+00-00_asqa_json.json": b"{not json",
+    }
+    for name, data in broken.items():
+        (log_dir / name).write_bytes(data)
+    out = tmp_path / "report"
+    assert main(["report", str(log_dir), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    skipped = [line for line in printed.splitlines() if line.startswith("skipped ")]
+    assert len(skipped) == 3
+    table = (out / "metrics.md").read_text()
+    for name in broken:
+        [line] = [line for line in skipped if name in line]
+        assert line.startswith(f"skipped {log_dir / name}: unreadable: ")
+        assert str(log_dir / name) in table
+    with open(out / "metrics.csv", newline="") as f:
+        cells = [cell for row in csv.reader(f) for cell in row]
+    for cell in cells:
+        assert not cell.startswith(("=", "+", "-", "@", "\t", "\r")) or float(cell) < 0, cell
+    assert "'=cmd|'calc'!A0" in cells and "-0.5" in cells
+    assert len(read_csv(out / "metrics.csv")) == 5
+
+
+def test_every_score_of_the_project_has_a_direction():
+    """The report's one table of directions covers every key the scorers log."""
+    from inspect_cite.log_metrics import UNKNOWN_DIRECTION, metric_direction
+    from scorers.alce_correctness import CORRECTNESS_KEYS
+    from scorers.alce_qa import QA_KEYS
+    from scorers.citation_bias import position_shares
+    from scorers.citation_judge import JUDGE_KEYS
+    from scorers.claim_support import CLAIM_SUPPORT_KEYS
+    from scorers.doc_snippet_f1 import SNIPPET_KEYS
+    from scorers.fullcite_answer import ALL_ANSWER_KEYS
+    from scorers.span_agreement import AGREEMENT_KEYS
+
+    keys = {
+        *(k for keys in CORRECTNESS_KEYS.values() for k in keys),
+        *QA_KEYS,
+        *position_shares([], max_positions=7),
+        *JUDGE_KEYS,
+        *CLAIM_SUPPORT_KEYS,
+        *SNIPPET_KEYS,
+        *ALL_ANSWER_KEYS,
+        *AGREEMENT_KEYS,
+        "citation_rec",
+        "citation_prec",
+        "claims_nli",
+        "mauve",
+        "omission_rate",
+        "similarity",
+        "n_scored",
+    }
+    assert {k for k in keys if metric_direction(k) == UNKNOWN_DIRECTION} == set()
+    assert metric_direction("pos_7 (weighted)") == metric_direction("n_citations (citation_bias)")
+    assert metric_direction("accuracy") == UNKNOWN_DIRECTION

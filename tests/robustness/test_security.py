@@ -228,3 +228,29 @@ def test_redaction_of_urls_and_specs():
     assert redact_url("http://h/p?q=plain") == "http://h/p?q=plain"
     text = f"remote:http://u:{TOKEN}@h#m and model:openai/gpt-4o"
     assert redact_text(text) == "remote:http://***@h#m and model:openai/gpt-4o"
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        (f"HTTP 401 (api_key={TOKEN})", "HTTP 401 (api_key=***)"),
+        (
+            f"{{'access_token': '{TOKEN}', 'max_tokens': 300}}",
+            "{'access_token': '***', 'max_tokens': 300}",
+        ),
+        (f'{{"password": "{TOKEN}"}}', '{"password": "***"}'),
+        (f"-M hf_token={TOKEN}, -M model_path=/m", "-M hf_token=***, -M model_path=/m"),
+        (f"header Authorization: Bearer {TOKEN}", "header Authorization: Bearer ***"),
+        (f"sent Bearer {TOKEN}.sig", "sent Bearer ***"),
+        (f"key {OPENAI_KEY} and sk-ant-api03-{TOKEN}", "key *** and ***"),
+        ("hf_abcdefghijklmnopqrstuvwxyz0123 AKIAABCDEFGHIJKLMNOP", "*** ***"),
+        # Words and settings that only look like the above keep their text.
+        ("a bearer header; Bearer authentication", "a bearer header; Bearer authentication"),
+        (
+            "max_tokens=300, missing key: docs, sort_order=asc",
+            "max_tokens=300, missing key: docs, sort_order=asc",
+        ),
+    ],
+)
+def test_redaction_of_secrets_outside_urls(text, redacted):
+    assert redact_text(text) == redacted
