@@ -301,12 +301,13 @@ def load_expertqa_support(data_path: str | None) -> HumanData:
 
 
 def _score(value: Any, allowed: tuple[int, ...], where: str, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value not in allowed:
+    # A score written as 1.0 is the score 1 (ALCE's analysis compares them with ==).
+    if isinstance(value, bool) or not isinstance(value, int | float) or value not in allowed:
         raise HumanDataError(
             f'{where}: field "{name}" must be one of {", ".join(map(str, allowed))}, '
             f"got {value!r:.40}"
         )
-    return value
+    return int(value)
 
 
 def _alce_items(content: Any, path: Path) -> Iterator[tuple[str, str, str, dict[str, Any]]]:

@@ -233,3 +233,19 @@ def test_git_blob_sha1_is_git_hash_object(tmp_path):
     except (OSError, subprocess.CalledProcessError):
         pytest.skip("git is not available")
     assert git_blob_sha1(path) == expected
+
+
+def test_alce_scores_written_as_floats_are_read_as_their_integers(tmp_path):
+    path = write_alce_human(tmp_path / "alce.json")
+    content = json.loads(path.read_text())
+    item = content["asqa"]["asqa-system-a.json"]["q1"]
+    item["automatic_recall_scores"] = [1.0, 0.0]
+    item["sentences"][0]["citations"][0]["citation_precision_score"] = 2.0
+    path.write_text(json.dumps(content))
+    data = load_human_data("alce-human", str(path))
+    assert data.alce_sentences[0].auto_recall == 1
+    assert data.alce_sentences[0].human_citations == [2, 0]
+    item["automatic_recall_scores"] = [0.5, 0.0]
+    path.write_text(json.dumps(content))
+    with pytest.raises(HumanDataError, match=r'"automatic_recall_scores\[0\]" must be one of 0, 1'):
+        load_human_data("alce-human", str(path))
