@@ -7,7 +7,7 @@ defaults, the settings behind the README table.
 
 Run from the repository root::
 
-    python bench/run_all.py [--full] [--only nli,align]
+    python bench/run_all.py [--full] [--only nli,align,calibrate]
 """
 
 import argparse
@@ -25,6 +25,7 @@ SMALL: dict[str, list[str]] = {
     "constrained": ["--vocab", "32768", "--tokens", "64", "--rounds", "3", "--samples", "2"],
     "align": ["--citations", "100"],
     "scoring": ["--t5-sizes", "100", "--python-sizes", "100,1000,10000"],
+    "calibrate": ["--pairs", "120", "--baseline", "30"],
 }  # fmt: skip
 """Small settings per benchmark (``bench/bench_<name>.py``)."""
 

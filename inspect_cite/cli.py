@@ -5,6 +5,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
+from inspect_cite import calibrate
 from inspect_cite.http_client import redact_text
 from inspect_cite.report import terminal_table, write_report
 
@@ -21,14 +22,17 @@ def lm_eval_config_dir() -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``inspect-cite``: ``report`` and ``lm-eval-path``."""
+    """Entry point of ``inspect-cite``: ``report``, ``calibrate`` and ``lm-eval-path``."""
     parser = argparse.ArgumentParser(prog="inspect-cite", description="inspect-cite utilities")
     sub = parser.add_subparsers(dest="command", required=True)
     rep = sub.add_parser("report", help="tables and charts comparing the runs in a log directory")
     rep.add_argument("log_dir", help="a directory of Inspect logs (e.g. an eval-set directory)")
     rep.add_argument("--out", default=None, help="output directory (default: LOG_DIR/report)")
     sub.add_parser("lm-eval-path", help="print the directory to pass to lm_eval run --include_path")
+    calibrate.add_parser(sub)
     args = parser.parse_args(argv)
+    if args.command == "calibrate":
+        return calibrate.main(args)
     if args.command == "lm-eval-path":
         print(lm_eval_config_dir())
         return 0

@@ -23,7 +23,7 @@ from typing import IO, Any
 
 import httpx
 
-from inspect_cite.download import sha256_file
+from inspect_cite.download import git_blob_sha1, sha256_file
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 # Query parameters whose values are secrets (api_key=, access_token=, sig=, ...).
@@ -177,17 +177,27 @@ def _transient(error: BaseException) -> bool:
     return isinstance(error, httpx.TransportError)
 
 
-def download(url: str, sha256: str, dest: Path, *, timeout: float = 30.0) -> Path:
+def download(
+    url: str, sha256: str | None, dest: Path, *, timeout: float = 30.0, git_blob: str | None = None
+) -> Path:
     """Fetch ``url`` to ``dest`` unless ``dest`` already has the SHA-256 ``sha256``.
 
     Inspect's ``inspect_ai.util.download`` policy (five attempts or 60 s with jittered
     exponential backoff on 408/429/5xx and transport errors; the body is hashed on the way and
     moved into place only when it matches), under this module's redirect policy.
 
+    Args:
+        url: What to fetch.
+        sha256: The content's SHA-256, or None when ``git_blob`` pins it instead.
+        dest: Where the file goes.
+        timeout: Seconds per request.
+        git_blob: The content's git blob id (``git hash-object``), as a repository's tree
+            records it: for a file whose SHA-256 was never published.
+
     Raises:
         CrossOriginRedirectError: When the server redirects to another origin.
         httpx.HTTPStatusError: For a status that is not retried.
-        ValueError: When the content does not match ``sha256``.
+        ValueError: When the content does not match ``sha256`` / ``git_blob``.
 
     """
     # Imported here: the NLI backends import this module on a GPU machine that has no tenacity.
@@ -199,7 +209,17 @@ def download(url: str, sha256: str, dest: Path, *, timeout: float = 30.0) -> Pat
         wait_exponential_jitter,
     )
 
-    if dest.exists() and sha256_file(dest) == sha256:
+    if sha256 is None and git_blob is None:
+        raise ValueError(f"{url}: no checksum to verify the download against")
+
+    def problem(path: Path, digest: str) -> str | None:
+        if sha256 is not None and digest != sha256:
+            return f"expected {sha256}, got {digest}"
+        if git_blob is not None and (blob := git_blob_sha1(path)) != git_blob:
+            return f"expected git blob {git_blob}, got {blob}"
+        return None
+
+    if dest.exists() and problem(dest, sha256_file(dest)) is None:
         return dest
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(f"{dest.name}.{uuid.uuid4().hex}.partial")
@@ -222,9 +242,9 @@ def download(url: str, sha256: str, dest: Path, *, timeout: float = 30.0) -> Pat
         return digest.hexdigest()
 
     try:
-        actual = fetch()
-        if actual != sha256:
-            raise ValueError(f"Checksum mismatch for {url}: expected {sha256}, got {actual}")
+        mismatch = problem(tmp, fetch())
+        if mismatch is not None:
+            raise ValueError(f"Checksum mismatch for {url}: {mismatch}")
         os.replace(tmp, dest)
     finally:
         if tmp.exists():

@@ -1,17 +1,27 @@
-"""Pinned hub data files and the provenance a task logs for its data.
+"""Pinned data files and the provenance a task logs for its data.
 
 A benchmark's data is either a local file (``-T dataset_path``) or a file of a Hugging Face
-dataset repository at a pinned commit, downloaded once, verified against the hub's object id
-and cached with a manifest (:mod:`inspect_cite.cache`). Either way the task logs where the data
-came from and its SHA-256 (:func:`dataset_file`).
+dataset repository (:class:`PinnedHubFile`) or of a GitHub repository
+(:class:`PinnedGitHubFile`) at a pinned commit, downloaded once, verified against the object id
+the repository records for it at that commit, and cached with a manifest
+(:func:`cached_pinned_file`, :mod:`inspect_cite.cache`). Either way the task logs where the
+data came from and its SHA-256 (:func:`dataset_file`).
 """
 
+import os
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from inspect_cite.download import hub_blob_problem, sha256_file
+from inspect_cite import http_client
+from inspect_cite.cache import download_folder, verified_file, write_manifest
+from inspect_cite.download import describe_failure, hub_blob_problem, sha256_file
+from inspect_cite.preflight import ensure_hub_reachable, ensure_reachable
+
+GITHUB_RAW_URL = "https://raw.githubusercontent.com/{repo}/{commit}/{path}"
+_MANIFEST = "manifest.json"
 
 
 @dataclass(frozen=True)
@@ -60,6 +70,103 @@ class PinnedHubFile:
         if problem:
             raise error(f"{self.url}: {problem}; the download is corrupt, nothing was cached")
         return path
+
+
+@dataclass(frozen=True)
+class PinnedGitHubFile:
+    """One file of a GitHub repository at a pinned commit, with the blob id its tree records.
+
+    The git blob id (``git ls-tree <commit> <path>``) pins the content exactly: a download is
+    used only when ``git hash-object`` of it gives that id.
+    """
+
+    repo: str
+    commit: str
+    path: str
+    git_blob: str
+
+    @property
+    def filename(self) -> str:
+        """The file's name, without its folder."""
+        return Path(self.path).name
+
+    @property
+    def url(self) -> str:
+        """Where a user can download the file by hand."""
+        return GITHUB_RAW_URL.format(repo=self.repo, commit=self.commit, path=self.path)
+
+    def provenance(self) -> dict[str, Any]:
+        """``repo``, ``commit``, ``file`` and ``git_blob`` for the log."""
+        return {
+            "repo": self.repo,
+            "commit": self.commit,
+            "file": self.path,
+            "git_blob": self.git_blob,
+        }
+
+    def download(self, folder: Path, error: Callable[[str], Exception]) -> Path:
+        """Download the file into ``folder`` and verify its blob id.
+
+        Raises:
+            Exception: ``error(...)`` when the content does not match; HTTP errors as they come.
+
+        """
+        ensure_reachable(self.url)
+        try:
+            # download() hashes the body and keeps it only when the blob id matches.
+            return http_client.download(
+                self.url, None, folder / self.filename, timeout=60.0, git_blob=self.git_blob
+            )
+        except ValueError as e:
+            raise error(f"{e}; the download is corrupt, nothing was cached") from e
+
+
+def cached_pinned_file(
+    pin: "PinnedHubFile | PinnedGitHubFile",
+    directory: Path,
+    error: type[Exception],
+    *,
+    name: str,
+    flag: str,
+) -> Path:
+    """A verified cached copy of a pinned file, downloading it when needed.
+
+    The copy is checked against the SHA-256 its manifest records; a corrupt file or manifest is
+    reported, moved aside and downloaded again.
+
+    Args:
+        pin: The pinned file.
+        directory: Its cache folder (one per pinned commit).
+        error: The exception class raised when it cannot be had.
+        name: What the file is, for the message (``"ExpertQA"``).
+        flag: The option that gives a local copy instead (``-T dataset_path``).
+
+    Raises:
+        Exception: ``error`` naming the URL, why, and the flag.
+
+    """
+    target = directory / Path(pin.filename).name
+    cached = verified_file(target, directory / _MANIFEST, lambda m: m["sha256"])
+    if isinstance(cached, Path):
+        return cached
+    try:
+        if isinstance(pin, PinnedHubFile):
+            # The hub client retries an unreachable host for minutes; this answers at once.
+            ensure_hub_reachable()
+        with download_folder(directory) as tmp:
+            path = pin.download(tmp, error)
+            staged = tmp / "staged"
+            shutil.copyfile(path, staged)
+            os.replace(staged, target)
+    except error:
+        raise
+    except Exception as e:
+        raise error(
+            f"{name} ({pin.url}) {cached} and could not be downloaded ({describe_failure(e)}). "
+            f"Download {Path(pin.filename).name} yourself and pass {flag}=<path>."
+        ) from e
+    write_manifest(directory / _MANIFEST, {**pin.provenance(), "sha256": sha256_file(target)})
+    return target
 
 
 def file_provenance(path: str | Path) -> dict[str, Any]:

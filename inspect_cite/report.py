@@ -6,7 +6,8 @@ files) with ``inspect_ai.log``, and writes:
 - ``metrics.md`` and ``metrics.csv``: every metric (mean and stderr) per run, each run named by
   task, model, strategy and whatever else sets it apart from the other runs of its task (its
   ``setting``), with its sample count and its log;
-- ``<task>_metrics.png``: each metric by run, with stderr bars and which way is better;
+- ``<task>_metrics.png``: each metric by run, with stderr bars and which way is better (a rate
+  corrected for its NLI judge's errors, ``<score> (corrected)``, with its interval);
 - ``fullcite_doc_vs_snippet.png``: Doc-F1 against Snippet-F1 per run (FullCite tasks);
 - ``citation_positions.png``: how often each context position is cited (primacy bias).
 
@@ -49,6 +50,10 @@ _SAMPLE_OPTIONS = {"limit", "sample_id", "epochs"}
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _MAX_ERROR_CHARS = 200
+# The `corrected` metric's columns: "<score> (corrected)" and its "_low" / "_high" bounds.
+_CORRECTED_METRIC = "corrected"
+_CORRECTED = " (corrected)"
+_BOUNDS = tuple(f"{_CORRECTED}{b}" for b in ("_low", "_high"))
 
 
 def _strategy(spec: EvalSpec) -> str:
@@ -166,6 +171,10 @@ def _metric_column(score: str, metric: str, metrics: list[str]) -> str | None:
         return f"{score} (weighted)"
     if "_by_group_" in metric:
         return None
+    if metric.startswith(_CORRECTED_METRIC):
+        # A rate corrected for its judge's errors and its interval (scorers/judge_correction.py).
+        bound = metric[len(_CORRECTED_METRIC) :].removeprefix("_mean")
+        return f"{score}{_CORRECTED}{bound}"
     # A score with a single corpus-level metric (MAUVE, one seed) is named by the score alone.
     return score if len(metrics) == 1 else f"{score} ({metric})"
 
@@ -331,13 +340,25 @@ def load_runs(log_dir: str | Path) -> pd.DataFrame:
 
 def metric_names(runs: pd.DataFrame) -> list[str]:
     """The metric columns of ``load_runs`` output (without their stderr companions)."""
-    return [c for c in runs.columns if c not in _RUN_COLUMNS and not c.endswith("_stderr")]
+    return [
+        c for c in runs.columns if c not in _RUN_COLUMNS and not c.endswith(("_stderr", *_BOUNDS))
+    ]
+
+
+def _interval(run: pd.Series, metric: str) -> tuple[float, float] | None:
+    """The interval beside a corrected rate, or None."""
+    low, high = run.get(f"{metric}_low"), run.get(f"{metric}_high")
+    if metric.endswith(_CORRECTED) and pd.notna(low) and pd.notna(high):
+        return float(low), float(high)
+    return None
 
 
 def _cell(run: pd.Series, metric: str) -> str:
     value, err = run[metric], run.get(f"{metric}_stderr")
     if pd.isna(value):
         return "-"
+    if (bounds := _interval(run, metric)) is not None:
+        return f"{value:.2f} [{bounds[0]:.2f}, {bounds[1]:.2f}]"
     return f"{value:.2f} ± {err:.2f}" if err is not None and pd.notna(err) else f"{value:.2f}"
 
 
@@ -505,6 +526,19 @@ def _wrap(label: str) -> str:
     return "\n".join(textwrap.wrap(label, _LABEL_WIDTH)) or label
 
 
+def _error_bars(group: pd.DataFrame, metric: str, values: list[float]) -> Any:
+    """Each run's stderr bar, or, for a corrected rate, its interval (asymmetric)."""
+    if metric.endswith(_CORRECTED):
+        bounds = [_interval(r, metric) for _, r in group.iterrows()]
+        return [
+            [0.0 if b is None else max(0.0, v - b[0]) for v, b in zip(values, bounds, strict=True)],
+            [0.0 if b is None else max(0.0, b[1] - v) for v, b in zip(values, bounds, strict=True)],
+        ]
+    if f"{metric}_stderr" in group:
+        return group[f"{metric}_stderr"].astype(float).fillna(0).tolist()
+    return None
+
+
 def _bar_chart(group: pd.DataFrame, task: str, path: Path) -> None:
     """Every metric of a task in its own panel, one coloured bar per run, runs named below."""
     import matplotlib.pyplot as plt
@@ -519,11 +553,7 @@ def _bar_chart(group: pd.DataFrame, task: str, path: Path) -> None:
     x = list(range(len(labels)))
     for ax, m in zip(axes, metrics, strict=True):
         values = group[m].astype(float).tolist()
-        err = (
-            group[f"{m}_stderr"].astype(float).fillna(0).tolist()
-            if f"{m}_stderr" in group
-            else None
-        )
+        err = _error_bars(group, m, values)
         # A nan value (not computable for that run) gets no bar rather than a bar at 0.
         ax.bar(x, [0.0 if pd.isna(v) else v for v in values], color=colors, yerr=err, capsize=3)
         for xi, v in zip(x, values, strict=True):

@@ -55,6 +55,11 @@ FullCite log keys (``fullcite_tasks/*``):
 
 ``n_citations`` (citations in the answer) is reported by three scorers; Inspect names each by
 its scorer in the log.
+
+With ``-S calibration=FILE``, ``citation_nli``, ``claim_coverage`` and ``claim_support`` add the
+metrics ``corrected_mean``, ``corrected_low`` and ``corrected_high`` to each of their rates: the
+rate corrected for the NLI judge's measured errors (``judge_correction.py``; the arithmetic in
+``inspect_cite/calibration.py``).
 """
 
 from scorers.alce_correctness import alce_correctness

@@ -23,6 +23,7 @@ from inspect_cite.nli import NLIError, get_nli
 from inspect_cite.preflight import check_nli
 from inspect_cite.text import highlight_markdown
 from inspect_cite.thinking import think_opened_by_prompt
+from scorers.judge_correction import calibration_for, calibration_metadata, corrected, share
 from scorers.no_answer import no_answer_score
 
 
@@ -96,7 +97,12 @@ def _unscored(reason: str, output: str) -> Score:
     )
 
 
-@scorer(metrics={"citation_rec": [mean(), stderr()], "citation_prec": [mean(), stderr()]})
+@scorer(
+    metrics={
+        "citation_rec": [mean(), stderr(), corrected("citation_rec")],
+        "citation_prec": [mean(), stderr(), corrected("citation_prec")],
+    }
+)
 @accept_cli_values("-S")
 def citation_nli(
     nli: str = "true",
@@ -104,6 +110,7 @@ def citation_nli(
     alce_compat: bool = True,
     dataset: AlceDatasetName | None = None,
     nli_cache: str | None = None,
+    calibration: str | None = None,
 ) -> Scorer:
     """ALCE citation recall and precision (x100), judged by an NLI model as eval.py does.
 
@@ -120,6 +127,9 @@ def citation_nli(
         dataset: ``qampari`` judges each listed entity as a statement; ``None`` reads
             ``metadata["dataset"]``.
         nli_cache: SQLite file caching NLI decisions (default ``$INSPECT_CITE_NLI_CACHE``).
+        calibration: ``FILE[#DATA[/SUBSET]]``, a ``calibration.json`` measuring this ``nli``
+            judge: the log then carries each rate corrected for the judge's errors
+            (``corrected`` metric, :mod:`scorers.judge_correction`).
 
     """
     problem = at_most_citations_problem(at_most_citations)
@@ -127,6 +137,7 @@ def citation_nli(
         raise ArgumentError(f"citation_nli: {problem}")
     check_dataset_argument(dataset, who="citation_nli")
     check_nli(nli, flag="-S nli")
+    judge_calibration = calibration_for(calibration, nli)
     backend = get_nli(nli, nli_cache)
 
     async def score(state: TaskState, target: Target) -> Score:
@@ -157,6 +168,12 @@ def citation_nli(
         if result.skipped:
             return _unscored(result.skipped, output)
         assert result.recall is not None and result.precision is not None
+        checked = [s for s in result.statements if s.status == "checked"]
+        # Uncited and invalid statements score 0 without the judge: no judge error in them.
+        judged = {
+            "citation_rec": share(len(checked), len(result.statements)),
+            "citation_prec": share(sum(len(s.used) for s in checked), result.total_citations),
+        }
         return Score(
             value={
                 "citation_rec": 100 * result.recall,
@@ -167,6 +184,7 @@ def citation_nli(
                 f"**Answer:** {highlight_markdown(output, marker_spans(output))}\n\n"
                 + citation_explanation(result, docs, nli, at_most_citations)
             ),
+            metadata=calibration_metadata(judge_calibration, judged) or None,
         )
 
     return score

@@ -16,6 +16,7 @@ from inspect_cite.http_client import redact_text
 from inspect_cite.nli import NLIBackend, NLIError, get_nli
 from inspect_cite.preflight import check_nli
 from inspect_cite.thinking import think_opened_by_prompt
+from scorers.judge_correction import calibration_for, calibration_metadata, corrected
 from scorers.no_answer import no_answer_score
 
 NO_CLAIMS_REASON = "no reference claims to check (eval.py divides by their number)"
@@ -65,9 +66,11 @@ def _unscored(reason: str, output: str) -> Score:
     )
 
 
-@scorer(metrics={"claims_nli": [mean(), stderr()]})
+@scorer(metrics={"claims_nli": [mean(), stderr(), corrected("claims_nli")]})
 @accept_cli_values("-S")
-def claim_coverage(nli: str = "true", nli_cache: str | None = None) -> Scorer:
+def claim_coverage(
+    nli: str = "true", nli_cache: str | None = None, calibration: str | None = None
+) -> Scorer:
     """ALCE ELI5 claims_nli (x100): share of ``metadata["claims"]`` entailed by the output.
 
     As eval.py: the premise is the first-line output with citations removed, each claim is a
@@ -76,9 +79,12 @@ def claim_coverage(nli: str = "true", nli_cache: str | None = None) -> Scorer:
     Args:
         nli: NLI backend spec (see ``citation_nli``).
         nli_cache: SQLite file caching NLI decisions (default ``$INSPECT_CITE_NLI_CACHE``).
+        calibration: ``FILE[#DATA[/SUBSET]]``, a ``calibration.json`` measuring this ``nli``
+            judge: the log then carries ``claims_nli`` corrected for the judge's errors.
 
     """
     check_nli(nli, flag="-S nli")
+    judge_calibration = calibration_for(calibration, nli)
     backend = get_nli(nli, nli_cache)
 
     async def score(state: TaskState, target: Target) -> Score:
@@ -112,6 +118,8 @@ def claim_coverage(nli: str = "true", nli_cache: str | None = None) -> Scorer:
                 f"{len(result.verdicts)}** (NLI `{redact_text(nli)}`; premise = the output without "
                 f"citations)\n\n{rows}"
             ),
+            # Every claim is judged.
+            metadata=calibration_metadata(judge_calibration, {"claims_nli": 1.0}) or None,
         )
 
     return score

@@ -45,6 +45,7 @@ from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.nli import NLIBackend, NLIError, Pair, get_nli
 from inspect_cite.preflight import check_nli
 from scorers.cited_answer import CheckedCitation, CitedAnswer, read_cited_answer
+from scorers.judge_correction import calibration_for, calibration_metadata, corrected, share
 from scorers.no_answer import no_answer_score
 
 CLAIM_SUPPORT_KEYS = ("snippet_support", "doc_support", "unsupported_claims")
@@ -204,9 +205,29 @@ def explanation(
     return "\n".join(lines)
 
 
-@scorer(metrics={key: [mean(), stderr()] for key in CLAIM_SUPPORT_KEYS})
+def judged_shares(verdicts: Sequence[ClaimVerdict]) -> dict[str, float]:
+    """Per value, the share of its claims the judge decided (the rest have no premise)."""
+    cited = [v for v in verdicts if v.cited]
+    return {
+        "snippet_support": share(sum(v.snippet_premise is not None for v in cited), len(cited)),
+        "doc_support": share(sum(v.doc_premise is not None for v in cited), len(cited)),
+        "unsupported_claims": share(
+            sum(v.snippet_premise is not None or v.doc_premise is not None for v in verdicts),
+            len(verdicts),
+        ),
+    }
+
+
+@scorer(
+    metrics={
+        key: [mean(), stderr(), corrected(key, negative=key == "unsupported_claims")]
+        for key in CLAIM_SUPPORT_KEYS
+    }
+)
 @accept_cli_values("-S")
-def claim_support(nli: str = "true", nli_cache: str | None = None) -> Scorer:
+def claim_support(
+    nli: str = "true", nli_cache: str | None = None, calibration: str | None = None
+) -> Scorer:
     """FullCite claim attribution by NLI: snippet_support, doc_support, unsupported_claims (x100).
 
     For each claim, an NLI model judges whether its cited snippets (joined) and, separately,
@@ -218,9 +239,12 @@ def claim_support(nli: str = "true", nli_cache: str | None = None) -> Scorer:
             ``classifier:<model>``, ``model:<model or role>``, ``remote:<url>#<model>`` or
             ``python:<module>:<fn>``.
         nli_cache: SQLite file caching NLI decisions (default ``$INSPECT_CITE_NLI_CACHE``).
+        calibration: ``FILE[#DATA[/SUBSET]]``, a ``calibration.json`` measuring this ``nli``
+            judge: the log then carries each value corrected for the judge's errors.
 
     """
     check_nli(nli, flag="-S nli")
+    judge_calibration = calibration_for(calibration, nli)
     backend = get_nli(nli, nli_cache)
 
     async def score(state: TaskState, target: Target) -> Score:
@@ -256,6 +280,7 @@ def claim_support(nli: str = "true", nli_cache: str | None = None) -> Scorer:
                     }
                     for v in verdicts
                 ],
+                **calibration_metadata(judge_calibration, judged_shares(verdicts)),
             },
         )
 

@@ -19,11 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from fullcite_tasks.data.records import ID, STRING, GoldSpan, type_problem
+from fullcite_tasks.data.records import GoldSpan
 from inspect_cite.alignment import DEFAULT_THRESHOLD, align
 from inspect_cite.cache import corrupt_path
 from inspect_cite.errors import PreflightError
 from inspect_cite.files import json_problem, loads, read_jsonl, write_atomic
+from inspect_cite.record_check import ID, STRING, type_problem
 
 logger = logging.getLogger(__name__)
 

@@ -21,6 +21,8 @@ from tests.conftest import FIXTURES, ROOT
 pytestmark = pytest.mark.slow
 
 PACKAGES = ("alce_tasks", "fullcite_tasks", "solvers", "scorers")
+# The plugin's packages and the core they run on: a stale copy of any of them is a stale install.
+SOURCE_PACKAGES = (*PACKAGES, "inspect_cite")
 INSPECT = str(Path(sys.executable).with_name("inspect"))
 # A deterministic NLI function given by file path: the subprocess runs outside the repository.
 NLI = f"python:{ROOT / 'tests' / 'helpers' / 'nli_fns.py'}:word_entail"
@@ -31,7 +33,7 @@ def installed_problem() -> str | None:
         dist = importlib.metadata.distribution("inspect-cite")
     except importlib.metadata.PackageNotFoundError:
         return "inspect-cite is not installed (run `pip install .`)"
-    for package in PACKAGES:
+    for package in SOURCE_PACKAGES:
         for src in (ROOT / package).rglob("*.py"):
             installed = Path(str(dist.locate_file(src.relative_to(ROOT))))
             if not installed.exists() or not filecmp.cmp(src, installed, shallow=False):

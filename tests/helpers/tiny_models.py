@@ -14,6 +14,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+# Lives in the package so that bench/ builds it without importing tests/.
+from inspect_cite.nli.tiny_t5 import build_tiny_t5 as build_tiny_t5
+
 CHAT_TEMPLATE = (
     "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
     "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
@@ -125,35 +128,6 @@ def build_tiny_qwen3(
     model.generation_config.eos_token_id = config.eos_token_id
     model.generation_config.pad_token_id = config.pad_token_id
     model.save_pretrained(out_dir)
-    return out_dir
-
-
-def build_tiny_t5(out_dir: Path, d_model: int = 32, layers: int = 1, seed: int = 0) -> Path:
-    """A random T5 with a ByT5 tokenizer, usable as a TRUE-format ``seq2seq:`` NLI model.
-
-    With ``d_model=512, layers=6`` it has the size of t5-small (~60M parameters).
-    """
-    import torch
-    from transformers import ByT5Tokenizer, T5Config, T5ForConditionalGeneration
-
-    out_dir.mkdir(parents=True, exist_ok=True)
-    tok = ByT5Tokenizer()
-    torch.manual_seed(seed)
-    config = T5Config(
-        vocab_size=len(tok),
-        d_model=d_model,
-        d_kv=max(8, d_model // 8),
-        d_ff=d_model * 4,
-        num_layers=layers,
-        num_decoder_layers=layers,
-        num_heads=8 if d_model >= 64 else 4,
-        decoder_start_token_id=tok.pad_token_id,
-        pad_token_id=tok.pad_token_id,
-        eos_token_id=tok.eos_token_id,
-    )
-    model = T5ForConditionalGeneration(config)
-    model.save_pretrained(out_dir)
-    tok.save_pretrained(out_dir)
     return out_dir
 
 

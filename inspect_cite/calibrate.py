@@ -1,0 +1,572 @@
+"""``inspect-cite calibrate``: how far each citation judge agrees with human labels.
+
+For every judge (any NLI spec the tasks take, through the same backends, batching queue, disk
+cache and preflight as the scorers) and every dataset of :mod:`inspect_cite.human_labels`, each
+labelled (evidence, claim) pair is judged once and compared with its human label. Per subset
+and for ``all``: the pairs, the confusion counts, the abstentions (a pair the judge failed to
+decide, or answered with nan: counted apart, never as a verdict), accuracy, balanced accuracy,
+Cohen's kappa, precision / recall / F1 of "supported", specificity, each with a bootstrap
+interval (:mod:`inspect_cite.calibration`), and pairs per second. For ``alce-human`` the rows
+of each system also compare ALCE's citation recall and precision computed from human labels,
+from ALCE's own automatic scores and from this judge, as ALCE's ``human_eval/analyze.py`` does.
+
+Writes ``calibration.json`` (rates x100, kappa in [-1, 1], counts as integers, an undefined
+value as null with its reason under ``undefined``), ``calibration.md`` and ``calibration.png``,
+and prints a table.
+"""
+
+import argparse
+import asyncio
+import json
+import math
+import sys
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from inspect_cite.calibration import (
+    ALL_SUBSET,
+    BOOTSTRAP_DRAWS,
+    CONFIDENCE,
+    METRICS,
+    Confusion,
+    agreement,
+    rates,
+)
+from inspect_cite.errors import PreflightError
+from inspect_cite.files import write_atomic
+from inspect_cite.http_client import redact_text
+from inspect_cite.human_labels import DATASETS, AlceSentence, HumanData, load_human_data
+from inspect_cite.nli import NLI_SPECS, NLIError, NLIResult, Pair, get_nli
+from inspect_cite.nli.cached import CachedNLI
+from inspect_cite.preflight import check_nli
+
+JSON_FILE = "calibration.json"
+MARKDOWN_FILE = "calibration.md"
+CHART_FILE = "calibration.png"
+NLI_FLAG = "--nli"
+
+_CHUNK = 64
+_CONCURRENT_CHUNKS = 64
+# Why a rate has no value, by rate.
+_UNDEFINED = {
+    "accuracy": "no pair was decided",
+    "balanced_accuracy": "it needs human-supported and human-unsupported pairs",
+    "kappa": "chance agreement is 1: the judge and the people each gave one answer",
+    "precision": "the judge called no pair supported",
+    "recall": "no pair is human-supported",
+    "f1": "no pair is supported by the people or the judge",
+    "specificity": "no pair is human-unsupported",
+}
+_TABLE_METRICS = ("accuracy", "balanced_accuracy", "kappa", "precision", "recall", "f1")
+_SHORT = {
+    "accuracy": "acc",
+    "balanced_accuracy": "bal acc",
+    "kappa": "kappa",
+    "precision": "P",
+    "recall": "R",
+    "f1": "F1",
+}
+
+
+@dataclass
+class Judged:
+    """One judge's answers on one dataset's pairs.
+
+    Attributes:
+        verdicts: Per pair: True / False, or None for an abstention.
+        seconds: Wall time of the judging.
+        nli_calls: Pairs the backend sent to its model (0 when every answer was cached).
+        abstentions: Why pairs were not decided, by reason (first line of the error).
+
+    """
+
+    verdicts: list[bool | None]
+    seconds: float
+    nli_calls: int
+    abstentions: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def pairs_per_s(self) -> float:
+        """Pairs judged per second (nan when no time was measurable)."""
+        return len(self.verdicts) / self.seconds if self.seconds > 0 else math.nan
+
+
+async def _decide(backend: CachedNLI, pairs: list[Pair]) -> list[NLIResult | NLIError]:
+    try:
+        return list(await backend.entail(pairs))
+    except NLIError:
+        if len(pairs) == 1:
+            raise
+    # One pair failed the chunk: each pair again, alone (those decided answer from the cache).
+    out: list[NLIResult | NLIError] = []
+    for result in await asyncio.gather(
+        *(backend.entail([p]) for p in pairs), return_exceptions=True
+    ):
+        if isinstance(result, NLIError):
+            out.append(result)
+        elif isinstance(result, BaseException):
+            raise result
+        else:
+            out.append(result[0])
+    return out
+
+
+async def judge_pairs(backend: CachedNLI, pairs: Sequence[Pair]) -> list[NLIResult | NLIError]:
+    """Every pair's decision, or the error that kept the judge from one.
+
+    Pairs go in chunks, concurrently, so the backend's queue batches them; a chunk that fails
+    is decided pair by pair, so one undecidable pair costs only itself.
+    """
+    semaphore = asyncio.Semaphore(_CONCURRENT_CHUNKS)
+
+    async def chunk(start: int) -> list[NLIResult | NLIError]:
+        async with semaphore:
+            part = list(pairs[start : start + _CHUNK])
+            try:
+                return await _decide(backend, part)
+            except NLIError as e:
+                return [e]
+
+    parts = await asyncio.gather(*(chunk(i) for i in range(0, len(pairs), _CHUNK)))
+    return [r for part in parts for r in part]
+
+
+def run_judge(backend: CachedNLI, data: HumanData) -> Judged:
+    """Judge every pair of ``data`` with ``backend``."""
+    pairs = [(p.evidence, p.claim) for p in data.pairs]
+    calls = backend.model_pairs
+    start = time.perf_counter()
+    results = asyncio.run(judge_pairs(backend, pairs))
+    seconds = time.perf_counter() - start
+    judged = Judged([], seconds, backend.model_pairs - calls)
+    for result in results:
+        if isinstance(result, NLIError):
+            judged.verdicts.append(None)
+            judged.abstentions[str(result).strip().splitlines()[0][:200]] += 1
+        else:
+            judged.verdicts.append(bool(result.entailed))
+    return judged
+
+
+def _x100(value: float, scale: float = 100.0) -> float | None:
+    return round(scale * value, 4) if math.isfinite(value) else None
+
+
+def _scale(key: str) -> float:
+    # Kappa is an agreement beyond chance in [-1, 1], reported as is; the rest are rates x100.
+    return 1.0 if key.endswith("kappa") else 100.0
+
+
+def subset_row(
+    data: HumanData, judged: Judged, subset: str, members: Sequence[int]
+) -> dict[str, Any]:
+    """One row of ``calibration.json``: a subset's counts, rates and intervals."""
+    labels = [data.pairs[i].label for i in members if judged.verdicts[i] is not None]
+    verdicts = [judged.verdicts[i] for i in members if judged.verdicts[i] is not None]
+    confusion = Confusion.count(labels, [bool(v) for v in verdicts])
+    result = agreement(confusion)
+    row: dict[str, Any] = {
+        "data": data.name,
+        "subset": subset,
+        "n": len(members),
+        "tp": confusion.tp,
+        "fp": confusion.fp,
+        "tn": confusion.tn,
+        "fn": confusion.fn,
+        "abstain": len(members) - confusion.n,
+    }
+    undefined = {}
+    for key in METRICS:
+        row[key] = _x100(result.values[key], _scale(key))
+        row[f"{key}_ci"] = [_x100(v, _scale(key)) for v in result.intervals[key]]
+        if row[key] is None:
+            undefined[key] = _UNDEFINED[key]
+    speed = judged.pairs_per_s
+    row["pairs_per_s"] = round(speed, 2) if math.isfinite(speed) else None
+    row["nli_calls"] = judged.nli_calls
+    if undefined:
+        row["undefined"] = undefined
+    return row
+
+
+def _item_mean(values: list[list[int]]) -> float:
+    # analyze.py: an item without units counts as [0]; a system's rate is the mean over items.
+    return float(np.mean([np.mean(v) if v else 0.0 for v in values])) if values else math.nan
+
+
+def _kappa(human: list[int], other: list[int]) -> float:
+    confusion = Confusion.count([h == 1 for h in human], [o == 1 for o in other])
+    return float(rates(confusion.as_array())["kappa"])
+
+
+def alce_system_rows(data: HumanData, judged: Judged) -> dict[str, dict[str, Any]]:
+    """ALCE's citation recall and precision per system: human, ALCE's automatic, this judge.
+
+    As ``human_eval/analyze.py``: sentence recall is the sentence's 0/1 score; a citation
+    counts (1) when its score is 1 or 2 and its sentence's recall is 1; rates are means over a
+    system's items of the item means. The judge's recall of a cited sentence is its verdict on
+    the sentence's cited documents (0 uncited, as eval.py); its precision of a citation, its
+    verdict on that document alone, gated by its recall verdict. A sentence or citation whose
+    verdict the judge abstained on is left out of the judge's figures.
+
+    Returns:
+        Fields to add to the ``<dataset>/<system>/recall`` and ``/citation`` rows.
+
+    """
+    by_group: dict[str, list[AlceSentence]] = {}
+    for sentence in data.alce_sentences:
+        by_group.setdefault(sentence.group, []).append(sentence)
+    rows: dict[str, dict[str, Any]] = {}
+    for group, sentences in by_group.items():
+        items: dict[str, list[list[int]]] = {}
+        units: list[list[int]] = [[] for _ in range(6)]
+        for s in sentences:
+            cells = items.setdefault(s.item, [[] for _ in range(6)])
+            human_cites = [min(c, 1) * s.human_recall for c in s.human_citations]
+            auto_cites = [min(c, 1) * s.auto_recall for c in s.auto_citations]
+            recall = 0 if s.recall_pair is None else judged.verdicts[s.recall_pair]
+            values: list[list[int]] = [[s.human_recall], [s.auto_recall], [], human_cites]
+            values += [auto_cites, []]
+            if recall is not None:
+                values[2] = [int(recall)]
+                verdicts = [judged.verdicts[i] for i in s.citation_pairs]
+                values[5] = [int(bool(recall and v)) for v in verdicts if v is not None]
+            for k in range(6):
+                cells[k] += values[k]
+                units[k] += values[k]
+        item_values = list(items.values())
+        rate = [_x100(_item_mean([cells[k] for cells in item_values])) for k in range(6)]
+        rows[f"{group}/recall"] = {
+            "human_rate": rate[0],
+            "alce_rate": rate[1],
+            "judge_rate": rate[2],
+            "alce_kappa": _x100(_kappa(units[0], units[1]), 1.0),
+        }
+        rows[f"{group}/citation"] = {
+            "human_rate": rate[3],
+            "alce_rate": rate[4],
+            "judge_rate": rate[5],
+            "alce_kappa": _x100(_kappa(units[3], units[4]), 1.0),
+        }
+    return rows
+
+
+def dataset_rows(data: HumanData, judged: Judged) -> list[dict[str, Any]]:
+    """The ``all`` row, then one row per subset (in order of first appearance)."""
+    members: dict[str, list[int]] = {ALL_SUBSET: []}
+    for i, pair in enumerate(data.pairs):
+        if pair.in_all:
+            members[ALL_SUBSET].append(i)
+        if pair.subset != ALL_SUBSET:
+            members.setdefault(pair.subset, []).append(i)
+    rows = [subset_row(data, judged, subset, idx) for subset, idx in members.items()]
+    extra = alce_system_rows(data, judged) if data.alce_sentences else {}
+    for row in rows:
+        row.update(extra.get(row["subset"], {}))
+    return rows
+
+
+@dataclass
+class Calibration:
+    """What one ``calibrate`` run measured."""
+
+    datasets: list[HumanData]
+    judges: list[tuple[str, list[dict[str, Any]]]]
+    abstentions: dict[tuple[str, str], Counter[str]]
+    limit: int | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        """The content of ``calibration.json``."""
+        return {
+            "version": 1,
+            "confidence": CONFIDENCE,
+            "bootstrap_draws": BOOTSTRAP_DRAWS,
+            "limit": self.limit,
+            "data": [
+                {
+                    "data": d.name,
+                    "pairs": len(d.pairs),
+                    "sources": d.sources,
+                    "skipped": dict(d.skipped),
+                }
+                for d in self.datasets
+            ],
+            "judges": [
+                {
+                    "nli": spec,
+                    "datasets": rows,
+                    "abstentions": {
+                        name: dict(reasons)
+                        for (judge, name), reasons in self.abstentions.items()
+                        if judge == spec and reasons
+                    },
+                }
+                for spec, rows in self.judges
+            ],
+        }
+
+
+def preflight(specs: Sequence[str]) -> None:
+    """Refuse a judge that cannot be used, before any data is read or pair judged.
+
+    Raises:
+        PreflightError: Naming ``--nli``, the spec, why and the fix.
+
+    """
+    for spec in specs:
+        kind, _, target = spec.strip().partition(":")
+        if kind == "model" and "/" not in target:
+            raise PreflightError(
+                f"{NLI_FLAG}={spec}: calibrate binds no model roles; name the model itself "
+                f"({NLI_FLAG}=model:<provider>/<model>)"
+            )
+        check_nli(spec, flag=NLI_FLAG)
+
+
+def calibrate(
+    specs: Sequence[str],
+    data_names: Sequence[str],
+    data_paths: Sequence[str] = (),
+    *,
+    limit: int | None = None,
+    nli_cache: str | None = None,
+) -> Calibration:
+    """Judge every dataset's labelled pairs with every judge.
+
+    Args:
+        specs: NLI specs (``--nli``), each a judge.
+        data_names: Dataset names (``--data``).
+        data_paths: Local files, one per dataset in order (``--data-path``), or none.
+        limit: Judge only each dataset's first ``limit`` pairs.
+        nli_cache: SQLite file caching decisions (default ``$INSPECT_CITE_NLI_CACHE``).
+
+    Raises:
+        PreflightError: An unusable judge, a dataset that cannot be had or is malformed.
+
+    """
+    if data_paths and len(data_paths) != len(data_names):
+        raise PreflightError(
+            f"--data-path was given {len(data_paths)} times for {len(data_names)} --data: give "
+            "one per --data, in the same order, or none"
+        )
+    preflight(specs)
+    datasets = []
+    for i, name in enumerate(data_names):
+        data = load_human_data(name, data_paths[i] if data_paths else None)
+        if limit is not None:
+            data.pairs = data.pairs[:limit]
+            data.alce_sentences = [
+                s
+                for s in data.alce_sentences
+                if (s.recall_pair is None or s.recall_pair < limit)
+                and all(c < limit for c in s.citation_pairs)
+            ]
+        datasets.append(data)
+    result = Calibration(datasets, [], {}, limit)
+    for spec in specs:
+        backend = get_nli(spec, nli_cache)
+        rows = []
+        for data in datasets:
+            judged = run_judge(backend, data)
+            result.abstentions[(redact_text(spec.strip()), data.name)] = judged.abstentions
+            rows += dataset_rows(data, judged)
+        result.judges.append((redact_text(spec.strip()), rows))
+    return result
+
+
+# Output ----------------------------------------------------------------------------------------
+
+
+def _cell(row: dict[str, Any], key: str, interval: bool) -> str:
+    value = row.get(key)
+    if value is None:
+        return "nan"
+    digits = 2 if _scale(key) == 1 else 1
+    low, high = row.get(f"{key}_ci") or [None, None]
+    if not interval or low is None or high is None:
+        return f"{value:.{digits}f}"
+    return f"{value:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def _table(rows: list[dict[str, Any]], interval: bool) -> str:
+    head = ["data", "subset", "n", "tp", "fp", "tn", "fn", "abstain"]
+    head += [_SHORT[k] for k in _TABLE_METRICS] + ["pairs/s"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for row in rows:
+        pairs_per_s = row.get("pairs_per_s")
+        cells = [str(row[k]) for k in ("data", "subset", "n", "tp", "fp", "tn", "fn", "abstain")]
+        cells += [_cell(row, k, interval) for k in _TABLE_METRICS]
+        cells.append("-" if pairs_per_s is None else f"{pairs_per_s:.1f}")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _alce_table(rows: list[dict[str, Any]]) -> str:
+    shown = [r for r in rows if "human_rate" in r]
+    if not shown:
+        return ""
+    lines = [
+        "| system / metric | human | ALCE automatic | this judge | ALCE kappa |",
+        "|---|---|---|---|---|",
+    ]
+    for r in shown:
+        cells = [_cell(r, k, interval=False) for k in ("human_rate", "alce_rate", "judge_rate")]
+        cells.append(_cell(r, "alce_kappa", interval=False))
+        lines.append(f"| {r['subset']} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def terminal_table(calibration: Calibration) -> str:
+    """Per judge, a row per dataset and subset (rates x100, intervals in calibration.md)."""
+    parts = []
+    for spec, rows in calibration.judges:
+        parts.append(f"### judge {spec}\n\n{_table(rows, interval=False)}")
+        alce = _alce_table(rows)
+        if alce:
+            parts.append(f"ALCE citation recall / precision per system ({spec}):\n\n{alce}")
+    return "\n\n".join(parts) + "\n"
+
+
+def markdown(calibration: Calibration) -> str:
+    """``calibration.md``: the tables with intervals, the data's provenance, the abstentions."""
+    level = round(100 * CONFIDENCE)
+    parts = [
+        "# Judges against human labels",
+        f"Rates x100 over decided pairs, with {level}% bootstrap intervals "
+        f"({BOOTSTRAP_DRAWS} draws); abstentions (pairs the judge failed to decide) are counted "
+        "apart. Positive = supported.",
+    ]
+    for spec, rows in calibration.judges:
+        parts.append(f"## {spec}\n\n{_table(rows, interval=True)}")
+        alce = _alce_table(rows)
+        if alce:
+            parts.append(f"ALCE citation recall and precision per system:\n\n{alce}")
+    parts.append("## Data")
+    for d in calibration.datasets:
+        sources = "; ".join(", ".join(f"{k} {v}" for k, v in s.items()) for s in d.sources)
+        skipped = ", ".join(f"{n} {why}" for why, n in d.skipped.items()) or "none"
+        parts.append(f"- **{d.name}**: {len(d.pairs)} pairs ({sources}); left out: {skipped}")
+    for (spec, name), reasons in calibration.abstentions.items():
+        for why, n in reasons.items():
+            parts.append(f"- {spec} abstained on {n} {name} pairs: {why}")
+    return "\n\n".join(parts) + "\n"
+
+
+def chart(calibration: Calibration, path: Path) -> None:
+    """Balanced accuracy of every judge on every dataset (``all``) with its interval."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    bars = [
+        (spec, row)
+        for spec, rows in calibration.judges
+        for row in rows
+        if row["subset"] == ALL_SUBSET
+    ]
+    fig, ax = plt.subplots(figsize=(8, 1.2 + 0.45 * len(bars)), layout="constrained")
+    labels, values, low, high = [], [], [], []
+    for spec, row in bars:
+        value = row["balanced_accuracy"]
+        lo, hi = row["balanced_accuracy_ci"]
+        labels.append(f"{row['data']}: {spec}"[:80])
+        values.append(math.nan if value is None else value)
+        low.append(0.0 if value is None or lo is None else value - lo)
+        high.append(0.0 if value is None or hi is None else hi - value)
+    y = list(range(len(bars)))
+    ax.barh(y, [0.0 if math.isnan(v) else v for v in values], xerr=[low, high], capsize=3)
+    ax.axvline(50, linestyle=":", color="grey")
+    ax.set_yticks(y, labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 100)
+    ax.set_xlabel(f"balanced accuracy against people ({round(100 * CONFIDENCE)}% interval)")
+    ax.set_title("Judges against human labels (50 = chance)")
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def write_outputs(calibration: Calibration, out: Path) -> list[Path]:
+    """Write ``calibration.json``, ``calibration.md`` and ``calibration.png`` into ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    write_atomic(out / JSON_FILE, json.dumps(calibration.as_json(), indent=2, allow_nan=False))
+    write_atomic(out / MARKDOWN_FILE, markdown(calibration))
+    chart(calibration, out / CHART_FILE)
+    return [out / JSON_FILE, out / MARKDOWN_FILE, out / CHART_FILE]
+
+
+# Command line ----------------------------------------------------------------------------------
+
+
+def _positive(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from e
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {number}")
+    return number
+
+
+def add_parser(sub: Any) -> None:
+    """The ``calibrate`` subcommand's options, on ``inspect-cite``'s subparsers."""
+    cal = sub.add_parser(
+        "calibrate",
+        help="measure NLI judges against human-labelled citation data",
+        description="Judge human-labelled (evidence, claim) pairs with each NLI judge and "
+        "report its agreement with the people (counts, accuracy, balanced accuracy, kappa, "
+        "precision/recall/F1 of 'supported', bootstrap intervals, pairs/s).",
+        epilog=f"NLI specs ({NLI_FLAG}):\n{NLI_SPECS}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    cal.add_argument(
+        NLI_FLAG, action="append", required=True, metavar="SPEC", help="a judge (repeatable)"
+    )
+    cal.add_argument(
+        "--data",
+        action="append",
+        required=True,
+        choices=DATASETS,
+        metavar="NAME",
+        help=f"a human-labelled dataset (repeatable): {', '.join(DATASETS)}",
+    )
+    cal.add_argument(
+        "--data-path",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a local copy of the dataset instead of the pinned download (one per --data, "
+        "in order; a folder for fullcite-human; required for jsonl)",
+    )
+    cal.add_argument(
+        "--limit", type=_positive, default=None, help="judge only the first N pairs of each"
+    )
+    cal.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    cal.add_argument(
+        "--nli-cache",
+        default=None,
+        metavar="FILE",
+        help="SQLite file caching NLI decisions (default: $INSPECT_CITE_NLI_CACHE)",
+    )
+
+
+def main(args: Any) -> int:
+    """Run ``inspect-cite calibrate`` from parsed arguments; 0 on success, 2 on bad input."""
+    try:
+        result = calibrate(
+            args.nli, args.data, args.data_path, limit=args.limit, nli_cache=args.nli_cache
+        )
+        written = write_outputs(result, Path(args.out))
+    except (PreflightError, ValueError, OSError) as e:
+        print(f"inspect-cite calibrate: {e}", file=sys.stderr)
+        return 2
+    print(terminal_table(result))
+    for path in written:
+        print(f"wrote {path}")
+    return 0

@@ -1,0 +1,173 @@
+"""``inspect-cite calibrate``: counts, abstentions, outputs, the disk cache, fail-early errors."""
+
+import json
+import random
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from inspect_cite.cli import main
+from inspect_cite.human_labels import EVIDENCE_SEPARATOR
+from tests.helpers import nli_fns
+from tests.helpers.human_label_files import (
+    attributionbench_row,
+    write_alce_human,
+    write_expertqa,
+    write_fullcite_human,
+    write_jsonl,
+    write_user_jsonl,
+)
+
+JUDGE = "python:tests.helpers.nli_fns:claim_overlap"
+SOURCES = ("ExpertQA", "Stanford-GenSearch", "LFQA", "AttributedQA")
+
+
+def synthetic_attributionbench(path: Path, n: int = 240, seed: int = 5) -> Path:
+    """AttributionBench-format claims over a small vocabulary: overlaps of every degree."""
+    rng = random.Random(seed)
+    vocab = [f"w{i}" for i in range(30)]
+    rows = []
+    for i in range(n):
+        claim = " ".join(rng.sample(vocab, 5)) + "."
+        refs = [" ".join(rng.sample(vocab, rng.randint(3, 12))) for _ in range(rng.randint(0, 3))]
+        rows.append(attributionbench_row(claim, refs, rng.random() < 0.5, rng.choice(SOURCES), i))
+    return write_jsonl(path, rows)
+
+
+def independent_counts(path: Path) -> Counter:
+    """Each source's and all rows' confusion cells, counted here with the judge's own function."""
+    counts: Counter = Counter()
+    for line in path.read_text().splitlines():
+        row = json.loads(line)
+        verdict = nli_fns.claim_overlap(EVIDENCE_SEPARATOR.join(row["references"]), row["claim"])
+        human = row["attribution_label"] == "attributable"
+        cell = ("tp" if verdict else "fn") if human else ("fp" if verdict else "tn")
+        counts[(row["src_dataset"], cell)] += 1
+        counts[("all", cell)] += 1
+    return counts
+
+
+def calibrate(tmp_path: Path, *args: str) -> dict:
+    out = tmp_path / "out"
+    assert main(["calibrate", *args, "--out", str(out)]) == 0
+    return json.loads((out / "calibration.json").read_text())
+
+
+def test_confusion_counts_equal_an_independent_count(tmp_path, fresh_nli, capsys):
+    path = synthetic_attributionbench(tmp_path / "dev.jsonl")
+    result = calibrate(
+        tmp_path, "--nli", JUDGE, "--data", "attributionbench", "--data-path", str(path)
+    )
+    expected = independent_counts(path)
+    [judge] = result["judges"]
+    assert judge["nli"] == JUDGE
+    rows = judge["datasets"]
+    assert [r["subset"] for r in rows][0] == "all"
+    assert {r["subset"] for r in rows} == {"all", *SOURCES}
+    for row in rows:
+        for cell in ("tp", "fp", "tn", "fn"):
+            assert row[cell] == expected[(row["subset"], cell)], (row["subset"], cell)
+        assert row["abstain"] == 0
+        assert row["n"] == sum(row[c] for c in ("tp", "fp", "tn", "fn"))
+        tp, fp, tn, fn = (row[c] for c in ("tp", "fp", "tn", "fn"))
+        assert row["accuracy"] == pytest.approx(100 * (tp + tn) / row["n"], abs=1e-3)
+        assert -1 <= row["kappa"] <= 1  # agreement beyond chance, not a rate
+        assert row["balanced_accuracy_ci"][0] <= row["balanced_accuracy"]
+        assert row["balanced_accuracy"] <= row["balanced_accuracy_ci"][1]
+        assert row["pairs_per_s"] > 0
+    shown = capsys.readouterr().out
+    assert "| attributionbench | all | 240 |" in shown
+    assert all((tmp_path / "out" / f).is_file() for f in ("calibration.md", "calibration.png"))
+
+
+def test_nan_and_failed_answers_are_abstentions_not_verdicts(tmp_path, fresh_nli, monkeypatch):
+    monkeypatch.setenv("INSPECT_CITE_NLI_RETRIES", "0")
+    rows = [
+        {"evidence": ["cats purr"], "claim": "cats purr", "label": True},
+        {"evidence": ["cats purr"], "claim": "unknown cats", "label": True},
+        {"evidence": ["dogs bark"], "claim": "dogs fail", "label": False},
+        {"evidence": ["dogs bark"], "claim": "dogs meow", "label": False},
+    ]
+    path = write_jsonl(tmp_path / "own.jsonl", rows)
+    args = ["--data", "jsonl", "--data-path", str(path)]
+    nan_judge = "python:tests.helpers.nli_fns:nan_on_unknown"
+    failing = "python:tests.helpers.nli_fns:failing_on_fail"
+    result = calibrate(tmp_path, "--nli", nan_judge, "--nli", failing, *args)
+    nan_row, fail_row = (j["datasets"][0] for j in result["judges"])
+    assert (nan_row["n"], nan_row["abstain"], nan_row["tp"], nan_row["tn"]) == (4, 1, 1, 2)
+    assert (fail_row["n"], fail_row["abstain"], fail_row["tp"], fail_row["fn"]) == (4, 1, 1, 1)
+    reasons = result["judges"][1]["abstentions"]["jsonl"]
+    assert any("cannot judge this" in why for why in reasons)
+    nan_reasons = result["judges"][0]["abstentions"]["jsonl"]
+    assert any("probability nan" in why for why in nan_reasons)
+
+
+def test_a_rerun_with_the_disk_cache_makes_no_nli_calls(tmp_path, fresh_nli):
+    from inspect_cite.nli import reset_nli
+
+    path = synthetic_attributionbench(tmp_path / "dev.jsonl", n=60)
+    cache = tmp_path / "nli.sqlite"
+    judge = "python:tests.helpers.nli_fns:counting_claim_overlap"
+    args = ["--nli", judge, "--data", "attributionbench", "--data-path", str(path)]
+    args += ["--nli-cache", str(cache)]
+    before = nli_fns.CALLS["count"]
+    first = calibrate(tmp_path, *args)
+    assert nli_fns.CALLS["count"] - before == 60
+    assert first["judges"][0]["datasets"][0]["nli_calls"] == 60
+    reset_nli()  # a new process: only the disk cache remains
+    again = calibrate(tmp_path, *args)
+    assert nli_fns.CALLS["count"] - before == 60
+    assert again["judges"][0]["datasets"][0]["nli_calls"] == 0
+    counts = ("tp", "fp", "tn", "fn")
+    assert [[r[c] for c in counts] for r in again["judges"][0]["datasets"]] == [
+        [r[c] for c in counts] for r in first["judges"][0]["datasets"]
+    ]
+
+
+def test_every_format_in_one_run(tmp_path, fresh_nli):
+    paths = {
+        "expertqa": write_expertqa(tmp_path / "eqa.jsonl"),
+        "alce-human": write_alce_human(tmp_path / "alce.json"),
+        "fullcite-human": write_fullcite_human(tmp_path / "incite"),
+        "jsonl": write_user_jsonl(tmp_path / "own.jsonl"),
+    }
+    args = []
+    for name, path in paths.items():
+        args += ["--data", name, "--data-path", str(path)]
+    result = calibrate(tmp_path, "--nli", "python:tests.helpers.nli_fns:word_entail", *args)
+    rows = {(r["data"], r["subset"]): r for r in result["judges"][0]["datasets"]}
+    assert rows[("expertqa", "all")]["n"] == 2  # partial support is reported apart
+    assert rows[("expertqa", "partial")]["n"] == 1
+    assert rows[("jsonl", "dogs")]["n"] == 1
+    assert rows[("fullcite-human", "bioasq")]["n"] == 2
+    recall = rows[("alce-human", "asqa/asqa-system-a.json/recall")]
+    # Human recall: item q1 has sentences (1, 0), q2 (0): (0.5 + 0) / 2. ALCE's automatic
+    # recall (1, 0) and (1): (0.5 + 1) / 2.
+    assert (recall["human_rate"], recall["alce_rate"]) == (25.0, 75.0)
+    assert recall["judge_rate"] == 25.0  # word_entail: only "The river floods in spring."
+    # Citations count when scored 1 or 2 in a sentence of recall 1 (analyze.py): human q1
+    # (1, 0), q2 (0); automatic q1 (1, 0), q2 (1).
+    citation = rows[("alce-human", "asqa/asqa-system-a.json/citation")]
+    assert (citation["human_rate"], citation["alce_rate"]) == (25.0, 75.0)
+    assert [d["data"] for d in result["data"]] == list(paths)
+    markdown = (tmp_path / "out" / "calibration.md").read_text()
+    assert "ALCE citation recall and precision per system" in markdown
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--nli", "nope:x"], "--nli=nope:x: unknown NLI spec"),
+        (["--nli", "model:grader"], "calibrate binds no model roles"),
+        (["--nli", JUDGE, "--data-path", "a", "--data-path", "b"], "--data-path was given 2 times"),
+        (["--nli", JUDGE, "--data-path", "{tmp}/missing.jsonl"], "does not exist"),
+    ],
+)
+def test_bad_input_is_one_line_before_anything_is_judged(tmp_path, capsys, args, message):
+    args = [a.format(tmp=tmp_path) for a in args]
+    code = main(["calibrate", *args, "--data", "attributionbench", "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert message in err
+    assert not (tmp_path / "o").exists()

@@ -1,0 +1,46 @@
+"""``inspect-cite calibrate`` and ``inspect score -S calibration`` as a user runs them: the installed
+console script and Inspect's CLI in subprocesses, outside the repository."""
+
+import json
+from pathlib import Path
+
+import pytest
+from inspect_ai.log import read_eval_log
+
+from alce_tasks import asqa
+from tests.cli.test_cli_e2e import INSPECT, NLI, require_installed, run
+from tests.conftest import FIXTURES
+from tests.helpers.evals import eval_one
+from tests.helpers.human_label_files import write_attributionbench
+from tests.helpers.scripted_models import scripted_model
+
+pytestmark = pytest.mark.slow
+INSPECT_CITE = str(Path(INSPECT).with_name("inspect-cite"))
+__all__ = ["require_installed"]  # the module fixture that skips a stale install
+
+
+def test_installed_calibrate_writes_its_outputs(tmp_path, cache_root):
+    data = write_attributionbench(tmp_path / "dev.jsonl")
+    out = tmp_path / "out"
+    args = [INSPECT_CITE, "calibrate", "--nli", NLI, "--data", "attributionbench"]
+    proc = run([*args, "--data-path", str(data), "--out", str(out)], cwd=tmp_path, cache=cache_root)
+    assert "| attributionbench | all | 7 |" in proc.stdout
+    result = json.loads((out / "calibration.json").read_text())
+    [row] = [r for r in result["judges"][0]["datasets"] if r["subset"] == "all"]
+    assert row["n"] == 7 and row["abstain"] == 0
+    assert (out / "calibration.md").is_file() and (out / "calibration.png").is_file()
+
+
+def test_inspect_score_takes_a_calibration_by_registry_name(tmp_path, cache_root, own_prompts):
+    outputs = ["The first document says so [1]. Nothing cited here."] * 2
+    task = asqa(dataset_path=str(FIXTURES / "alce_asqa.json"), nli=NLI)
+    log = eval_one(task, scripted_model(outputs)[0], limit=2, log_dir=str(tmp_path / "logs"))
+    row = {"data": "jsonl", "subset": "all", "tp": 40, "fp": 10, "tn": 40, "fn": 10}
+    calibration = tmp_path / "calibration.json"
+    calibration.write_text(json.dumps({"judges": [{"nli": NLI, "datasets": [row]}]}))
+    args = [INSPECT, "score", log.location, "--scorer", "scorers/citation_nli"]
+    args += ["-S", f"nli={NLI}", "-S", f"calibration={calibration}#jsonl"]
+    run([*args, "--overwrite", "--action", "overwrite"], cwd=tmp_path, cache=cache_root)
+    metrics = {s.name: s.metrics for s in read_eval_log(log.location).results.scores}
+    names = {key.split("/")[-1] for key in metrics["citation_rec"]}
+    assert {"mean", "stderr", "corrected_mean", "corrected_low", "corrected_high"} <= names
