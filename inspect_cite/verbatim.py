@@ -31,7 +31,8 @@ from __future__ import annotations
 import unicodedata
 from bisect import bisect_left
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
+from itertools import accumulate
 
 import regex
 
@@ -50,16 +51,22 @@ class TokenIndex:
         starts: Offset in the text of each token's first character.
         ends: Offset in the text just past each token's last character. A character that
             NFKC splits into several tokens ("½" -> 1, ⁄, 2) gives each of them its offsets.
-        key: The tokens joined, each preceded by a separator, with one more at the end.
-        key_starts: Offset in ``key`` of the separator before each token.
 
     """
 
     tokens: tuple[str, ...]
     starts: tuple[int, ...]
     ends: tuple[int, ...]
-    key: str
-    key_starts: tuple[int, ...]
+
+    @cached_property
+    def key(self) -> str:
+        """The tokens joined, each preceded by a separator, with one more at the end."""
+        return _SEP + _SEP.join(self.tokens) + _SEP if self.tokens else _SEP
+
+    @cached_property
+    def key_starts(self) -> list[int]:
+        """Offset in :attr:`key` of the separator before each token."""
+        return list(accumulate((len(t) + 1 for t in self.tokens[:-1]), initial=0))
 
 
 @dataclass(frozen=True)
@@ -88,26 +95,23 @@ def fold(token: str) -> str:
 
 def _token_index(text: str) -> TokenIndex:
     spans = [m.span() for m in _TOKEN.finditer(text)]
-    if text.isascii():  # the common case, without a call per token
+    starts = [start for start, _ in spans]
+    ends = [end for _, end in spans]
+    if text.isascii():  # the common case: lower-casing is all the folding there is
         lower = text.lower()
-        tokens = [lower[start:end] for start, end in spans]
-        starts = [start for start, _ in spans]
-        ends = [end for _, end in spans]
-    else:
-        tokens, starts, ends = [], [], []
-        for start, end in spans:
-            # NFKC may turn one token into text of several ("½" -> "1⁄2", "⑴" -> "(1)").
-            for part in _TOKEN.findall(fold(text[start:end])):
-                tokens.append(part)
-                starts.append(start)
-                ends.append(end)
-    key_starts = []
-    pos = 0
-    for token in tokens:
-        key_starts.append(pos)
-        pos += len(token) + 1
-    key = "".join(_SEP + t for t in tokens) + _SEP
-    return TokenIndex(tuple(tokens), tuple(starts), tuple(ends), key, tuple(key_starts))
+        return TokenIndex(tuple(lower[s:e] for s, e in spans), tuple(starts), tuple(ends))
+    tokens = [fold(text[start:end]) for start, end in spans]
+    # NFKC may turn one token into text of several ("½" -> "1⁄2", "⑴" -> "(1)").
+    if all(t.isascii() and t.isalnum() or _TOKEN.fullmatch(t) for t in tokens):
+        return TokenIndex(tuple(tokens), tuple(starts), tuple(ends))
+    split: list[tuple[str, int, int]] = [
+        (part, start, end)
+        for token, start, end in zip(tokens, starts, ends, strict=True)
+        for part in _TOKEN.findall(token)
+    ]
+    return TokenIndex(
+        tuple(t for t, _, _ in split), tuple(s for _, s, _ in split), tuple(e for _, _, e in split)
+    )
 
 
 @lru_cache(maxsize=64)
@@ -134,7 +138,7 @@ def find_verbatim(snippet: str, document: str) -> tuple[int, int] | None:
     if found != -1 and _starts_piece(document[found]) and _starts_piece(document[end : end + 1]):
         return found, end
     needle = unicodedata.normalize("NFD", snippet)
-    if needle not in unicodedata.normalize("NFD", document):
+    if needle not in _nfd(document):
         return None
     decomposed, origin = _decomposed(document)
     found = decomposed.find(needle)
@@ -144,6 +148,11 @@ def find_verbatim(snippet: str, document: str) -> tuple[int, int] | None:
             return start, end
         found = decomposed.find(needle, found + 1)
     return None
+
+
+@lru_cache(maxsize=64)
+def _nfd(document: str) -> str:
+    return unicodedata.normalize("NFD", document)
 
 
 def _starts_piece(ch: str) -> bool:
