@@ -25,6 +25,7 @@ SMALL: dict[str, list[str]] = {
     "constrained": ["--vocab", "32768", "--tokens", "64", "--rounds", "3", "--samples", "2"],
     "align": ["--citations", "100"],
     "scoring": ["--t5-sizes", "100", "--python-sizes", "100,1000,10000"],
+    "verbatim": ["--sizes", "10000,20000,50000", "--old-max", "20000"],
 }  # fmt: skip
 """Small settings per benchmark (``bench/bench_<name>.py``)."""
 
