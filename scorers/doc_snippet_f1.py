@@ -15,13 +15,15 @@ Definitions (per sample, then the mean over samples, x100):
   document (0 when none); Snippet-F1 = their harmonic mean. No citations: P = R = F1 = 0.
 - The exact-match variant (``snippet_em_*``) replaces token F1 by exact match of the
   normalised texts.
-- ``verbatim_rate``: share of cited snippets that are non-empty exact substrings of the cited
-  document's text (nan without citations).
-- ``near_verbatim_rate``: share of cited snippets that are not substrings of the cited
-  document but match a span of it with rapidfuzz's partial-ratio alignment at >= 95 after the
-  SQuAD normalisation above (typography, spacing or case differ, the wording does not; see
-  :func:`scorers.cited_answer.near_verbatim`); nan without citations. The rest of the
-  citations hold reworded, empty or invalid snippets.
+- ``verbatim_rate``: share of cited snippets that are non-empty substrings of the cited
+  document's text, up to Unicode canonical equivalence (nan without citations).
+- ``near_verbatim_rate``: share of cited snippets that are not verbatim but have exactly the
+  words of a span of the cited document (typography, spacing or case differ, no word does;
+  see :mod:`inspect_cite.verbatim`); nan without citations. The rest of the citations hold
+  reworded, empty or invalid snippets.
+- Snippet-F1, its exact-match variant and both rates measure the model's snippet itself (the
+  FullCite definitions); the scorers that take a snippet as evidence of what its source says
+  read the document's own text instead (:mod:`scorers.cited_answer`).
 - A sample without any gold span in its context is not scored for Doc/Snippet (nan, with
   the reason in the explanation): there is nothing to find.
 """
