@@ -6,7 +6,9 @@ after every sample was generated. Nothing heavy is loaded:
 
 - a local directory must exist and hold a model of the right kind (``config.json`` or a
   sentence-transformers ``modules.json``, weights, tokenizer files; a classifier needs an
-  entailment label, a seq2seq NLI model an encoder-decoder);
+  entailment label, a seq2seq NLI model an encoder-decoder), and its weight files must be
+  readable: headers and sizes of safetensors files, the shards an index lists, the container
+  of ``pytorch_model.bin`` (:func:`weights_problem`, no tensor is read);
 - a Hugging Face hub id must be in the local cache (checked the same way) or, unless
   ``HF_HUB_OFFLINE`` is set, the hub must answer one request for its ``config.json``
   (short timeout, no retries);
@@ -22,6 +24,7 @@ import json
 import socket
 import urllib.parse
 import urllib.request
+import zipfile
 from collections.abc import Iterable
 from pathlib import Path
 from types import SimpleNamespace
@@ -48,6 +51,10 @@ _TOKENIZER = (
     "sentencepiece.bpe.model",
     "tokenizer.model",
 )
+
+REFETCH = "download or copy the model again"
+"""The fix for a model folder whose weight files are cut or corrupt."""
+MISSING_SHARD = "missing shard"
 
 _passed: set[tuple[str, ...]] = set()
 
@@ -96,6 +103,92 @@ def _kind_problem(config: dict[str, Any], kind: ModelKind, where: str) -> str | 
     return None
 
 
+def _safetensors_problem(path: Path) -> str | None:
+    """Why a safetensors file cannot be read, or None; reads its header only."""
+    from safetensors import safe_open
+
+    try:
+        # Opening parses the header and checks that the file holds every tensor's bytes
+        # (data_offsets); the tensors are only memory-mapped, never read.
+        with safe_open(str(path), framework="numpy"):
+            return None
+    except Exception as e:  # the library's SafetensorError, or an OSError reading the file
+        why = str(e).removeprefix("Error while deserializing header: ") or type(e).__name__
+        size = path.stat().st_size if path.exists() else 0
+        return f"is cut or corrupt ({why}; {size} bytes)"
+
+
+def _torch_bin_problem(path: Path) -> str | None:
+    """Why a ``torch.save`` file cannot be opened, or None; reads no tensor."""
+    try:
+        if zipfile.is_zipfile(path):
+            # The zip format's central directory is at the end: a cut file has none.
+            with zipfile.ZipFile(path):
+                return None
+        with open(path, "rb") as f:
+            head = f.read(2)
+    except (OSError, zipfile.BadZipFile) as e:
+        return f"is cut or corrupt ({_short(e)})"
+    # The legacy format is a pickle stream, opened by a PROTO opcode (0x80, protocol 2-5).
+    if len(head) == 2 and head[0] == 0x80 and 2 <= head[1] <= 5:
+        return None
+    return f"is cut or corrupt (not a readable zip or pickle file; {path.stat().st_size} bytes)"
+
+
+def _index_problem(index: Path) -> tuple[list[Path], str | None]:
+    """The shard files a ``*.index.json`` lists, or why it cannot be used."""
+    try:
+        data = json.loads(index.read_text(encoding="utf-8"))
+        names = set(data["weight_map"].values())
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        return [], f"is unreadable ({_short(e)})"
+    if not all(isinstance(n, str) and n and Path(n).name == n for n in names):
+        return [], "lists a shard that is not a file name"
+    shards = [index.parent / n for n in sorted(names)]
+    missing = [p.name for p in shards if not p.is_file()]
+    if missing:
+        return [], f"lists {MISSING_SHARD} {missing[0]}"
+    return shards, None
+
+
+def _module_folders(directory: Path) -> list[Path]:
+    """The folders a sentence-transformers ``modules.json`` names (they may hold weights)."""
+    try:
+        modules = json.loads((directory / "modules.json").read_text(encoding="utf-8"))
+        paths = [m.get("path") for m in modules]
+    except (OSError, ValueError, TypeError, AttributeError):
+        return []
+    return [directory / p for p in paths if isinstance(p, str) and p and (directory / p).is_dir()]
+
+
+def weights_problem(directory: Path) -> str | None:
+    """Why the weight files in ``directory`` (or its module folders) cannot be read, or None.
+
+    Reads headers only: a safetensors file's header must parse and the file must hold every
+    tensor's bytes; the shards a ``*.index.json`` lists must exist and check out; a
+    ``pytorch_model*.bin`` must open as a zip (or legacy pickle) container. Pickle weights in
+    a folder that has safetensors ones are not read by transformers, and are not checked.
+    """
+    for folder in [directory, *_module_folders(directory)]:
+        # transformers reads safetensors where a folder has them, else the pickle weights.
+        files = sorted(folder.glob("*.safetensors"))
+        indexes = sorted(folder.glob("*.safetensors.index.json"))
+        if not files and not indexes:
+            files = sorted(folder.glob("pytorch_model*.bin"))
+            indexes = sorted(folder.glob("pytorch_model*.bin.index.json"))
+        for index in indexes:
+            shards, problem = _index_problem(index)
+            if problem is not None:
+                return f"{index.relative_to(directory)} {problem}; {REFETCH}"
+            files += shards
+        for path in dict.fromkeys(files):
+            check = _safetensors_problem if path.suffix == ".safetensors" else _torch_bin_problem
+            problem = check(path)
+            if problem is not None:
+                return f"{path.relative_to(directory)} {problem}; {REFETCH}"
+    return None
+
+
 def directory_problem(directory: Path, kind: ModelKind) -> str | None:
     """Why ``directory`` cannot be loaded as a model of ``kind``, or None. Loads nothing."""
     if not directory.is_dir():
@@ -109,7 +202,9 @@ def directory_problem(directory: Path, kind: ModelKind) -> str | None:
         return "no weight files in it (*.safetensors, *.bin)"
     if not _files(directory, _TOKENIZER):
         return "no tokenizer files in it (tokenizer.json, vocab.txt, spiece.model, ...)"
-    return _kind_problem(_read_config(directory), kind, str(directory))
+    return _kind_problem(_read_config(directory), kind, str(directory)) or weights_problem(
+        directory
+    )
 
 
 def looks_like_path(value: str) -> bool:
@@ -154,7 +249,9 @@ def hub_problem(repo_id: str, kind: ModelKind) -> str | None:
         problem = directory_problem(snapshot, kind)
         if problem is None:
             return None
-        if not problem.startswith(("no weight files", "no tokenizer files")):
+        if not problem.startswith(("no weight files", "no tokenizer files")) and (
+            MISSING_SHARD not in problem
+        ):
             return problem
         # A partial snapshot: the missing files would be downloaded.
     if hub_offline():

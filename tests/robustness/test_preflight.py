@@ -333,6 +333,58 @@ def test_local_directories_must_hold_a_model_of_the_right_kind(tmp_path, tiny_t5
     assert model_problem(str(weights_only), "seq2seq").startswith("no tokenizer files")
 
 
+def cut(path: Path) -> None:
+    """Keep the first half of a file, as an interrupted copy or download does."""
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+
+
+def test_a_cut_weight_file_stops_the_run_before_generation(tmp_path, tiny_t5):
+    model = tmp_path / "nli"
+    shutil.copytree(tiny_t5, model)
+    cut(model / "model.safetensors")
+    message = refused(eli5, alce_args(tmp_path, nli=f"seq2seq:{model}"), tmp_path)
+    assert message.startswith(f"-T nli=seq2seq:{model}: model.safetensors is cut or corrupt")
+    assert "download or copy the model again" in message
+
+
+def test_weight_files_are_checked_without_loading_them(tmp_path, tiny_t5):
+    import torch
+    from transformers import AutoModelForSeq2SeqLM
+
+    model = AutoModelForSeq2SeqLM.from_pretrained(tiny_t5)
+    sharded = tmp_path / "sharded"
+    shutil.copytree(tiny_t5, sharded)
+    (sharded / "model.safetensors").unlink()
+    model.save_pretrained(sharded, max_shard_size="40KB")
+    shards = sorted(sharded.glob("model-*.safetensors"))
+    assert len(shards) > 1 and model_problem(str(sharded), "seq2seq") is None
+    cut(shards[-1])
+    assert model_problem(str(sharded), "seq2seq") == (
+        f"{shards[-1].name} is cut or corrupt (incomplete metadata, file not fully covered; "
+        f"{shards[-1].stat().st_size} bytes); download or copy the model again"
+    )
+    shards[-1].unlink()
+    assert model_problem(str(sharded), "seq2seq") == (
+        f"model.safetensors.index.json lists missing shard {shards[-1].name}; "
+        "download or copy the model again"
+    )
+
+    pickled = tmp_path / "pickled"
+    shutil.copytree(tiny_t5, pickled)
+    (pickled / "model.safetensors").unlink()
+    torch.save(model.state_dict(), pickled / "pytorch_model.bin")
+    assert model_problem(str(pickled), "seq2seq") is None
+    cut(pickled / "pytorch_model.bin")
+    assert model_problem(str(pickled), "seq2seq").startswith("pytorch_model.bin is cut or corrupt")
+
+    # Pickle weights beside safetensors ones are not what transformers reads.
+    beside = tmp_path / "beside"
+    shutil.copytree(tiny_t5, beside)
+    shutil.copy(pickled / "pytorch_model.bin", beside / "pytorch_model.bin")
+    assert model_problem(str(beside), "seq2seq") is None
+
+
 # --- model roles -----------------------------------------------------------------------------
 
 
