@@ -385,6 +385,17 @@ def test_weight_files_are_checked_without_loading_them(tmp_path, tiny_t5):
     assert model_problem(str(beside), "seq2seq") is None
 
 
+def test_an_nli_cache_path_that_is_a_directory_stops_the_run_before_generation(
+    tmp_path, monkeypatch
+):
+    folder = tmp_path / "nli-cache"
+    folder.mkdir()
+    monkeypatch.setenv("INSPECT_CITE_NLI_CACHE", str(folder))
+    message = refused(eli5, alce_args(tmp_path, nli=NLI), tmp_path)
+    assert message.startswith(f"NLI cache {folder} is a directory, not a SQLite file.")
+    assert "INSPECT_CITE_NLI_CACHE" in message
+
+
 # --- model roles -----------------------------------------------------------------------------
 
 
