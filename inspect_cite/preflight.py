@@ -32,11 +32,18 @@ from typing import Any, Literal
 
 from inspect_cite.errors import PreflightError
 
-ModelKind = Literal["sentence-transformers", "seq2seq", "classifier", "question-answering", "any"]
-"""What a model reference must load as (``any``: any transformers model, e.g. MAUVE's LM)."""
+ModelKind = Literal[
+    "sentence-transformers", "seq2seq", "classifier", "question-answering", "causal-lm", "any"
+]
+"""What a model reference must load as (``causal-lm``: by ``AutoModelForCausalLM``, as the
+``hf/`` provider loads an LLM judge; ``any``: any transformers model, e.g. MAUVE's LM)."""
 
 HUB_TIMEOUT = 10.0
 """Seconds to wait for the hub (or a server) to answer a preflight request."""
+
+HUB_LOADERS = ("hf", "nnterp", "vllm", "sglang")
+"""Inspect providers that load a model name as a hub id or directory themselves (in this
+process, or a server they start), unless given a base URL."""
 
 LIGHT_NLI = "classifier:MoritzLaurer/DeBERTa-v3-large-mnli-fever-anli-ling-wanli"
 """A lighter NLI that runs on a CPU (0.4B parameters)."""
@@ -100,6 +107,15 @@ def _kind_problem(config: dict[str, Any], kind: ModelKind, where: str) -> str | 
     elif kind == "question-answering":
         if architectures and not any("QuestionAnswering" in a for a in architectures):
             return f"a {', '.join(architectures)}, not an extractive QA model"
+    elif kind == "causal-lm":
+        # Imported here: it imports torch, which only a local LLM needs.
+        from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+
+        model_type = config.get("model_type")
+        remote_code = "AutoModelForCausalLM" in (config.get("auto_map") or {})
+        if model_type and model_type not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES and not remote_code:
+            what = ", ".join(architectures) or model_type
+            return f"a {what}, not a causal LM (AutoModelForCausalLM cannot load it)"
     return None
 
 
@@ -446,7 +462,24 @@ def _nli_problem(spec: str, flag: str) -> str | None:
                 f"no model is bound to the role '{arg}'.\n"
                 f"Pass --model-role {arg}=<model>, or {flag}=model:<provider/model>."
             )
-    return None
+        return None
+    return _local_llm_problem(arg, flag)
+
+
+def _local_llm_problem(arg: str, flag: str) -> str | None:
+    """Why ``provider/name``, an LLM judge whose weights this process loads, cannot answer."""
+    from inspect_cite.nli.llm import SAMPLING_PROVIDERS
+
+    provider, _, name = arg.partition("/")
+    # Other loaders (vllm/, sglang/) take a served name too: only a path is theirs to load.
+    if provider not in SAMPLING_PROVIDERS and not (
+        provider in HUB_LOADERS and looks_like_path(name)
+    ):
+        return None
+    problem = model_problem(name, "causal-lm")
+    if problem is None:
+        return None
+    return f"{problem}.\nGive a causal LM: {flag}=model:{provider}//abs/dir or a cached hub id."
 
 
 def nli_message(flag: str, spec: str, problem: str) -> str:

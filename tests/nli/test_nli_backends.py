@@ -26,10 +26,12 @@ from inspect_cite.nli.cached import CachedNLI
 from inspect_cite.nli.classifier import ClassifierNLI, entailment_label
 from inspect_cite.nli.llm import ModelNLI, parse_yes_no
 from inspect_cite.nli.seq2seq import TRUE_TEMPLATE, Seq2SeqNLI
+from scorers import citation_nli
 from tests.helpers import nli_fns
 from tests.helpers.alce_synthetic import synthetic_items
 from tests.helpers.nli_judge import judge_model
 from tests.helpers.nli_models import per_pair_generate, vary_t5_outputs
+from tests.helpers.task_states import state
 
 pytestmark = pytest.mark.usefixtures("fresh_nli")
 
@@ -265,6 +267,47 @@ def test_model_backend_role_needs_binding():
     backend = get_nli("model:grader")
     with pytest.raises(Exception, match="grader"):
         asyncio.run(backend.entail([("p", "h")]))
+
+
+@pytest.fixture(scope="session")
+def answerers(tiny_qwen3, tmp_path_factory) -> dict[str, Path]:
+    """Tiny local LLM judges of the same size: one always answers "yes", one "no"."""
+    from tests.helpers.tiny_models import build_tiny_answerer
+
+    return {
+        answer: build_tiny_answerer(tiny_qwen3, tmp_path_factory.mktemp(f"judge-{answer}"), answer)
+        for answer in ("yes", "no")
+    }
+
+
+def test_a_local_hf_judge_answers_with_greedy_decoding_it_accepts(answerers, monkeypatch):
+    # The hf/ provider samples unless loaded with do_sample=false, and then refuses
+    # temperature 0: every pair failed with "ExceptionGroup" after its retries.
+    monkeypatch.setenv("INSPECT_CITE_NLI_RETRIES", "0")
+    pair = ("The cat sat on the mat.", "the cat sat")
+    for answer, entailed in (("yes", True), ("no", False)):
+        backend = get_nli(f"model:hf/{answerers[answer]}")
+        assert [r.entailed for r in asyncio.run(backend.entail([pair]))] == [entailed]
+    docs = [{"id": "1", "title": "T", "text": "The cat sat on the mat."}]
+    meta = {"docs": docs, "dataset": "asqa", "question": "q"}
+    scorer = citation_nli(nli=f"model:hf/{answerers['yes']}")
+    score = asyncio.run(scorer(state("The cat sat [1].", meta), Target("")))
+    assert score is not None and score.value == {"citation_rec": 100, "citation_prec": 100}
+
+
+def test_judge_decoding_is_greedy_in_the_form_each_provider_takes(answerers):
+    from inspect_ai.model import get_model
+
+    from inspect_cite.nli.llm import judge_config
+
+    sampling = get_model(f"hf/{answerers['yes']}", device="cpu")
+    greedy = get_model(f"hf/{answerers['yes']}", device="cpu", do_sample=False)
+    assert (judge_config(sampling).temperature, judge_config(sampling).top_k) == (1.0, 1)
+    assert (judge_config(greedy).temperature, judge_config(greedy).top_k) == (None, None)
+    assert judge_config(judge_model()).temperature == 0.0
+    llm = ModelNLI("hf/judge", model=greedy)
+    [result] = asyncio.run(CachedNLI(lambda: llm.identity, llm).entail([("a", "b")]))
+    assert result.entailed
 
 
 # --- python: ------------------------------------------------------------------------------

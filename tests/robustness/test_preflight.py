@@ -232,6 +232,27 @@ def test_model_role_nli_needs_the_role_bound(tmp_path):
     assert "--model-role grader=<model>" in message
 
 
+def test_a_local_llm_judge_that_cannot_answer_stops_the_run_before_generation(
+    tmp_path, tiny_qwen3, tiny_t5, monkeypatch
+):
+    from inspect_cite.preflight import check_nli
+
+    check_nli(f"model:hf/{tiny_qwen3}", flag="-T nli")  # a causal LM with whole weights
+    monkeypatch.chdir(tmp_path)  # paths as a user types them
+    shutil.copytree(tiny_qwen3, tmp_path / "judge")
+    cut(tmp_path / "judge" / "model.safetensors")
+    shutil.copytree(tiny_t5, tmp_path / "t5")
+    for judge, why in [
+        ("./judge", "model.safetensors is cut or corrupt"),
+        ("./t5", "a T5ForConditionalGeneration, not a causal LM"),
+        ("./nowhere", "directory nowhere does not exist"),
+    ]:
+        reset_preflight()
+        message = refused(eli5, alce_args(tmp_path, nli=f"model:hf/{judge}"), tmp_path)
+        assert message.startswith(f"-T nli=model:hf/{judge}: {why}")
+        assert "-T nli=model:hf//abs/dir" in message
+
+
 @pytest.mark.parametrize(
     "spec, shown, why",
     [
