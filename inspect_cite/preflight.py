@@ -41,10 +41,6 @@ ModelKind = Literal[
 HUB_TIMEOUT = 10.0
 """Seconds to wait for the hub (or a server) to answer a preflight request."""
 
-HUB_LOADERS = ("hf", "nnterp", "vllm", "sglang")
-"""Inspect providers that load a model name as a hub id or directory themselves (in this
-process, or a server they start), unless given a base URL."""
-
 LIGHT_NLI = "classifier:MoritzLaurer/DeBERTa-v3-large-mnli-fever-anli-ling-wanli"
 """A lighter NLI that runs on a CPU (0.4B parameters)."""
 
@@ -468,6 +464,7 @@ def _nli_problem(spec: str, flag: str) -> str | None:
 
 def _local_llm_problem(arg: str, flag: str) -> str | None:
     """Why ``provider/name``, an LLM judge whose weights this process loads, cannot answer."""
+    from inspect_cite.nli.fingerprint import HUB_LOADERS
     from inspect_cite.nli.llm import SAMPLING_PROVIDERS
 
     provider, _, name = arg.partition("/")

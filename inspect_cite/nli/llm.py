@@ -8,6 +8,7 @@ import anyio
 from inspect_ai.model import GenerateConfig, Model, ModelName
 
 from inspect_cite.nli.base import NLIError, NLIResult, Pair
+from inspect_cite.nli.fingerprint import HUB_LOADERS, FileDigest, llm_fingerprint
 from inspect_cite.structured_outputs import forwards_extra_body, with_structured_outputs
 from inspect_cite.text import strip_think
 
@@ -101,6 +102,18 @@ class ModelNLI:
     def identity(self) -> str:
         """``model:<resolved model>`` plus the prompt's hash (roles resolve to models)."""
         return f"model:{self.model()}#{self._prompt_hash}"
+
+    def fingerprint(self, digest: FileDigest) -> str:
+        """What decides the resolved model's replies beyond its name (the disk cache key).
+
+        Local weights by content, a hub id by revision, an API model by its name and base URL
+        (:func:`inspect_cite.nli.fingerprint.llm_fingerprint`).
+        """
+        model = self.model()
+        provider = ModelName(str(model)).api
+        # A server a provider starts itself gets a new port each run: not part of the key.
+        base_url = model.explicit_base_url if provider in HUB_LOADERS else model.api.base_url
+        return llm_fingerprint(provider, model.name, model.model_args, base_url, digest)
 
     async def __call__(self, pairs: list[Pair]) -> list[NLIResult | Exception]:
         """Decide the pairs concurrently (Inspect limits connections per provider)."""

@@ -14,6 +14,7 @@ refused (Inspect records the spec in the log), and a redirect to another origin 
 """
 
 import json
+import logging
 import os
 import urllib.error
 import urllib.parse
@@ -28,6 +29,8 @@ from inspect_cite.http_client import (
     urlopen,
 )
 from inspect_cite.nli.base import NLIConfigError, NLIError, NLIResult, Pair
+
+logger = logging.getLogger(__name__)
 
 PAIR_SEP_ENV = "INSPECT_CITE_NLI_PAIR_SEP"
 API_KEY_ENV = "INSPECT_CITE_NLI_API_KEY"
@@ -77,19 +80,44 @@ class RemoteNLI:
         self.timeout = timeout
         self.identity = f"remote:{self.base}#{self.model or ''}|sep={self.sep!r}"
 
-    def _post(self, path: str, payload: dict[str, Any]) -> dict[str, Any]:
+    def served_model(self) -> str | None:
+        """The model the server says it serves: the disk cache key of a spec without ``#model``.
+
+        vLLM (and servers speaking its API) list what they serve at ``GET /v1/models``, each
+        model with the weights it loaded (``root``). When the server lists one model, that is
+        what decides; otherwise (no such endpoint, several models) nothing tells which model
+        answers, so decisions are not stored on disk, with one warning saying why.
+        """
+        try:
+            listed = self._request("/v1/models")["data"]
+            models = [f"{m['id']}|root={m.get('root')}" for m in listed]
+        except (NLIError, KeyError, TypeError, ValueError) as e:
+            why = f"GET /v1/models gave no model list ({redact_text(str(e))[:120]})"
+        else:
+            if len(models) == 1:
+                return f"served:{models[0]}"
+            why = f"the server lists {len(models)} models at /v1/models"
+        logger.warning(
+            f"remote:{self.base}: NLI decisions are not cached on disk: the spec names no "
+            f"model and {why}. Name it (remote:<url>#<model>) to cache them."
+        )
+        return None
+
+    def _request(self, path: str, payload: dict[str, Any] | None = None) -> Any:
+        """POST ``payload`` as JSON (GET without one); the JSON reply."""
         headers = {"Content-Type": "application/json"}
         # The key comes from the environment only, so it never lands in specs, logs or reports.
         if os.environ.get(API_KEY_ENV):
             headers["Authorization"] = f"Bearer {os.environ[API_KEY_ENV]}"
+        data = None if payload is None else json.dumps(payload).encode()
         request = urllib.request.Request(
-            self.base + path, data=json.dumps(payload).encode(), headers=headers, method="POST"
+            self.base + path, data=data, headers=headers, method="GET" if data is None else "POST"
         )
         # One attempt: CachedNLI retries retryable failures with its backoff, outside the
         # batch thread, so a server that is busy does not block other batches while waiting.
         try:
             with urlopen(request, timeout=self.timeout) as response:
-                return json.loads(response.read())  # type: ignore[no-any-return]
+                return json.loads(response.read())
         except CrossOriginRedirectError as e:
             raise NLIError(f"{self.base}{path}: {e}", retryable=False) from e
         except urllib.error.HTTPError as e:
@@ -106,7 +134,7 @@ class RemoteNLI:
         if self.model:
             payload["model"] = self.model
         try:
-            data = sorted(self._post("/classify", payload)["data"], key=lambda d: d["index"])
+            data = sorted(self._request("/classify", payload)["data"], key=lambda d: d["index"])
         except (NLIError, KeyError, TypeError, ValueError) as e:
             error = (
                 e if isinstance(e, NLIError) else NLIError(f"{self.base}: malformed reply {e!r}")

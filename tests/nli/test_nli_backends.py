@@ -280,6 +280,24 @@ def answerers(tiny_qwen3, tmp_path_factory) -> dict[str, Path]:
     }
 
 
+def replace_keeping_mtime(weights: Path, replacement: Path) -> None:
+    """Replace a weight file by another model's of the very same size, keeping its mtime."""
+    import os
+    import shutil
+
+    assert weights.stat().st_size == replacement.stat().st_size
+    before = weights.stat()
+    shutil.copyfile(replacement, weights)
+    os.utime(weights, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert weights.stat().st_mtime_ns == before.st_mtime_ns
+
+
+def new_process(monkeypatch) -> None:
+    """Forget the NLI backends and Inspect's loaded models, as a new process would."""
+    reset_nli()
+    monkeypatch.setattr("inspect_ai.model._model._models", {})
+
+
 def test_a_local_hf_judge_answers_with_greedy_decoding_it_accepts(answerers, monkeypatch):
     # The hf/ provider samples unless loaded with do_sample=false, and then refuses
     # temperature 0: every pair failed with "ExceptionGroup" after its retries.
@@ -308,6 +326,36 @@ def test_judge_decoding_is_greedy_in_the_form_each_provider_takes(answerers):
     llm = ModelNLI("hf/judge", model=greedy)
     [result] = asyncio.run(CachedNLI(lambda: llm.identity, llm).entail([("a", "b")]))
     assert result.entailed
+
+
+def test_disk_cache_follows_a_local_judges_weights_not_its_name(answerers, tmp_path, monkeypatch):
+    import shutil
+
+    db = str(tmp_path / "nli.sqlite")
+    judge = tmp_path / "judge"
+    shutil.copytree(answerers["yes"], judge)
+    pair = ("The cat sat on the mat.", "the cat sat")
+
+    def run() -> tuple[bool, int]:
+        new_process(monkeypatch)
+        backend = get_nli(f"model:hf/{judge}", db)
+        [result] = asyncio.run(backend.entail([pair]))
+        return result.entailed, backend.model_pairs
+
+    assert run() == (True, 1)
+    assert run() == (True, 0)  # unchanged: rescoring makes no call
+    replace_keeping_mtime(judge / "model.safetensors", answerers["no"] / "model.safetensors")
+    assert run() == (False, 1)
+
+
+def test_api_judges_are_keyed_by_model_name_and_server():
+    from inspect_cite.nli.fingerprint import llm_fingerprint
+
+    assert llm_fingerprint("openai", "gpt-4o-mini", {}, None) == "api"
+    assert llm_fingerprint("openai-api", "m", {}, "http://u:secret@h:1/v1") == (
+        "api:http://***@h:1/v1"
+    )
+    assert llm_fingerprint("hf", "org/judge", {"revision": "abc"}, None) == "rev:abc"
 
 
 # --- python: ------------------------------------------------------------------------------
@@ -543,7 +591,6 @@ def fixed_classifiers(tiny_classifier, tmp_path_factory) -> dict[bool, Path]:
 
 
 def test_disk_cache_follows_model_weights_not_the_directory(fixed_classifiers, tmp_path):
-    import os
     import shutil
 
     db = str(tmp_path / "nli.sqlite")
@@ -560,14 +607,9 @@ def test_disk_cache_follows_model_weights_not_the_directory(fixed_classifiers, t
     assert run() == (True, 1)
     assert run() == (True, 0)  # unchanged: rescoring makes no call
 
-    # Replace the weights by another model's of the very same size, and keep their mtime.
-    weights = model_dir / "model.safetensors"
-    replacement = fixed_classifiers[False] / "model.safetensors"
-    assert weights.stat().st_size == replacement.stat().st_size
-    before = weights.stat()
-    shutil.copyfile(replacement, weights)
-    os.utime(weights, ns=(before.st_atime_ns, before.st_mtime_ns))
-    assert weights.stat().st_mtime_ns == before.st_mtime_ns
+    replace_keeping_mtime(
+        model_dir / "model.safetensors", fixed_classifiers[False] / "model.safetensors"
+    )
     assert run() == (False, 1)
 
 

@@ -24,6 +24,21 @@ class Classify(BaseHTTPRequestHandler):
     fail_next: list[int] = []
     # Rewrites the reply items (malformed-reply tests); None sends them as they are.
     rewrite: Callable[[list[dict]], list[dict]] | None = None
+    # What GET /v1/models lists; None: no such endpoint (404).
+    models: list[dict] | None = None
+
+    def do_GET(self):  # noqa: N802 - http.server's naming
+        if self.path != "/v1/models" or Classify.models is None:
+            self.send_response(404)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        payload = json.dumps({"object": "list", "data": Classify.models}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
 
     def do_POST(self):  # noqa: N802 - http.server's naming
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -58,7 +73,7 @@ class Classify(BaseHTTPRequestHandler):
 @pytest.fixture
 def server(monkeypatch):
     monkeypatch.setenv("INSPECT_CITE_NLI_API_KEY", "secret-key")
-    Classify.requests, Classify.fail_next, Classify.rewrite = [], [], None
+    Classify.requests, Classify.fail_next, Classify.rewrite, Classify.models = [], [], None, None
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Classify)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
@@ -129,3 +144,29 @@ def test_remote_reply_without_a_valid_decision_is_a_failure_not_a_verdict(
     assert score is not None and isinstance(score.value, dict)
     assert all(math.isnan(v) for v in score.value.values())
     assert reason in (score.explanation or "")
+
+
+def test_a_spec_without_model_is_cached_by_what_the_server_serves(server, tmp_path, caplog):
+    db = str(tmp_path / "nli.sqlite")
+    pair = ("the sky is blue", "sky is blue")
+
+    def run() -> int:
+        reset_nli()  # a new process
+        backend = get_nli(f"remote:{server}", db)
+        assert [r.entailed for r in asyncio.run(backend.entail([pair]))] == [True]
+        return backend.model_pairs
+
+    Classify.models = [{"id": "nli", "root": "/models/deberta-nli-v1"}]
+    assert (run(), run()) == (1, 0)
+    # The server now serves other weights under the same name: the decisions are not reused.
+    Classify.models = [{"id": "nli", "root": "/models/deberta-nli-v2"}]
+    assert (run(), run()) == (1, 0)
+    # Nothing tells which model answers: decisions stay in memory, and the log says why once.
+    for models in (None, [{"id": "a", "root": "a"}, {"id": "b", "root": "b"}]):
+        Classify.models = models
+        caplog.clear()
+        assert (run(), run()) == (1, 1)
+        warnings = [
+            r.getMessage() for r in caplog.records if "not cached on disk" in r.getMessage()
+        ]
+        assert len(warnings) == 2 and "remote:<url>#<model>" in warnings[0]
