@@ -6,7 +6,6 @@ the reason, never "not supported". Configuration errors (a missing model, a bad 
 retried.
 """
 
-import math
 import os
 import threading
 from collections.abc import Awaitable, Callable, Sequence
@@ -15,7 +14,14 @@ import anyio
 import anyio.to_thread
 
 from inspect_cite.batching import BatchQueue
-from inspect_cite.nli.base import NLIConfigError, NLIError, NLIResult, Pair, checked_result
+from inspect_cite.nli.base import (
+    NLIConfigError,
+    NLIError,
+    NLIResult,
+    Pair,
+    checked_result,
+    number_setting,
+)
 from inspect_cite.nli.cache import DiskCache
 from inspect_cite.nli.fingerprint import FileDigest
 
@@ -30,21 +36,6 @@ NLI_BACKOFF_ENV = "INSPECT_CITE_NLI_BACKOFF"
 MAX_RETRIES = 20
 MAX_BACKOFF = 60.0
 """Longest wait before one retry, in seconds: the doubling stops there."""
-
-
-def _setting(name: str, value: object, default: float, most: float, integer: bool) -> float:
-    """A retry setting: a finite number in [0, most] (an integer for counts), or ``default``."""
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return default
-    try:
-        number = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError) as e:
-        raise NLIConfigError(f"{name}={value!r} is not a number") from e
-    # inf or nan would wait forever or never stop retrying; a bound keeps a run finite.
-    if not math.isfinite(number) or not 0 <= number <= most or (integer and number % 1):
-        kind = "an integer" if integer else "a number"
-        raise NLIConfigError(f"{name}={value!r} must be {kind} from 0 to {most:g}")
-    return number
 
 
 class CachedNLI:
@@ -87,7 +78,7 @@ class CachedNLI:
         self._fingerprints: dict[str, str | None] = {}
         self._fingerprint_lock = threading.Lock()
         self.retries = int(
-            _setting(
+            number_setting(
                 NLI_RETRIES_ENV if retries is None else "retries",
                 os.environ.get(NLI_RETRIES_ENV) if retries is None else retries,
                 3,
@@ -95,7 +86,7 @@ class CachedNLI:
                 integer=True,
             )
         )
-        self.backoff = _setting(
+        self.backoff = number_setting(
             NLI_BACKOFF_ENV if backoff is None else "backoff",
             os.environ.get(NLI_BACKOFF_ENV) if backoff is None else backoff,
             0.5,

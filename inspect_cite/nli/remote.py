@@ -13,6 +13,7 @@ refused (Inspect records the spec in the log), and a redirect to another origin 
 (``inspect_cite.http_client``), so the key reaches no other host.
 """
 
+import http.client
 import json
 import logging
 import os
@@ -23,17 +24,21 @@ from typing import Any
 
 from inspect_cite.http_client import (
     CrossOriginRedirectError,
+    read_url,
     redact_text,
     redact_url,
     url_credentials,
-    urlopen,
 )
-from inspect_cite.nli.base import NLIConfigError, NLIError, NLIResult, Pair
+from inspect_cite.nli.base import NLIConfigError, NLIError, NLIResult, Pair, number_setting
 
 logger = logging.getLogger(__name__)
 
 PAIR_SEP_ENV = "INSPECT_CITE_NLI_PAIR_SEP"
 API_KEY_ENV = "INSPECT_CITE_NLI_API_KEY"
+TIMEOUT_ENV = "INSPECT_CITE_NLI_TIMEOUT"
+"""Seconds one request may take in all, the reply's body included (default ``TIMEOUT``)."""
+TIMEOUT = 120.0
+MAX_TIMEOUT = 3600.0
 # HTTP statuses worth another try (rate limit, server errors).
 _TRANSIENT = (429, 500, 502, 503, 504)
 
@@ -65,7 +70,20 @@ def check_base_url(base: str) -> None:
 
 
 class RemoteNLI:
-    """Batches of pairs to ``POST <base>/classify``; 429, 5xx and network errors are retryable."""
+    """Batches of pairs to ``POST <base>/classify``; 429, 5xx and network errors are retryable.
+
+    Args:
+        arg: ``<base url>#<model>`` (the model is optional).
+        timeout: Seconds one socket read may wait.
+
+    Each request may take ``$INSPECT_CITE_NLI_TIMEOUT`` seconds in all (default 120), so a
+    server that trickles its reply cannot hold a batch for ever.
+
+    Raises:
+        NLIConfigError: For a URL that is not http(s), carries credentials, or a timeout
+            setting that is not a number above 0 and at most an hour.
+
+    """
 
     def __init__(self, arg: str, timeout: float = 60.0) -> None:
         base, _, model = arg.partition("#")
@@ -78,6 +96,9 @@ class RemoteNLI:
         self.model = model or None
         self.sep = os.environ.get(PAIR_SEP_ENV, " [SEP] ")
         self.timeout = timeout
+        self.deadline = number_setting(
+            TIMEOUT_ENV, os.environ.get(TIMEOUT_ENV), TIMEOUT, MAX_TIMEOUT, False, positive=True
+        )
         self.identity = f"remote:{self.base}#{self.model or ''}|sep={self.sep!r}"
 
     def served_model(self) -> str | None:
@@ -116,16 +137,18 @@ class RemoteNLI:
         # One attempt: CachedNLI retries retryable failures with its backoff, outside the
         # batch thread, so a server that is busy does not block other batches while waiting.
         try:
-            with urlopen(request, timeout=self.timeout) as response:
-                return json.loads(response.read())
+            body = read_url(request, timeout=self.timeout, deadline=self.deadline)
         except CrossOriginRedirectError as e:
             raise NLIError(f"{self.base}{path}: {e}", retryable=False) from e
         except urllib.error.HTTPError as e:
             raise NLIError(
                 f"{self.base}{path}: HTTP {e.code} {e.reason}", retryable=e.code in _TRANSIENT
             ) from e
-        except (urllib.error.URLError, TimeoutError) as e:
-            raise NLIError(f"{self.base}{path}: {e}", retryable=True) from e
+        except (urllib.error.URLError, OSError, http.client.HTTPException) as e:
+            # A read that timed out, or the whole request: say which setting bounds it.
+            hint = f" ({TIMEOUT_ENV}={self.deadline:g})" if isinstance(e, TimeoutError) else ""
+            raise NLIError(f"{self.base}{path}: {e}{hint}", retryable=True) from e
+        return json.loads(body)
 
     def __call__(self, pairs: list[Pair]) -> list[NLIResult | Exception]:
         """Classify a batch in one request; a failed request fails every pair of the batch."""

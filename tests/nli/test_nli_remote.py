@@ -14,6 +14,7 @@ from inspect_ai.scorer import Target
 from inspect_cite.nli import get_nli, reset_nli
 from inspect_cite.nli.base import NLIConfigError, NLIError
 from scorers import citation_nli
+from tests.helpers.http_servers import TricklingServer, within
 from tests.helpers.task_states import state
 
 WORD = re.compile(r"[a-z0-9]+")
@@ -170,3 +171,32 @@ def test_a_spec_without_model_is_cached_by_what_the_server_serves(server, tmp_pa
             r.getMessage() for r in caplog.records if "not cached on disk" in r.getMessage()
         ]
         assert len(warnings) == 2 and "remote:<url>#<model>" in warnings[0]
+
+
+@pytest.mark.parametrize("part", ["headers", "body", "unsized body"])
+def test_a_trickling_server_ends_at_the_request_deadline(fresh_nli, monkeypatch, part):
+    # Each byte comes well within the per-read timeout: only a total deadline ends the request.
+    monkeypatch.setenv("INSPECT_CITE_NLI_TIMEOUT", "1")
+    monkeypatch.setenv("INSPECT_CITE_NLI_RETRIES", "0")
+    with TricklingServer(part) as slow:
+        nli = get_nli(f"remote:{slow.url}#m")
+        with pytest.raises(NLIError) as e:
+            within(60, asyncio.run, nli.entail([("a b", "a")]))
+        if part == "body":  # through a scorer: nan with the reason
+            scorer = citation_nli(nli=f"remote:{slow.url}#m")
+            docs = [{"id": "1", "title": "T", "text": "The sky is blue."}]
+            meta = {"docs": docs, "dataset": "asqa", "question": "q"}
+            score = within(60, asyncio.run, scorer(state("The sky is blue [1].", meta), Target("")))
+            assert score is not None and isinstance(score.value, dict)
+            assert all(math.isnan(v) for v in score.value.values())
+            assert "no complete reply within 1 s" in (score.explanation or "")
+    assert str(e.value).startswith(
+        f"{slow.url}/classify: no complete reply within 1 s (INSPECT_CITE_NLI_TIMEOUT=1)"
+    )
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "inf", "an hour", "3601"])
+def test_a_request_deadline_outside_its_bounds_is_a_config_error(fresh_nli, monkeypatch, value):
+    monkeypatch.setenv("INSPECT_CITE_NLI_TIMEOUT", value)
+    with pytest.raises(NLIConfigError, match="INSPECT_CITE_NLI_TIMEOUT"):
+        get_nli("remote:http://127.0.0.1:9#m")
