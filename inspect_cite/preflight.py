@@ -21,6 +21,7 @@ Loading the weights stays lazy; a check that passed is remembered for the proces
 """
 
 import json
+import os
 import socket
 import urllib.parse
 import urllib.request
@@ -126,8 +127,7 @@ def _safetensors_problem(path: Path) -> str | None:
             return None
     except Exception as e:  # the library's SafetensorError, or an OSError reading the file
         why = str(e).removeprefix("Error while deserializing header: ") or type(e).__name__
-        size = path.stat().st_size if path.exists() else 0
-        return f"is cut or corrupt ({why}; {size} bytes)"
+        return f"is cut or corrupt ({why})"
 
 
 def _torch_bin_problem(path: Path) -> str | None:
@@ -144,7 +144,7 @@ def _torch_bin_problem(path: Path) -> str | None:
     # The legacy format is a pickle stream, opened by a PROTO opcode (0x80, protocol 2-5).
     if len(head) == 2 and head[0] == 0x80 and 2 <= head[1] <= 5:
         return None
-    return f"is cut or corrupt (not a readable zip or pickle file; {path.stat().st_size} bytes)"
+    return "is cut or corrupt (not a readable zip or pickle file)"
 
 
 def _index_problem(index: Path) -> tuple[list[Path], str | None]:
@@ -498,10 +498,18 @@ def check_nli(spec: str, *, flag: str) -> None:
         spec: ``true``, ``seq2seq:``, ``classifier:``, ``remote:``, ``model:`` or ``python:``.
         flag: How the user gave it: ``-T nli`` or ``-S nli``.
 
+    Also refuses an ``INSPECT_CITE_NLI_CACHE`` that cannot hold the decision cache.
+
     Raises:
-        PreflightError: Naming the flag, the spec, why, and the alternative.
+        PreflightError: Naming the flag, the spec, why, and the alternative (or the cache).
 
     """
+    from inspect_cite.nli.cache import NLI_CACHE_ENV, cache_path_problem
+
+    # Not remembered: the variable may change between runs of one process.
+    cache = os.environ.get(NLI_CACHE_ENV)
+    if cache and (problem := cache_path_problem(Path(cache).expanduser())) is not None:
+        raise PreflightError(problem)
     key = ("nli", spec)
     if key in _passed:
         return

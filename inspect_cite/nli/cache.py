@@ -7,7 +7,8 @@ the same model makes no model calls, and a changed model never reuses stale deci
 processes may share one file (SQLite WAL mode).
 
 The cache only saves work: a path that cannot hold a cache (a directory, a file that is not
-SQLite) is refused when the backend is built, before any sample is generated, but a read or
+SQLite) is refused before any sample is generated (``check_nli`` for ``INSPECT_CITE_NLI_CACHE``,
+and when the backend is built), but a read or
 write that fails during a run (a full disk, a read-only file, an I/O error) is logged once and
 the decisions are computed and scored as if there were no disk cache.
 """
@@ -21,12 +22,55 @@ from pathlib import Path
 from typing import Any
 
 from inspect_cite.download import sha256_file
-from inspect_cite.nli.base import NLIConfigError, NLIResult, Pair
+from inspect_cite.errors import PreflightError
+from inspect_cite.nli.base import NLIResult, Pair
 from inspect_cite.nli.fingerprint import file_signature
 
 logger = logging.getLogger(__name__)
 
 NLI_CACHE_ENV = "INSPECT_CITE_NLI_CACHE"
+
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+class NLICacheError(PreflightError):
+    """The NLI disk cache's path cannot hold the cache (a directory, a file that is not SQLite).
+
+    Not a ``ValueError`` (as ``NLIConfigError`` is): Inspect reads a ValueError raised while it
+    builds a ``--scorer`` given by registry name as "couldn't be loaded" and drops the message.
+    """
+
+
+def cache_path_problem(path: Path) -> str | None:
+    """Why ``path`` cannot hold the NLI disk cache, or None; opens, creates and locks nothing.
+
+    A missing file is fine: it is created on first use.
+    """
+    if path.is_dir():
+        why = "is a directory, not a SQLite file"
+    elif path.exists() and not path.is_file():
+        why = "is not a regular file"
+    elif path.is_file():
+        try:
+            with open(path, "rb") as f:
+                head = f.read(len(_SQLITE_HEADER))
+        except OSError as e:
+            why = f"cannot be read ({e.strerror or e})"
+        else:
+            if not head or head == _SQLITE_HEADER:  # SQLite takes an empty file as a new one
+                return None
+            why = "is not a SQLite file"
+    else:
+        return None
+    return _cache_message(path, why)
+
+
+def _cache_message(path: Path, why: str) -> str:
+    return (
+        f"NLI cache {path} {why}. Point {NLI_CACHE_ENV} (or -S nli_cache, alce-eval "
+        "--nli_cache) at a SQLite file, created if missing, or unset it."
+    )
+
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS nli (
@@ -61,7 +105,7 @@ class DiskCache:
     """A SQLite file of NLI decisions, safe to use from several threads.
 
     Raises:
-        NLIConfigError: When ``path`` cannot hold the cache (a directory, a file that is not
+        NLICacheError: When ``path`` cannot hold the cache (a directory, a file that is not
             SQLite, a folder that cannot be created), naming the path and ``NLI_CACHE_ENV``.
 
     """
@@ -70,6 +114,9 @@ class DiskCache:
         self.path = Path(path).expanduser()
         self._lock = threading.Lock()
         self._warned = False
+        problem = cache_path_problem(self.path)
+        if problem is not None:
+            raise NLICacheError(problem)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._conn = sqlite3.connect(str(self.path), check_same_thread=False, timeout=60)
@@ -79,16 +126,8 @@ class DiskCache:
                 self._conn.execute(_DIGESTS)
                 self._conn.commit()
         except (OSError, sqlite3.Error) as e:
-            if self.path.is_dir():
-                why = "is a directory, not a SQLite file"
-            elif isinstance(e, sqlite3.DatabaseError) and "not a database" in str(e):
-                why = "is not a SQLite file"
-            else:
-                why = f"cannot be opened ({type(e).__name__}: {e})"
-            raise NLIConfigError(
-                f"NLI cache {self.path} {why}. Point {NLI_CACHE_ENV} (or -S nli_cache, "
-                "alce-eval --nli_cache) at a SQLite file, created if missing, or unset it."
-            ) from e
+            why = f"cannot be opened ({type(e).__name__}: {e})"
+            raise NLICacheError(_cache_message(self.path, why)) from e
 
     def _failed(self, doing: str, error: sqlite3.Error) -> None:
         """Log a failed read or write once; the run goes on without it (it only saves work)."""

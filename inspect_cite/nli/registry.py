@@ -103,6 +103,7 @@ def get_nli(spec: str = "true", cache_path: str | None = None) -> CachedNLI:
 
     Raises:
         NLIConfigError: For an invalid spec or a ``python:`` function that cannot be imported.
+        NLICacheError: For a cache path that cannot hold the cache (a directory, not SQLite).
 
     """
     spec = spec.strip()
