@@ -31,7 +31,14 @@ from inspect_cite.alce_items import FIELD_TYPES, field_problem
 from inspect_cite.autoais import at_most_citations_problem, citation_scores
 from inspect_cite.citations.alce import remove_citations
 from inspect_cite.files import read_json, write_atomic
-from inspect_cite.nli import NLI_SPECS, NLIBackend, NLIConfigError, NLIError, get_nli
+from inspect_cite.nli import (
+    NLI_SPECS,
+    NLIBackend,
+    NLICacheError,
+    NLIConfigError,
+    NLIError,
+    get_nli,
+)
 from inspect_cite.text import split_think
 from inspect_cite.thinking import NO_ANSWER_THINKING
 from scorers.alce_correctness import best_rouge_lsum, qampari_scores, str_em
@@ -344,6 +351,7 @@ def score_file(args: argparse.Namespace) -> dict[str, Any]:
     Raises:
         ResultFileError: For a malformed file.
         NLIConfigError: For an unusable NLI backend.
+        NLICacheError: For an ``--nli_cache`` that cannot hold the cache.
         NLIError: When an item's NLI decision fails.
 
     """
@@ -411,7 +419,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         result = score_file(args)
-    except (ResultFileError, NLIConfigError, NLIError) as e:
+    except (ResultFileError, NLIConfigError, NLICacheError, NLIError) as e:
         print(f"alce-eval: {e}", file=sys.stderr)
         return 1
     print(result)

@@ -4,21 +4,30 @@ Redirects are followed only within the origin (scheme, host and port) of the URL
 redirect to another origin is refused with ``CrossOriginRedirectError`` naming both URLs: the
 credentials sent with a request (the ``remote:`` NLI bearer key, the NCBI API key) never leave
 their origin, and no other host's reply is used. Clients: ``remote:`` NLI and the PubMed client
-(``urlopen``), the ALCE prompt files (``download``). Hugging Face hub files go through
+(``read_url``), the ALCE prompt files (``download``). Hugging Face hub files go through
 huggingface_hub, which follows the hub's redirects to its CDN, drops the token on a cross-host
 redirect itself, and whose files are checked against the hub's object ids.
+
+Every request also has a total deadline (:class:`Deadline`): a per-read timeout alone never ends
+an exchange with a server that trickles one byte at a time, since each read returns in time.
 
 ``redact_url`` and ``redact_text`` hide user-info and secret-looking query values wherever a URL
 or spec is recorded (metadata, explanations, error messages, reports).
 """
 
 import hashlib
+import http.client
 import os
 import re
+import socket
+import threading
+import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
+from functools import partial
 from pathlib import Path
+from types import TracebackType
 from typing import IO, Any
 
 import httpx
@@ -56,6 +65,9 @@ _KEY_SHAPES = re.compile(
 )
 _REDACTED = "***"
 _CHUNK = 1 << 20
+
+DOWNLOAD_DEADLINE = 120.0
+"""Seconds one attempt of :func:`download` may take in all (connect, headers and body)."""
 
 
 class CrossOriginRedirectError(RuntimeError):
@@ -154,8 +166,143 @@ class _SameOriginRedirects(urllib.request.HTTPRedirectHandler):
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
+class Deadline:
+    """A wall-clock limit on one HTTP exchange: connecting, the reply's headers and its body.
+
+    At the deadline the exchange's sockets are shut down, so a read blocked on a server that
+    trickles bytes returns at once and the client fails; the caller then raises
+    :meth:`error` instead of that failure (see :func:`read_url`, :func:`download`).
+
+    Args:
+        seconds: How long the exchange may take.
+
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.expired = False
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+
+    def __enter__(self) -> "Deadline":
+        self._timer.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._timer.cancel()
+
+    def watch(self, sock: socket.socket | None) -> None:
+        """Shut ``sock`` down at the deadline (at once if it has passed)."""
+        if sock is None:
+            return
+        with self._lock:
+            self._sockets.append(sock)
+            if self.expired:
+                _shut(sock)
+
+    def trace(self, event: str, info: dict[str, Any]) -> None:
+        """The ``trace`` request extension of httpx: watches each connection's socket once open."""
+        # connect_tcp, then start_tls for https, which wraps the socket in a new one.
+        if event.endswith((".connect_tcp.complete", ".start_tls.complete")):
+            stream = info.get("return_value")
+            if stream is not None:
+                self.watch(stream.get_extra_info("socket"))
+
+    def error(self) -> TimeoutError:
+        """What the caller raises once the deadline has passed."""
+        return TimeoutError(f"no complete reply within {self.seconds:g} s")
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            for sock in self._sockets:
+                _shut(sock)
+
+
+def _shut(sock: socket.socket) -> None:
+    # shutdown, not close: it wakes a read blocked in another thread; close may not.
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:  # already closed or never connected
+        pass
+
+
+class _WatchedConnection(http.client.HTTPConnection):
+    """Connects as its class does (TCP, then TLS for https), then hands the socket over."""
+
+    def __init__(self, *args: Any, deadline: Deadline, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._deadline = deadline
+
+    def connect(self) -> None:
+        # A TLS handshake inside is bounded by the per-read timeout; what follows by the
+        # deadline, on the socket the exchange uses.
+        super().connect()
+        self._deadline.watch(self.sock)
+
+
+class _WatchedHTTPSConnection(_WatchedConnection, http.client.HTTPSConnection):
+    pass
+
+
+class _WatchedHandler(urllib.request.HTTPSHandler, urllib.request.HTTPHandler):
+    """Opens http and https connections whose sockets ``deadline`` watches."""
+
+    def __init__(self, deadline: Deadline) -> None:
+        super().__init__()
+        self._deadline = deadline
+
+    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(partial(_WatchedConnection, deadline=self._deadline), req)
+
+    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(partial(_WatchedHTTPSConnection, deadline=self._deadline), req)
+
+
+def read_url(request: urllib.request.Request, *, timeout: float, deadline: float) -> bytes:
+    """The whole reply body to ``request``, following same-origin redirects only.
+
+    Args:
+        request: The request (``remote:`` NLI, PubMed efetch).
+        timeout: Seconds one socket operation may wait.
+        deadline: Seconds the whole exchange may take, the body included.
+
+    Raises:
+        CrossOriginRedirectError: When the server redirects to another origin.
+        urllib.error.HTTPError: For an HTTP error status.
+        urllib.error.URLError: When the server cannot be reached.
+        TimeoutError: When a read times out, or the deadline passes (naming the URL).
+
+    """
+    with Deadline(deadline) as limit:
+        opener = urllib.request.build_opener(_SameOriginRedirects, _WatchedHandler(limit))
+        try:
+            with opener.open(request, timeout=min(timeout, deadline)) as response:
+                body: bytes = response.read()
+        except urllib.error.HTTPError:
+            raise  # a whole reply: its status
+        except Exception as e:  # a cut exchange fails as http.client or the socket sees it
+            if limit.expired:
+                raise limit.error() from e
+            raise
+        # A body without a length just ends where the socket was shut down.
+        if limit.expired:
+            raise limit.error()
+        return body
+
+
 def urlopen(request: urllib.request.Request, timeout: float) -> Any:
     """``urllib.request.urlopen`` that follows same-origin redirects only.
+
+    Its ``timeout`` bounds each socket operation, not the exchange: :func:`read_url` also has
+    a total deadline, and is what the project's clients use.
 
     Raises:
         CrossOriginRedirectError: When the server redirects to another origin.
@@ -170,11 +317,11 @@ def _refuse_cross_origin(response: httpx.Response) -> None:
 
 
 def _transient(error: BaseException) -> bool:
-    """HTTP 408, 429 and 5xx, and transport errors: worth another attempt."""
+    """HTTP 408, 429 and 5xx, transport errors and a passed deadline: worth another attempt."""
     if isinstance(error, httpx.HTTPStatusError):
         status = error.response.status_code
         return status in (408, 429) or status >= 500
-    return isinstance(error, httpx.TransportError)
+    return isinstance(error, httpx.TransportError | TimeoutError)
 
 
 def download(
@@ -184,7 +331,8 @@ def download(
 
     Inspect's ``inspect_ai.util.download`` policy (five attempts or 60 s with jittered
     exponential backoff on 408/429/5xx and transport errors; the body is hashed on the way and
-    moved into place only when it matches), under this module's redirect policy.
+    moved into place only when it matches), under this module's redirect policy; each attempt
+    may take :data:`DOWNLOAD_DEADLINE` seconds in all, each read ``timeout``.
 
     Args:
         url: What to fetch.
@@ -198,6 +346,7 @@ def download(
         CrossOriginRedirectError: When the server redirects to another origin.
         httpx.HTTPStatusError: For a status that is not retried.
         ValueError: When the content does not match ``sha256`` / ``git_blob``.
+        TimeoutError: When the last attempt passed its deadline.
 
     """
     # Imported here: the NLI backends import this module on a GPU machine that has no tenacity.
@@ -232,13 +381,23 @@ def download(
     def fetch() -> str:
         digest = hashlib.sha256()
         hooks = {"response": [_refuse_cross_origin]}
-        with httpx.Client(follow_redirects=True, timeout=timeout, event_hooks=hooks) as client:
-            with client.stream("GET", url) as response:
-                response.raise_for_status()
-                with open(tmp, "wb") as f:
-                    for chunk in response.iter_bytes(_CHUNK):
-                        f.write(chunk)
-                        digest.update(chunk)
+        with (
+            Deadline(DOWNLOAD_DEADLINE) as limit,
+            httpx.Client(follow_redirects=True, timeout=timeout, event_hooks=hooks) as client,
+        ):
+            try:
+                with client.stream("GET", url, extensions={"trace": limit.trace}) as response:
+                    response.raise_for_status()
+                    with open(tmp, "wb") as f:
+                        for chunk in response.iter_bytes(_CHUNK):
+                            f.write(chunk)
+                            digest.update(chunk)
+            except httpx.TransportError as e:  # how a shut-down socket fails
+                if limit.expired:
+                    raise limit.error() from e
+                raise
+            if limit.expired:
+                raise limit.error()
         return digest.hexdigest()
 
     try:

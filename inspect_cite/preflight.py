@@ -6,7 +6,9 @@ after every sample was generated. Nothing heavy is loaded:
 
 - a local directory must exist and hold a model of the right kind (``config.json`` or a
   sentence-transformers ``modules.json``, weights, tokenizer files; a classifier needs an
-  entailment label, a seq2seq NLI model an encoder-decoder);
+  entailment label, a seq2seq NLI model an encoder-decoder), and its weight files must be
+  readable: headers and sizes of safetensors files, the shards an index lists, the container
+  of ``pytorch_model.bin`` (:func:`weights_problem`, no tensor is read);
 - a Hugging Face hub id must be in the local cache (checked the same way) or, unless
   ``HF_HUB_OFFLINE`` is set, the hub must answer one request for its ``config.json``
   (short timeout, no retries);
@@ -19,9 +21,11 @@ Loading the weights stays lazy; a check that passed is remembered for the proces
 """
 
 import json
+import os
 import socket
 import urllib.parse
 import urllib.request
+import zipfile
 from collections.abc import Iterable
 from pathlib import Path
 from types import SimpleNamespace
@@ -29,8 +33,11 @@ from typing import Any, Literal
 
 from inspect_cite.errors import PreflightError
 
-ModelKind = Literal["sentence-transformers", "seq2seq", "classifier", "question-answering", "any"]
-"""What a model reference must load as (``any``: any transformers model, e.g. MAUVE's LM)."""
+ModelKind = Literal[
+    "sentence-transformers", "seq2seq", "classifier", "question-answering", "causal-lm", "any"
+]
+"""What a model reference must load as (``causal-lm``: by ``AutoModelForCausalLM``, as the
+``hf/`` provider loads an LLM judge; ``any``: any transformers model, e.g. MAUVE's LM)."""
 
 HUB_TIMEOUT = 10.0
 """Seconds to wait for the hub (or a server) to answer a preflight request."""
@@ -48,6 +55,10 @@ _TOKENIZER = (
     "sentencepiece.bpe.model",
     "tokenizer.model",
 )
+
+REFETCH = "download or copy the model again"
+"""The fix for a model folder whose weight files are cut or corrupt."""
+MISSING_SHARD = "missing shard"
 
 _passed: set[tuple[str, ...]] = set()
 
@@ -93,6 +104,100 @@ def _kind_problem(config: dict[str, Any], kind: ModelKind, where: str) -> str | 
     elif kind == "question-answering":
         if architectures and not any("QuestionAnswering" in a for a in architectures):
             return f"a {', '.join(architectures)}, not an extractive QA model"
+    elif kind == "causal-lm":
+        # Imported here: it imports torch, which only a local LLM needs.
+        from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+
+        model_type = config.get("model_type")
+        remote_code = "AutoModelForCausalLM" in (config.get("auto_map") or {})
+        if model_type and model_type not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES and not remote_code:
+            what = ", ".join(architectures) or model_type
+            return f"a {what}, not a causal LM (AutoModelForCausalLM cannot load it)"
+    return None
+
+
+def _safetensors_problem(path: Path) -> str | None:
+    """Why a safetensors file cannot be read, or None; reads its header only."""
+    from safetensors import safe_open
+
+    try:
+        # Opening parses the header and checks that the file holds every tensor's bytes
+        # (data_offsets); the tensors are only memory-mapped, never read.
+        with safe_open(str(path), framework="numpy"):
+            return None
+    except Exception as e:  # the library's SafetensorError, or an OSError reading the file
+        why = str(e).removeprefix("Error while deserializing header: ") or type(e).__name__
+        return f"is cut or corrupt ({why})"
+
+
+def _torch_bin_problem(path: Path) -> str | None:
+    """Why a ``torch.save`` file cannot be opened, or None; reads no tensor."""
+    try:
+        if zipfile.is_zipfile(path):
+            # The zip format's central directory is at the end: a cut file has none.
+            with zipfile.ZipFile(path):
+                return None
+        with open(path, "rb") as f:
+            head = f.read(2)
+    except (OSError, zipfile.BadZipFile) as e:
+        return f"is cut or corrupt ({_short(e)})"
+    # The legacy format is a pickle stream, opened by a PROTO opcode (0x80, protocol 2-5).
+    if len(head) == 2 and head[0] == 0x80 and 2 <= head[1] <= 5:
+        return None
+    return "is cut or corrupt (not a readable zip or pickle file)"
+
+
+def _index_problem(index: Path) -> tuple[list[Path], str | None]:
+    """The shard files a ``*.index.json`` lists, or why it cannot be used."""
+    try:
+        data = json.loads(index.read_text(encoding="utf-8"))
+        names = set(data["weight_map"].values())
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        return [], f"is unreadable ({_short(e)})"
+    if not all(isinstance(n, str) and n and Path(n).name == n for n in names):
+        return [], "lists a shard that is not a file name"
+    shards = [index.parent / n for n in sorted(names)]
+    missing = [p.name for p in shards if not p.is_file()]
+    if missing:
+        return [], f"lists {MISSING_SHARD} {missing[0]}"
+    return shards, None
+
+
+def _module_folders(directory: Path) -> list[Path]:
+    """The folders a sentence-transformers ``modules.json`` names (they may hold weights)."""
+    try:
+        modules = json.loads((directory / "modules.json").read_text(encoding="utf-8"))
+        paths = [m.get("path") for m in modules]
+    except (OSError, ValueError, TypeError, AttributeError):
+        return []
+    return [directory / p for p in paths if isinstance(p, str) and p and (directory / p).is_dir()]
+
+
+def weights_problem(directory: Path) -> str | None:
+    """Why the weight files in ``directory`` (or its module folders) cannot be read, or None.
+
+    Reads headers only: a safetensors file's header must parse and the file must hold every
+    tensor's bytes; the shards a ``*.index.json`` lists must exist and check out; a
+    ``pytorch_model*.bin`` must open as a zip (or legacy pickle) container. Pickle weights in
+    a folder that has safetensors ones are not read by transformers, and are not checked.
+    """
+    for folder in [directory, *_module_folders(directory)]:
+        # transformers reads safetensors where a folder has them, else the pickle weights.
+        files = sorted(folder.glob("*.safetensors"))
+        indexes = sorted(folder.glob("*.safetensors.index.json"))
+        if not files and not indexes:
+            files = sorted(folder.glob("pytorch_model*.bin"))
+            indexes = sorted(folder.glob("pytorch_model*.bin.index.json"))
+        for index in indexes:
+            shards, problem = _index_problem(index)
+            if problem is not None:
+                return f"{index.relative_to(directory)} {problem}; {REFETCH}"
+            files += shards
+        for path in dict.fromkeys(files):
+            check = _safetensors_problem if path.suffix == ".safetensors" else _torch_bin_problem
+            problem = check(path)
+            if problem is not None:
+                return f"{path.relative_to(directory)} {problem}; {REFETCH}"
     return None
 
 
@@ -109,7 +214,9 @@ def directory_problem(directory: Path, kind: ModelKind) -> str | None:
         return "no weight files in it (*.safetensors, *.bin)"
     if not _files(directory, _TOKENIZER):
         return "no tokenizer files in it (tokenizer.json, vocab.txt, spiece.model, ...)"
-    return _kind_problem(_read_config(directory), kind, str(directory))
+    return _kind_problem(_read_config(directory), kind, str(directory)) or weights_problem(
+        directory
+    )
 
 
 def looks_like_path(value: str) -> bool:
@@ -154,7 +261,9 @@ def hub_problem(repo_id: str, kind: ModelKind) -> str | None:
         problem = directory_problem(snapshot, kind)
         if problem is None:
             return None
-        if not problem.startswith(("no weight files", "no tokenizer files")):
+        if not problem.startswith(("no weight files", "no tokenizer files")) and (
+            MISSING_SHARD not in problem
+        ):
             return problem
         # A partial snapshot: the missing files would be downloaded.
     if hub_offline():
@@ -349,7 +458,25 @@ def _nli_problem(spec: str, flag: str) -> str | None:
                 f"no model is bound to the role '{arg}'.\n"
                 f"Pass --model-role {arg}=<model>, or {flag}=model:<provider/model>."
             )
-    return None
+        return None
+    return _local_llm_problem(arg, flag)
+
+
+def _local_llm_problem(arg: str, flag: str) -> str | None:
+    """Why ``provider/name``, an LLM judge whose weights this process loads, cannot answer."""
+    from inspect_cite.nli.fingerprint import HUB_LOADERS
+    from inspect_cite.nli.llm import SAMPLING_PROVIDERS
+
+    provider, _, name = arg.partition("/")
+    # Other loaders (vllm/, sglang/) take a served name too: only a path is theirs to load.
+    if provider not in SAMPLING_PROVIDERS and not (
+        provider in HUB_LOADERS and looks_like_path(name)
+    ):
+        return None
+    problem = model_problem(name, "causal-lm")
+    if problem is None:
+        return None
+    return f"{problem}.\nGive a causal LM: {flag}=model:{provider}//abs/dir or a cached hub id."
 
 
 def nli_message(flag: str, spec: str, problem: str) -> str:
@@ -371,10 +498,18 @@ def check_nli(spec: str, *, flag: str) -> None:
         spec: ``true``, ``seq2seq:``, ``classifier:``, ``remote:``, ``model:`` or ``python:``.
         flag: How the user gave it: ``-T nli`` or ``-S nli``.
 
+    Also refuses an ``INSPECT_CITE_NLI_CACHE`` that cannot hold the decision cache.
+
     Raises:
-        PreflightError: Naming the flag, the spec, why, and the alternative.
+        PreflightError: Naming the flag, the spec, why, and the alternative (or the cache).
 
     """
+    from inspect_cite.nli.cache import NLI_CACHE_ENV, cache_path_problem
+
+    # Not remembered: the variable may change between runs of one process.
+    cache = os.environ.get(NLI_CACHE_ENV)
+    if cache and (problem := cache_path_problem(Path(cache).expanduser())) is not None:
+        raise PreflightError(problem)
     key = ("nli", spec)
     if key in _passed:
         return

@@ -8,6 +8,7 @@ fetched is cached as one JSON file, written atomically, so a rerun makes no requ
 that efetch does not return (withdrawn, or not in PubMed) is cached as missing.
 """
 
+import http.client
 import json
 import os
 import threading
@@ -25,7 +26,7 @@ from pathlib import Path
 from inspect_cite.cache import cache_dir, quarantine
 from inspect_cite.errors import PreflightError
 from inspect_cite.files import json_problem, loads, write_atomic
-from inspect_cite.http_client import CrossOriginRedirectError, redact_url, urlopen
+from inspect_cite.http_client import CrossOriginRedirectError, read_url, redact_url
 
 logger = getLogger(__name__)
 
@@ -125,7 +126,7 @@ class PubMedClient:
         requests_per_second: Overrides the rate NCBI allows (3, or 10 with a key).
         max_retries: Retries of one request after 429, 5xx or a connection error.
         backoff: First retry delay in seconds; doubled on each retry.
-        timeout: Seconds to wait for one response.
+        timeout: Seconds one response may take in all (connecting, waiting, reading).
         email: Contact address sent to NCBI (default ``$NCBI_EMAIL``).
 
     """
@@ -241,8 +242,8 @@ class PubMedClient:
             self.requests_made += 1
             request = urllib.request.Request(url, data=body, method="POST")
             try:
-                with urlopen(request, timeout=self.timeout) as response:
-                    return response.read()  # type: ignore[no-any-return]
+                # A total deadline, not only per read: a trickling reply cannot hold the run.
+                return read_url(request, timeout=self.timeout, deadline=self.timeout)
             except CrossOriginRedirectError as e:
                 raise PubMedError(f"PubMed efetch: {e}") from e
             except urllib.error.HTTPError as e:
@@ -253,7 +254,7 @@ class PubMedClient:
                     ) from e
                 last_error = f"HTTP {e.code}"
                 retry_after = e.headers.get("Retry-After") if e.headers else None
-            except (urllib.error.URLError, TimeoutError, ConnectionError) as e:
+            except (urllib.error.URLError, OSError, http.client.HTTPException) as e:
                 last_error = f"{type(e).__name__}: {getattr(e, 'reason', e)}"
                 retry_after = None
         raise PubMedError(

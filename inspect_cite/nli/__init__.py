@@ -17,13 +17,14 @@ from inspect_cite.nli.base import (
     NLIResult,
     Pair,
 )
-from inspect_cite.nli.cache import NLI_CACHE_ENV
+from inspect_cite.nli.cache import NLI_CACHE_ENV, NLICacheError
 from inspect_cite.nli.registry import NLI_SPECS, get_nli, parse_nli_spec, reset_nli
 from inspect_cite.nli.seq2seq import LIGHTER_CHOICES, TRUE_MODEL, true_resource_problem
 
 __all__ = [
     "LIGHTER_CHOICES",
     "NLIBackend",
+    "NLICacheError",
     "NLIConfigError",
     "NLIError",
     "NLIResourceError",

@@ -114,3 +114,35 @@ class NLIConfigError(PreflightError, ValueError):
 
 class NLIResourceError(NLIConfigError):
     """The machine lacks what the chosen NLI model needs (e.g. a large enough GPU)."""
+
+
+def number_setting(
+    name: str, value: object, default: float, most: float, integer: bool, positive: bool = False
+) -> float:
+    """A numeric setting (an environment variable, an argument) checked, or ``default``.
+
+    Args:
+        name: What the user set, named in the error (e.g. ``INSPECT_CITE_NLI_RETRIES``).
+        value: What was given (None or blank: ``default``).
+        default: The value when none is given.
+        most: The largest value allowed: inf or nan would wait forever or never stop
+            retrying, a bound keeps a run finite.
+        integer: Whether only whole numbers are allowed (counts).
+        positive: Whether 0 is refused too (durations that must allow some time).
+
+    Raises:
+        NLIConfigError: For a value that is not a finite number in its range.
+
+    """
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return default
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError) as e:
+        raise NLIConfigError(f"{name}={value!r} is not a number") from e
+    low_ok = number > 0 if positive else number >= 0
+    if not math.isfinite(number) or not low_ok or number > most or (integer and number % 1):
+        kind = "an integer" if integer else "a number"
+        span = f"above 0 and at most {most:g}" if positive else f"from 0 to {most:g}"
+        raise NLIConfigError(f"{name}={value!r} must be {kind} {span}")
+    return number

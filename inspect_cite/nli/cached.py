@@ -6,7 +6,6 @@ the reason, never "not supported". Configuration errors (a missing model, a bad 
 retried.
 """
 
-import math
 import os
 import threading
 from collections.abc import Awaitable, Callable, Sequence
@@ -15,7 +14,14 @@ import anyio
 import anyio.to_thread
 
 from inspect_cite.batching import BatchQueue
-from inspect_cite.nli.base import NLIConfigError, NLIError, NLIResult, Pair, checked_result
+from inspect_cite.nli.base import (
+    NLIConfigError,
+    NLIError,
+    NLIResult,
+    Pair,
+    checked_result,
+    number_setting,
+)
 from inspect_cite.nli.cache import DiskCache
 from inspect_cite.nli.fingerprint import FileDigest
 
@@ -30,21 +36,6 @@ NLI_BACKOFF_ENV = "INSPECT_CITE_NLI_BACKOFF"
 MAX_RETRIES = 20
 MAX_BACKOFF = 60.0
 """Longest wait before one retry, in seconds: the doubling stops there."""
-
-
-def _setting(name: str, value: object, default: float, most: float, integer: bool) -> float:
-    """A retry setting: a finite number in [0, most] (an integer for counts), or ``default``."""
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return default
-    try:
-        number = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError) as e:
-        raise NLIConfigError(f"{name}={value!r} is not a number") from e
-    # inf or nan would wait forever or never stop retrying; a bound keeps a run finite.
-    if not math.isfinite(number) or not 0 <= number <= most or (integer and number % 1):
-        kind = "an integer" if integer else "a number"
-        raise NLIConfigError(f"{name}={value!r} must be {kind} from 0 to {most:g}")
-    return number
 
 
 class CachedNLI:
@@ -62,7 +53,9 @@ class CachedNLI:
             ``$INSPECT_CITE_NLI_BACKOFF`` or 0.5).
         fingerprint: What identifies the model beyond ``identity`` (content digests, a
             revision; see ``inspect_cite.nli.fingerprint``), given a file digest function;
-            computed once, on the first disk lookup, and added to the disk cache's key.
+            computed once per identity, on its first disk lookup, and added to the disk
+            cache's key. None from it: the model cannot be identified, and its decisions are
+            cached in memory only.
 
     Raises:
         NLIConfigError: For a retry setting that is not a finite number in its range.
@@ -77,14 +70,15 @@ class CachedNLI:
         queue: BatchQueue[Pair, NLIResult | Exception] | None = None,
         retries: int | None = None,
         backoff: float | None = None,
-        fingerprint: Callable[[FileDigest], str] | None = None,
+        fingerprint: Callable[[FileDigest], str | None] | None = None,
     ) -> None:
         self._identity = identity
         self._fingerprint = fingerprint
-        self._fingerprint_value: str | None = None
+        # Per identity: a model role resolves to the model each eval binds.
+        self._fingerprints: dict[str, str | None] = {}
         self._fingerprint_lock = threading.Lock()
         self.retries = int(
-            _setting(
+            number_setting(
                 NLI_RETRIES_ENV if retries is None else "retries",
                 os.environ.get(NLI_RETRIES_ENV) if retries is None else retries,
                 3,
@@ -92,7 +86,7 @@ class CachedNLI:
                 integer=True,
             )
         )
-        self.backoff = _setting(
+        self.backoff = number_setting(
             NLI_BACKOFF_ENV if backoff is None else "backoff",
             os.environ.get(NLI_BACKOFF_ENV) if backoff is None else backoff,
             0.5,
@@ -127,9 +121,10 @@ class CachedNLI:
                 missing.append(pair)
             else:
                 known[pair] = hit
-        disk_key = identity
+        disk_key = None
         if missing and self.disk is not None:
             disk_key = await self._disk_key(identity)
+        if missing and self.disk is not None and disk_key is not None:
             found = self.disk.get_many(disk_key, missing)
             known.update(found)
             for pair, cached in found.items():
@@ -150,29 +145,35 @@ class CachedNLI:
                 raise NLIError(f"{identity}: {type(error).__name__}: {error} ({tries})") from error
         return [known[p] for p in pairs]
 
-    async def _disk_key(self, identity: str) -> str:
-        """The disk cache's identity: ``identity`` plus the model's fingerprint."""
+    async def _disk_key(self, identity: str) -> str | None:
+        """The disk cache's identity: ``identity`` plus the model's fingerprint.
+
+        None when the model cannot be identified: its decisions are not stored on disk.
+        """
         if self._fingerprint is None:
             return identity
-        if self._fingerprint_value is None:
+        if identity not in self._fingerprints:
             # Hashing model files reads from disk: not in the event loop.
-            await anyio.to_thread.run_sync(self._compute_fingerprint, abandon_on_cancel=True)
-        return f"{identity}@{self._fingerprint_value}"
+            await anyio.to_thread.run_sync(
+                self._compute_fingerprint, identity, abandon_on_cancel=True
+            )
+        fingerprint = self._fingerprints[identity]
+        return None if fingerprint is None else f"{identity}@{fingerprint}"
 
-    def _compute_fingerprint(self) -> None:
+    def _compute_fingerprint(self, identity: str) -> None:
         assert self._fingerprint is not None and self.disk is not None
         with self._fingerprint_lock:
-            if self._fingerprint_value is None:
+            if identity not in self._fingerprints:
                 try:
-                    self._fingerprint_value = self._fingerprint(self.disk.file_digest)
+                    self._fingerprints[identity] = self._fingerprint(self.disk.file_digest)
                 except OSError as e:
                     raise NLIConfigError(
-                        f"{self.identity}: cannot read the model's files to key the NLI "
+                        f"{identity}: cannot read the model's files to key the NLI "
                         f"cache ({type(e).__name__}: {e})"
                     ) from e
 
     async def _decide(
-        self, identity: str, pairs: list[Pair], disk_key: str
+        self, identity: str, pairs: list[Pair], disk_key: str | None
     ) -> tuple[dict[Pair, NLIResult], Exception | None]:
         """Decide ``pairs``, retrying failures; returns the decisions and the last error."""
         decided: dict[Pair, NLIResult] = {}
@@ -206,7 +207,7 @@ class CachedNLI:
                 else:
                     new[pair] = result
                     self._memory[(identity, pair)] = result
-            if self.disk is not None and new:
+            if self.disk is not None and disk_key is not None and new:
                 self.disk.put_many(disk_key, new)
             decided.update(new)
             pairs = failed

@@ -11,6 +11,13 @@ id whose ``main`` moved. So decisions on disk are keyed by identity plus a finge
 - a hub id: the commit of ``main`` that transformers will load (the hub's answer, or the local
   hub cache when offline or unreachable, as transformers does).
 - ``python:``: the content of the file defining the function, read when it is imported.
+- ``model:``: the model Inspect resolves (a role resolves per eval). Weights this process (or a
+  server it starts) loads are keyed as above: a local directory (the model name or
+  ``model_path``) by content, a hub id by its revision (``revision`` among the model args, else
+  ``main``'s commit). An API model is keyed by its provider model name, already in the
+  identity, and the base URL it was given.
+- ``remote:``: the URL and the served model the spec names; without ``#model``, the one model
+  the server lists at ``/v1/models``, or no disk caching (``inspect_cite.nli.remote``).
 """
 
 import hashlib
@@ -18,11 +25,12 @@ import inspect
 import logging
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from inspect_cite.download import sha256_file
+from inspect_cite.http_client import redact_url
 
 logger = logging.getLogger(__name__)
 
@@ -74,6 +82,39 @@ def model_fingerprint(name: str, digest: FileDigest = sha256_file) -> str:
         return directory_fingerprint(path, digest)
     revision = hub_revision(name)
     return f"rev:{revision}" if revision else "rev:unresolved"
+
+
+HUB_LOADERS = ("hf", "nnterp", "vllm", "sglang")
+"""Inspect providers that load a model name as a hub id or directory themselves (in this
+process, or a server they start), unless given a base URL."""
+
+
+def llm_fingerprint(
+    provider: str,
+    name: str,
+    model_args: Mapping[str, Any],
+    base_url: str | None,
+    digest: FileDigest = sha256_file,
+) -> str:
+    """What decides an Inspect model's replies beyond its ``provider/name``.
+
+    Args:
+        provider: The Inspect provider (``hf``, ``openai``, ...).
+        name: The model name given to the provider.
+        model_args: The model's args (``-M``; ``model_path``, ``revision``).
+        base_url: The server the model was pointed at, if any.
+        digest: The SHA-256 of a file (possibly remembered).
+
+    """
+    weights = str(model_args.get("model_path") or name)
+    path = Path(weights).expanduser()
+    if path.is_dir():
+        return directory_fingerprint(path, digest)
+    if provider in HUB_LOADERS and not base_url:
+        revision = model_args.get("revision") or hub_revision(weights)
+        return f"rev:{revision}" if revision else "rev:unresolved"
+    # An API: the provider's model name decides; another server may serve another model.
+    return f"api:{redact_url(base_url)}" if base_url else "api"
 
 
 def function_fingerprint(fn: Any) -> str:

@@ -5,8 +5,10 @@ import re
 from typing import Any
 
 import anyio
+from inspect_ai.model import GenerateConfig, Model, ModelName
 
 from inspect_cite.nli.base import NLIError, NLIResult, Pair
+from inspect_cite.nli.fingerprint import HUB_LOADERS, FileDigest, llm_fingerprint
 from inspect_cite.structured_outputs import forwards_extra_body, with_structured_outputs
 from inspect_cite.text import strip_think
 
@@ -21,6 +23,10 @@ Does the premise entail the hypothesis, that is, is everything the hypothesis st
 by the premise alone? Answer with one word: yes or no."""
 
 NLI_RETRY_PROMPT = "Answer with exactly one word: yes or no."
+
+SAMPLING_PROVIDERS = ("hf", "nnterp")
+"""Inspect providers that sample unless the model was loaded with ``do_sample=false``: they
+reject temperature 0 (transformers), so the judge asks them for greedy decoding as top-k 1."""
 
 _LEADING = re.compile(r"^\W*(yes|no)\b")
 _ANY = re.compile(r"\b(yes|no)\b")
@@ -41,6 +47,22 @@ def parse_yes_no(reply: str) -> bool | None:
     if len(found) == 1:
         return found.pop() == "yes"
     return None
+
+
+def judge_config(model: Model) -> GenerateConfig:
+    """The ``GenerateConfig`` of a judge's reply: greedy, in the form ``model``'s provider takes.
+
+    Every provider but the sampling ones (:data:`SAMPLING_PROVIDERS`) takes temperature 0.
+    Those sample with the model's loading-time ``do_sample`` and reject temperature 0, so
+    they get top-k 1 (the most likely token, as greedy decoding picks) at temperature 1,
+    which also overrides a temperature 0 the eval may set for its own model. One loaded
+    with ``do_sample=false`` decodes greedily whatever is asked, and is asked nothing.
+    """
+    if ModelName(str(model)).api not in SAMPLING_PROVIDERS:
+        return GenerateConfig(temperature=0.0)
+    if getattr(model.api, "do_sample", True) is False:
+        return GenerateConfig()
+    return GenerateConfig(temperature=1.0, top_k=1)
 
 
 class ModelNLI:
@@ -81,6 +103,18 @@ class ModelNLI:
         """``model:<resolved model>`` plus the prompt's hash (roles resolve to models)."""
         return f"model:{self.model()}#{self._prompt_hash}"
 
+    def fingerprint(self, digest: FileDigest) -> str:
+        """What decides the resolved model's replies beyond its name (the disk cache key).
+
+        Local weights by content, a hub id by revision, an API model by its name and base URL
+        (:func:`inspect_cite.nli.fingerprint.llm_fingerprint`).
+        """
+        model = self.model()
+        provider = ModelName(str(model)).api
+        # A server a provider starts itself gets a new port each run: not part of the key.
+        base_url = model.explicit_base_url if provider in HUB_LOADERS else model.api.base_url
+        return llm_fingerprint(provider, model.name, model.model_args, base_url, digest)
+
     async def __call__(self, pairs: list[Pair]) -> list[NLIResult | Exception]:
         """Decide the pairs concurrently (Inspect limits connections per provider)."""
         results: list[NLIResult | Exception] = [NLIError("not run")] * len(pairs)
@@ -98,12 +132,12 @@ class ModelNLI:
         return results
 
     async def _ask(self, model: Any, pair: Pair) -> NLIResult:
-        from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, GenerateConfig
+        from inspect_ai.model import ChatMessageAssistant, ChatMessageUser
 
         messages: list[Any] = [
             ChatMessageUser(content=NLI_PROMPT.format(premise=pair[0], hypothesis=pair[1]))
         ]
-        config = GenerateConfig(temperature=0.0)
+        config = judge_config(model)
         if forwards_extra_body(model):
             config.extra_body = with_structured_outputs(
                 model.config.extra_body, choice=["yes", "no"]

@@ -58,7 +58,7 @@ def _make(spec: str, disk: DiskCache | None) -> CachedNLI:
         from inspect_cite.nli.llm import ModelNLI
 
         llm = ModelNLI(arg)
-        return CachedNLI(lambda: llm.identity, llm, disk)
+        return CachedNLI(lambda: llm.identity, llm, disk, fingerprint=llm.fingerprint)
     engine: Seq2SeqNLI | ClassifierNLI | PythonNLI | RemoteNLI
     if kind in ("true", "seq2seq"):
         engine = Seq2SeqNLI(arg, true_checks=kind == "true")
@@ -79,7 +79,7 @@ def _make(spec: str, disk: DiskCache | None) -> CachedNLI:
 
 def _fingerprint(
     engine: "Seq2SeqNLI | ClassifierNLI | PythonNLI | RemoteNLI",
-) -> Callable[[FileDigest], str] | None:
+) -> Callable[[FileDigest], str | None] | None:
     """What identifies the engine's model beyond its spec (None: the identity names it)."""
     if isinstance(engine, PythonNLI):
         source = engine.fingerprint
@@ -87,7 +87,9 @@ def _fingerprint(
     if isinstance(engine, Seq2SeqNLI | ClassifierNLI):
         name = engine.model_name
         return lambda digest: model_fingerprint(name, digest)
-    return None  # remote: names its served model
+    if engine.model is None:
+        return lambda digest: engine.served_model()
+    return None  # remote:<url>#<model> names its served model
 
 
 def get_nli(spec: str = "true", cache_path: str | None = None) -> CachedNLI:
@@ -101,6 +103,7 @@ def get_nli(spec: str = "true", cache_path: str | None = None) -> CachedNLI:
 
     Raises:
         NLIConfigError: For an invalid spec or a ``python:`` function that cannot be imported.
+        NLICacheError: For a cache path that cannot hold the cache (a directory, not SQLite).
 
     """
     spec = spec.strip()

@@ -13,7 +13,9 @@ refused (Inspect records the spec in the log), and a redirect to another origin 
 (``inspect_cite.http_client``), so the key reaches no other host.
 """
 
+import http.client
 import json
+import logging
 import os
 import urllib.error
 import urllib.parse
@@ -22,15 +24,21 @@ from typing import Any
 
 from inspect_cite.http_client import (
     CrossOriginRedirectError,
+    read_url,
     redact_text,
     redact_url,
     url_credentials,
-    urlopen,
 )
-from inspect_cite.nli.base import NLIConfigError, NLIError, NLIResult, Pair
+from inspect_cite.nli.base import NLIConfigError, NLIError, NLIResult, Pair, number_setting
+
+logger = logging.getLogger(__name__)
 
 PAIR_SEP_ENV = "INSPECT_CITE_NLI_PAIR_SEP"
 API_KEY_ENV = "INSPECT_CITE_NLI_API_KEY"
+TIMEOUT_ENV = "INSPECT_CITE_NLI_TIMEOUT"
+"""Seconds one request may take in all, the reply's body included (default ``TIMEOUT``)."""
+TIMEOUT = 120.0
+MAX_TIMEOUT = 3600.0
 # HTTP statuses worth another try (rate limit, server errors).
 _TRANSIENT = (429, 500, 502, 503, 504)
 
@@ -62,7 +70,20 @@ def check_base_url(base: str) -> None:
 
 
 class RemoteNLI:
-    """Batches of pairs to ``POST <base>/classify``; 429, 5xx and network errors are retryable."""
+    """Batches of pairs to ``POST <base>/classify``; 429, 5xx and network errors are retryable.
+
+    Args:
+        arg: ``<base url>#<model>`` (the model is optional).
+        timeout: Seconds one socket read may wait.
+
+    Each request may take ``$INSPECT_CITE_NLI_TIMEOUT`` seconds in all (default 120), so a
+    server that trickles its reply cannot hold a batch for ever.
+
+    Raises:
+        NLIConfigError: For a URL that is not http(s), carries credentials, or a timeout
+            setting that is not a number above 0 and at most an hour.
+
+    """
 
     def __init__(self, arg: str, timeout: float = 60.0) -> None:
         base, _, model = arg.partition("#")
@@ -75,29 +96,59 @@ class RemoteNLI:
         self.model = model or None
         self.sep = os.environ.get(PAIR_SEP_ENV, " [SEP] ")
         self.timeout = timeout
+        self.deadline = number_setting(
+            TIMEOUT_ENV, os.environ.get(TIMEOUT_ENV), TIMEOUT, MAX_TIMEOUT, False, positive=True
+        )
         self.identity = f"remote:{self.base}#{self.model or ''}|sep={self.sep!r}"
 
-    def _post(self, path: str, payload: dict[str, Any]) -> dict[str, Any]:
+    def served_model(self) -> str | None:
+        """The model the server says it serves: the disk cache key of a spec without ``#model``.
+
+        vLLM (and servers speaking its API) list what they serve at ``GET /v1/models``, each
+        model with the weights it loaded (``root``). When the server lists one model, that is
+        what decides; otherwise (no such endpoint, several models) nothing tells which model
+        answers, so decisions are not stored on disk, with one warning saying why.
+        """
+        try:
+            listed = self._request("/v1/models")["data"]
+            models = [f"{m['id']}|root={m.get('root')}" for m in listed]
+        except (NLIError, KeyError, TypeError, ValueError) as e:
+            why = f"GET /v1/models gave no model list ({redact_text(str(e))[:120]})"
+        else:
+            if len(models) == 1:
+                return f"served:{models[0]}"
+            why = f"the server lists {len(models)} models at /v1/models"
+        logger.warning(
+            f"remote:{self.base}: NLI decisions are not cached on disk: the spec names no "
+            f"model and {why}. Name it (remote:<url>#<model>) to cache them."
+        )
+        return None
+
+    def _request(self, path: str, payload: dict[str, Any] | None = None) -> Any:
+        """POST ``payload`` as JSON (GET without one); the JSON reply."""
         headers = {"Content-Type": "application/json"}
         # The key comes from the environment only, so it never lands in specs, logs or reports.
         if os.environ.get(API_KEY_ENV):
             headers["Authorization"] = f"Bearer {os.environ[API_KEY_ENV]}"
+        data = None if payload is None else json.dumps(payload).encode()
         request = urllib.request.Request(
-            self.base + path, data=json.dumps(payload).encode(), headers=headers, method="POST"
+            self.base + path, data=data, headers=headers, method="GET" if data is None else "POST"
         )
         # One attempt: CachedNLI retries retryable failures with its backoff, outside the
         # batch thread, so a server that is busy does not block other batches while waiting.
         try:
-            with urlopen(request, timeout=self.timeout) as response:
-                return json.loads(response.read())  # type: ignore[no-any-return]
+            body = read_url(request, timeout=self.timeout, deadline=self.deadline)
         except CrossOriginRedirectError as e:
             raise NLIError(f"{self.base}{path}: {e}", retryable=False) from e
         except urllib.error.HTTPError as e:
             raise NLIError(
                 f"{self.base}{path}: HTTP {e.code} {e.reason}", retryable=e.code in _TRANSIENT
             ) from e
-        except (urllib.error.URLError, TimeoutError) as e:
-            raise NLIError(f"{self.base}{path}: {e}", retryable=True) from e
+        except (urllib.error.URLError, OSError, http.client.HTTPException) as e:
+            # A read that timed out, or the whole request: say which setting bounds it.
+            hint = f" ({TIMEOUT_ENV}={self.deadline:g})" if isinstance(e, TimeoutError) else ""
+            raise NLIError(f"{self.base}{path}: {e}{hint}", retryable=True) from e
+        return json.loads(body)
 
     def __call__(self, pairs: list[Pair]) -> list[NLIResult | Exception]:
         """Classify a batch in one request; a failed request fails every pair of the batch."""
@@ -106,7 +157,7 @@ class RemoteNLI:
         if self.model:
             payload["model"] = self.model
         try:
-            data = sorted(self._post("/classify", payload)["data"], key=lambda d: d["index"])
+            data = sorted(self._request("/classify", payload)["data"], key=lambda d: d["index"])
         except (NLIError, KeyError, TypeError, ValueError) as e:
             error = (
                 e if isinstance(e, NLIError) else NLIError(f"{self.base}: malformed reply {e!r}")

@@ -138,6 +138,38 @@ def test_score_with_typed_nli_true_is_the_default_spec(tmp_path):
     assert not (tmp_path / "rescored.eval").exists()
 
 
+def test_an_nli_cache_that_is_a_directory_is_one_message_from_inspect_score(tmp_path):
+    from inspect_ai import eval as inspect_eval
+
+    from alce_tasks import eli5
+    from tests.robustness.test_preflight import CountingModel
+
+    [log] = inspect_eval(
+        eli5(
+            dataset_path=str(FIXTURES / "alce_eli5.json"),
+            prompt_file=str(own_prompt_file(tmp_path)),
+            nli=NLI,
+        ),
+        model=CountingModel().model,
+        limit=1,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    folder = tmp_path / "nli-cache"
+    folder.mkdir()
+    code, lines = inspect_cli(
+        ["score", log.location, "--scorer", "scorers/citation_nli", "-S", f"nli={NLI}",
+         "-S", f"nli_cache={folder}", "--display", "plain",
+         "--output-file", str(tmp_path / "rescored.eval")],
+        tmp_path,
+    )  # fmt: skip
+    message = " ".join(" ".join(lines).split())  # rejoin lines wrapped at 80 columns
+    assert code != 0 and not any("Traceback" in line for line in lines), "\n".join(lines)
+    assert message.startswith(f"NLI cache {folder} is a directory, not a SQLite file.")
+    assert "INSPECT_CITE_NLI_CACHE" in message
+    assert not (tmp_path / "rescored.eval").exists()
+
+
 def test_a_bad_scorer_argument_is_one_line_from_inspect_score(tmp_path):
     from inspect_ai import eval as inspect_eval
 

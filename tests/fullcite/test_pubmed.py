@@ -8,6 +8,7 @@ import pytest
 
 from fullcite_tasks.data.pubmed import PubMedClient, PubMedError, parse_efetch_xml
 from inspect_cite.errors import PreflightError
+from tests.helpers.http_servers import TricklingServer, within
 
 RECORDS = {
     "101": (
@@ -164,3 +165,17 @@ def test_book_records_and_unreadable_cache(tmp_path):
     pubmed = PubMedClient(base_url="http://127.0.0.1:9/", cache=tmp_path)
     (tmp_path / "7.json").write_text("{not json")
     assert pubmed.cached("7") is None
+
+
+@pytest.mark.parametrize("part", ["headers", "unsized body"])
+def test_a_trickling_efetch_ends_at_the_timeout(tmp_path, part):
+    # Each byte comes within the timeout of one read: only a total deadline ends the request.
+    with TricklingServer(part) as slow:
+        client = PubMedClient(
+            base_url=slow.url + "/", cache=tmp_path, timeout=0.5, max_retries=1, backoff=0
+        )
+        with pytest.raises(PubMedError) as e:
+            within(60, client.fetch, ["101"])
+    assert slow.connections == 2
+    assert "(TimeoutError: no complete reply within 0.5 s)" in str(e.value)
+    assert not list(tmp_path.glob("*.json")), "nothing is cached from a cut reply"

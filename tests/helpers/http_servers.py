@@ -1,11 +1,14 @@
-"""Local HTTP servers on 127.0.0.1 that record each request: one answering from a function, one
-standing in for an OpenAI-compatible chat-completions endpoint."""
+"""Local HTTP servers on 127.0.0.1: one that records each request and answers from a function,
+one standing in for an OpenAI-compatible chat-completions endpoint, and one that trickles its
+reply one byte at a time."""
 
 import json
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, TypeVar
 
 from inspect_ai.model import GenerateConfig, get_model
 
@@ -126,3 +129,71 @@ class ChatServer:
             config=GenerateConfig(**config),  # type: ignore[arg-type]
             memoize=False,
         )
+
+
+class TricklingServer:
+    """Answers every request by sending one byte every ``interval`` seconds, for ever.
+
+    ``part`` says where the trickle is: ``headers`` (the status line and one endless header),
+    ``body`` (a 1 MB ``Content-Length``) or ``unsized body`` (no length: the body ends when the
+    connection does). Each read a client makes returns in time, so only a total deadline ends
+    the exchange. A connection's trickle stops when the client goes or the server closes.
+    """
+
+    def __init__(self, part: str, interval: float = 0.05) -> None:
+        self.connections = 0
+        self.stopped = threading.Event()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _trickle(self) -> None:
+                server.connections += 1
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                if part == "headers":
+                    head = b"HTTP/1.1 200 OK\r\nX-Slow: "
+                else:
+                    length = "Content-Length: 1000000\r\n" if part == "body" else ""
+                    head = f"HTTP/1.1 200 OK\r\n{length}Connection: close\r\n\r\n".encode()
+                try:
+                    self.wfile.write(head)
+                    while not server.stopped.wait(interval):
+                        self.wfile.write(b"a")
+                        self.wfile.flush()
+                except OSError:  # the client shut the connection down
+                    pass
+                self.close_connection = True
+
+            do_GET = do_POST = _trickle  # noqa: N815 - http.server's naming
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def __enter__(self) -> "TricklingServer":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stopped.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+T = TypeVar("T")
+
+
+def within(seconds: float, fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)``, or ``TimeoutError`` if it has not returned after ``seconds``.
+
+    A client that hangs on a trickling server fails the test instead of stalling the suite;
+    its thread is left to end when the server stops.
+    """
+    pool = ThreadPoolExecutor(max_workers=1)
+    try:
+        return pool.submit(fn, *args).result(timeout=seconds)
+    finally:
+        pool.shutdown(wait=False)

@@ -149,3 +149,37 @@ def build_tiny_qwen3_classifier(out_dir: Path, corpus: Iterable[str] = (), seed:
     )
     Qwen3ForSequenceClassification(config).save_pretrained(out_dir)
     return out_dir
+
+
+def build_tiny_answerer(src: Path, out_dir: Path, answer: str) -> Path:
+    """A copy of a tiny Qwen3 (:func:`build_tiny_qwen3`) whose greedy reply to any chat is ``answer``.
+
+    Attention and MLP outputs are zeroed, so the state at each position is its own token's
+    normalized embedding; an untied output layer then maps the generation prompt's last token
+    to the answer's first character, each character to the next and the last to the end of
+    the turn. Every answer gives weight files of the same size.
+    """
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(src)
+    model = AutoModelForCausalLM.from_pretrained(src)
+    prompt = tok.apply_chat_template(
+        [{"role": "user", "content": "Does it?"}], tokenize=False, add_generation_prompt=True
+    )
+    chain = [tok(prompt)["input_ids"][-1], *tok.convert_tokens_to_ids(list(answer))]
+    chain.append(model.config.eos_token_id)
+    assert len(set(chain)) == len(chain), "each character of the answer must be distinct"
+    with torch.no_grad():
+        for layer in model.model.layers:
+            layer.self_attn.o_proj.weight.zero_()
+            layer.mlp.down_proj.weight.zero_()
+        states = model.model.norm(model.model.embed_tokens.weight)
+        head = torch.zeros_like(states)
+        for token, following in zip(chain, chain[1:], strict=False):
+            head[following] = states[token]
+        model.config.tie_word_embeddings = False
+        model.lm_head.weight = torch.nn.Parameter(head)
+    model.save_pretrained(out_dir)
+    tok.save_pretrained(out_dir)
+    return out_dir

@@ -26,10 +26,12 @@ from inspect_cite.nli.cached import CachedNLI
 from inspect_cite.nli.classifier import ClassifierNLI, entailment_label
 from inspect_cite.nli.llm import ModelNLI, parse_yes_no
 from inspect_cite.nli.seq2seq import TRUE_TEMPLATE, Seq2SeqNLI
+from scorers import citation_nli
 from tests.helpers import nli_fns
 from tests.helpers.alce_synthetic import synthetic_items
 from tests.helpers.nli_judge import judge_model
 from tests.helpers.nli_models import per_pair_generate, vary_t5_outputs
+from tests.helpers.task_states import state
 
 pytestmark = pytest.mark.usefixtures("fresh_nli")
 
@@ -267,6 +269,95 @@ def test_model_backend_role_needs_binding():
         asyncio.run(backend.entail([("p", "h")]))
 
 
+@pytest.fixture(scope="session")
+def answerers(tiny_qwen3, tmp_path_factory) -> dict[str, Path]:
+    """Tiny local LLM judges of the same size: one always answers "yes", one "no"."""
+    from tests.helpers.tiny_models import build_tiny_answerer
+
+    return {
+        answer: build_tiny_answerer(tiny_qwen3, tmp_path_factory.mktemp(f"judge-{answer}"), answer)
+        for answer in ("yes", "no")
+    }
+
+
+def replace_keeping_mtime(weights: Path, replacement: Path) -> None:
+    """Replace a weight file by another model's of the very same size, keeping its mtime."""
+    import os
+    import shutil
+
+    assert weights.stat().st_size == replacement.stat().st_size
+    before = weights.stat()
+    shutil.copyfile(replacement, weights)
+    os.utime(weights, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert weights.stat().st_mtime_ns == before.st_mtime_ns
+
+
+def new_process(monkeypatch) -> None:
+    """Forget the NLI backends and Inspect's loaded models, as a new process would."""
+    reset_nli()
+    monkeypatch.setattr("inspect_ai.model._model._models", {})
+
+
+def test_a_local_hf_judge_answers_with_greedy_decoding_it_accepts(answerers, monkeypatch):
+    # The hf/ provider samples unless loaded with do_sample=false, and then refuses
+    # temperature 0: every pair failed with "ExceptionGroup" after its retries.
+    monkeypatch.setenv("INSPECT_CITE_NLI_RETRIES", "0")
+    pair = ("The cat sat on the mat.", "the cat sat")
+    for answer, entailed in (("yes", True), ("no", False)):
+        backend = get_nli(f"model:hf/{answerers[answer]}")
+        assert [r.entailed for r in asyncio.run(backend.entail([pair]))] == [entailed]
+    docs = [{"id": "1", "title": "T", "text": "The cat sat on the mat."}]
+    meta = {"docs": docs, "dataset": "asqa", "question": "q"}
+    scorer = citation_nli(nli=f"model:hf/{answerers['yes']}")
+    score = asyncio.run(scorer(state("The cat sat [1].", meta), Target("")))
+    assert score is not None and score.value == {"citation_rec": 100, "citation_prec": 100}
+
+
+def test_judge_decoding_is_greedy_in_the_form_each_provider_takes(answerers):
+    from inspect_ai.model import get_model
+
+    from inspect_cite.nli.llm import judge_config
+
+    sampling = get_model(f"hf/{answerers['yes']}", device="cpu")
+    greedy = get_model(f"hf/{answerers['yes']}", device="cpu", do_sample=False)
+    assert (judge_config(sampling).temperature, judge_config(sampling).top_k) == (1.0, 1)
+    assert (judge_config(greedy).temperature, judge_config(greedy).top_k) == (None, None)
+    assert judge_config(judge_model()).temperature == 0.0
+    llm = ModelNLI("hf/judge", model=greedy)
+    [result] = asyncio.run(CachedNLI(lambda: llm.identity, llm).entail([("a", "b")]))
+    assert result.entailed
+
+
+def test_disk_cache_follows_a_local_judges_weights_not_its_name(answerers, tmp_path, monkeypatch):
+    import shutil
+
+    db = str(tmp_path / "nli.sqlite")
+    judge = tmp_path / "judge"
+    shutil.copytree(answerers["yes"], judge)
+    pair = ("The cat sat on the mat.", "the cat sat")
+
+    def run() -> tuple[bool, int]:
+        new_process(monkeypatch)
+        backend = get_nli(f"model:hf/{judge}", db)
+        [result] = asyncio.run(backend.entail([pair]))
+        return result.entailed, backend.model_pairs
+
+    assert run() == (True, 1)
+    assert run() == (True, 0)  # unchanged: rescoring makes no call
+    replace_keeping_mtime(judge / "model.safetensors", answerers["no"] / "model.safetensors")
+    assert run() == (False, 1)
+
+
+def test_api_judges_are_keyed_by_model_name_and_server():
+    from inspect_cite.nli.fingerprint import llm_fingerprint
+
+    assert llm_fingerprint("openai", "gpt-4o-mini", {}, None) == "api"
+    assert llm_fingerprint("openai-api", "m", {}, "http://u:secret@h:1/v1") == (
+        "api:http://***@h:1/v1"
+    )
+    assert llm_fingerprint("hf", "org/judge", {"revision": "abc"}, None) == "rev:abc"
+
+
 # --- python: ------------------------------------------------------------------------------
 
 
@@ -500,7 +591,6 @@ def fixed_classifiers(tiny_classifier, tmp_path_factory) -> dict[bool, Path]:
 
 
 def test_disk_cache_follows_model_weights_not_the_directory(fixed_classifiers, tmp_path):
-    import os
     import shutil
 
     db = str(tmp_path / "nli.sqlite")
@@ -517,14 +607,9 @@ def test_disk_cache_follows_model_weights_not_the_directory(fixed_classifiers, t
     assert run() == (True, 1)
     assert run() == (True, 0)  # unchanged: rescoring makes no call
 
-    # Replace the weights by another model's of the very same size, and keep their mtime.
-    weights = model_dir / "model.safetensors"
-    replacement = fixed_classifiers[False] / "model.safetensors"
-    assert weights.stat().st_size == replacement.stat().st_size
-    before = weights.stat()
-    shutil.copyfile(replacement, weights)
-    os.utime(weights, ns=(before.st_atime_ns, before.st_mtime_ns))
-    assert weights.stat().st_mtime_ns == before.st_mtime_ns
+    replace_keeping_mtime(
+        model_dir / "model.safetensors", fixed_classifiers[False] / "model.safetensors"
+    )
     assert run() == (False, 1)
 
 

@@ -14,6 +14,7 @@ from inspect_ai.scorer import Target
 from inspect_cite.nli import get_nli, reset_nli
 from inspect_cite.nli.base import NLIConfigError, NLIError
 from scorers import citation_nli
+from tests.helpers.http_servers import TricklingServer, within
 from tests.helpers.task_states import state
 
 WORD = re.compile(r"[a-z0-9]+")
@@ -24,6 +25,21 @@ class Classify(BaseHTTPRequestHandler):
     fail_next: list[int] = []
     # Rewrites the reply items (malformed-reply tests); None sends them as they are.
     rewrite: Callable[[list[dict]], list[dict]] | None = None
+    # What GET /v1/models lists; None: no such endpoint (404).
+    models: list[dict] | None = None
+
+    def do_GET(self):  # noqa: N802 - http.server's naming
+        if self.path != "/v1/models" or Classify.models is None:
+            self.send_response(404)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        payload = json.dumps({"object": "list", "data": Classify.models}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
 
     def do_POST(self):  # noqa: N802 - http.server's naming
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -58,7 +74,7 @@ class Classify(BaseHTTPRequestHandler):
 @pytest.fixture
 def server(monkeypatch):
     monkeypatch.setenv("INSPECT_CITE_NLI_API_KEY", "secret-key")
-    Classify.requests, Classify.fail_next, Classify.rewrite = [], [], None
+    Classify.requests, Classify.fail_next, Classify.rewrite, Classify.models = [], [], None, None
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Classify)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
@@ -129,3 +145,58 @@ def test_remote_reply_without_a_valid_decision_is_a_failure_not_a_verdict(
     assert score is not None and isinstance(score.value, dict)
     assert all(math.isnan(v) for v in score.value.values())
     assert reason in (score.explanation or "")
+
+
+def test_a_spec_without_model_is_cached_by_what_the_server_serves(server, tmp_path, caplog):
+    db = str(tmp_path / "nli.sqlite")
+    pair = ("the sky is blue", "sky is blue")
+
+    def run() -> int:
+        reset_nli()  # a new process
+        backend = get_nli(f"remote:{server}", db)
+        assert [r.entailed for r in asyncio.run(backend.entail([pair]))] == [True]
+        return backend.model_pairs
+
+    Classify.models = [{"id": "nli", "root": "/models/deberta-nli-v1"}]
+    assert (run(), run()) == (1, 0)
+    # The server now serves other weights under the same name: the decisions are not reused.
+    Classify.models = [{"id": "nli", "root": "/models/deberta-nli-v2"}]
+    assert (run(), run()) == (1, 0)
+    # Nothing tells which model answers: decisions stay in memory, and the log says why once.
+    for models in (None, [{"id": "a", "root": "a"}, {"id": "b", "root": "b"}]):
+        Classify.models = models
+        caplog.clear()
+        assert (run(), run()) == (1, 1)
+        warnings = [
+            r.getMessage() for r in caplog.records if "not cached on disk" in r.getMessage()
+        ]
+        assert len(warnings) == 2 and "remote:<url>#<model>" in warnings[0]
+
+
+@pytest.mark.parametrize("part", ["headers", "body", "unsized body"])
+def test_a_trickling_server_ends_at_the_request_deadline(fresh_nli, monkeypatch, part):
+    # Each byte comes well within the per-read timeout: only a total deadline ends the request.
+    monkeypatch.setenv("INSPECT_CITE_NLI_TIMEOUT", "1")
+    monkeypatch.setenv("INSPECT_CITE_NLI_RETRIES", "0")
+    with TricklingServer(part) as slow:
+        nli = get_nli(f"remote:{slow.url}#m")
+        with pytest.raises(NLIError) as e:
+            within(60, asyncio.run, nli.entail([("a b", "a")]))
+        if part == "body":  # through a scorer: nan with the reason
+            scorer = citation_nli(nli=f"remote:{slow.url}#m")
+            docs = [{"id": "1", "title": "T", "text": "The sky is blue."}]
+            meta = {"docs": docs, "dataset": "asqa", "question": "q"}
+            score = within(60, asyncio.run, scorer(state("The sky is blue [1].", meta), Target("")))
+            assert score is not None and isinstance(score.value, dict)
+            assert all(math.isnan(v) for v in score.value.values())
+            assert "no complete reply within 1 s" in (score.explanation or "")
+    assert str(e.value).startswith(
+        f"{slow.url}/classify: no complete reply within 1 s (INSPECT_CITE_NLI_TIMEOUT=1)"
+    )
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "inf", "an hour", "3601"])
+def test_a_request_deadline_outside_its_bounds_is_a_config_error(fresh_nli, monkeypatch, value):
+    monkeypatch.setenv("INSPECT_CITE_NLI_TIMEOUT", value)
+    with pytest.raises(NLIConfigError, match="INSPECT_CITE_NLI_TIMEOUT"):
+        get_nli("remote:http://127.0.0.1:9#m")

@@ -17,13 +17,14 @@ import pytest
 import tenacity.nap
 
 from alce_tasks.data import AlceDataError, alce_data_path, data_cache_dir
-from inspect_cite import alce_prompts
+from inspect_cite import alce_prompts, http_client
 from inspect_cite.alce_prompts import (
     ALCE_PROMPT_COMMIT,
     PROMPT_SHA256,
     PromptFileError,
     official_prompt_path,
 )
+from tests.helpers.http_servers import TricklingServer, within
 
 NAME = "asqa_default"
 
@@ -100,7 +101,7 @@ def prompt_bytes(alce_prompt_dir, monkeypatch) -> bytes:
     return data
 
 
-def serve_prompts(monkeypatch, server: ScriptedServer) -> None:
+def serve_prompts(monkeypatch, server: ScriptedServer | TricklingServer) -> None:
     monkeypatch.setattr(
         alce_prompts, "ALCE_PROMPT_URL", server.url + "/{repo}/{commit}/prompts/{name}.json"
     )
@@ -176,6 +177,18 @@ def test_refused_connection_names_the_url_and_the_override(cache_root, monkeypat
     with pytest.raises(PromptFileError) as e:
         official_prompt_path(NAME)
     assert url in str(e.value) and "-T prompt_file=" in str(e.value)
+    assert prompt_cache_files(cache_root) == []
+
+
+def test_a_trickling_download_ends_at_its_deadline(cache_root, monkeypatch, sleeps):
+    # Each byte comes within the per-read timeout: only the attempt's deadline ends it.
+    monkeypatch.setattr(http_client, "DOWNLOAD_DEADLINE", 0.5)
+    with TricklingServer("body") as slow:
+        serve_prompts(monkeypatch, slow)
+        with pytest.raises(PromptFileError) as e:
+            within(120, official_prompt_path, NAME)
+    assert slow.connections == 5  # a passed deadline is retried like a transport error
+    assert "TimeoutError: no complete reply within 0.5 s" in str(e.value)
     assert prompt_cache_files(cache_root) == []
 
 

@@ -3,6 +3,7 @@
 import asyncio
 import importlib
 import json
+import logging
 import math
 import threading
 from collections.abc import Iterator
@@ -11,6 +12,7 @@ import anyio
 import pytest
 from inspect_ai.scorer import Target
 
+from inspect_cite.errors import PreflightError
 from inspect_cite.nli import NLIConfigError, NLIError, get_nli
 from inspect_cite.nli.cached import NLI_BACKOFF_ENV, NLI_RETRIES_ENV
 from inspect_cite.nli.classifier import ClassifierNLI
@@ -103,6 +105,52 @@ def test_malformed_answers_are_not_retried(monkeypatch):
     assert calls["n"] == 1
     # It ran once: the message must not claim retries that never happened.
     assert "(not retried)" in str(e.value) and "attempts" not in str(e.value)
+
+
+# --- the disk cache only saves work -------------------------------------------------------
+
+
+def test_a_full_disk_cache_warns_once_and_scoring_goes_on(tmp_path, caplog):
+    db = tmp_path / "nli.sqlite"
+    spec = "python:tests.helpers.nli_fns:word_entail"
+    scorer = citation_nli(nli=spec, nli_cache=str(db))
+    backend = get_nli(spec, str(db))
+    # The fault: the file may not grow by a page, as on a full disk.
+    assert backend.disk is not None
+    pages = backend.disk._conn.execute("PRAGMA page_count").fetchone()[0]
+    backend.disk._conn.execute(f"PRAGMA max_page_count={pages}")
+    docs = [{"id": "1", "title": "T", "text": "The cat sat on the mat."}]
+    meta = {"docs": docs, "dataset": "asqa", "question": "q"}
+    with caplog.at_level(logging.WARNING, logger="inspect_cite.nli.cache"):
+        for n in (100, 200):  # each batch of decisions needs more pages than the file may have
+            pairs = [(f"word{i} word{i + 1}", f"word{i}") for i in range(n - 100, n)]
+            assert all(r.entailed for r in asyncio.run(backend.entail(pairs)))
+        for answer, expected in (("The cat sat [1].", 100), ("The dog sat [1].", 0)):
+            score = asyncio.run(scorer(state(answer, meta), Target("")))
+            assert score is not None
+            assert score.value == {"citation_rec": expected, "citation_prec": expected}
+    [warning] = [r.getMessage() for r in caplog.records if "NLI cache" in r.getMessage()]
+    assert str(db) in warning and "database or disk is full" in warning
+
+
+@pytest.mark.parametrize("kind", ["directory", "text file"])
+def test_a_cache_path_that_cannot_hold_a_cache_is_refused_when_the_scorer_is_built(
+    tmp_path, monkeypatch, kind
+):
+    path = tmp_path / "nli.sqlite"
+    if kind == "directory":
+        path.mkdir()
+        why = "is a directory, not a SQLite file"
+    else:
+        path.write_text("premise\thypothesis\tentailed\n" * 20)
+        why = "is not a SQLite file"
+    for given in ({"nli_cache": str(path)}, {}):  # the argument, or the variable
+        monkeypatch.setenv("INSPECT_CITE_NLI_CACHE", "" if given else str(path))
+        with pytest.raises(PreflightError) as e:
+            citation_nli(nli="python:tests.helpers.nli_fns:word_entail", **given)
+        assert str(e.value).startswith(f"NLI cache {path} {why}. Point INSPECT_CITE_NLI_CACHE")
+        # Inspect drops the message of a ValueError raised building --scorer scorers/<name>.
+        assert not isinstance(e.value, ValueError) and "\n" not in str(e.value)
 
 
 # --- out of memory in a batched NLI forward: halve the batch and continue -------------------

@@ -232,6 +232,27 @@ def test_model_role_nli_needs_the_role_bound(tmp_path):
     assert "--model-role grader=<model>" in message
 
 
+def test_a_local_llm_judge_that_cannot_answer_stops_the_run_before_generation(
+    tmp_path, tiny_qwen3, tiny_t5, monkeypatch
+):
+    from inspect_cite.preflight import check_nli
+
+    check_nli(f"model:hf/{tiny_qwen3}", flag="-T nli")  # a causal LM with whole weights
+    monkeypatch.chdir(tmp_path)  # paths as a user types them
+    shutil.copytree(tiny_qwen3, tmp_path / "judge")
+    cut(tmp_path / "judge" / "model.safetensors")
+    shutil.copytree(tiny_t5, tmp_path / "t5")
+    for judge, why in [
+        ("./judge", "model.safetensors is cut or corrupt"),
+        ("./t5", "a T5ForConditionalGeneration, not a causal LM"),
+        ("./nowhere", "directory nowhere does not exist"),
+    ]:
+        reset_preflight()
+        message = refused(eli5, alce_args(tmp_path, nli=f"model:hf/{judge}"), tmp_path)
+        assert message.startswith(f"-T nli=model:hf/{judge}: {why}")
+        assert "-T nli=model:hf//abs/dir" in message
+
+
 @pytest.mark.parametrize(
     "spec, shown, why",
     [
@@ -331,6 +352,71 @@ def test_local_directories_must_hold_a_model_of_the_right_kind(tmp_path, tiny_t5
     for f in weights_only.glob("*token*"):
         f.unlink()
     assert model_problem(str(weights_only), "seq2seq").startswith("no tokenizer files")
+
+
+def cut(path: Path) -> None:
+    """Keep the first half of a file, as an interrupted copy or download does."""
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+
+
+def test_a_cut_weight_file_stops_the_run_before_generation(tmp_path, tiny_t5, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # a path as a user types it
+    shutil.copytree(tiny_t5, tmp_path / "nli")
+    cut(tmp_path / "nli" / "model.safetensors")
+    message = refused(eli5, alce_args(tmp_path, nli="seq2seq:./nli"), tmp_path)
+    assert message.startswith(
+        "-T nli=seq2seq:./nli: model.safetensors is cut or corrupt (incomplete metadata, file "
+        "not fully covered); download or copy the model again.\nGive an existing model directory"
+    )
+
+
+def test_weight_files_are_checked_without_loading_them(tmp_path, tiny_t5):
+    import torch
+    from transformers import AutoModelForSeq2SeqLM
+
+    model = AutoModelForSeq2SeqLM.from_pretrained(tiny_t5)
+    sharded = tmp_path / "sharded"
+    shutil.copytree(tiny_t5, sharded)
+    (sharded / "model.safetensors").unlink()
+    model.save_pretrained(sharded, max_shard_size="40KB")
+    shards = sorted(sharded.glob("model-*.safetensors"))
+    assert len(shards) > 1 and model_problem(str(sharded), "seq2seq") is None
+    cut(shards[-1])
+    assert model_problem(str(sharded), "seq2seq") == (
+        f"{shards[-1].name} is cut or corrupt (incomplete metadata, file not fully covered); "
+        "download or copy the model again"
+    )
+    shards[-1].unlink()
+    assert model_problem(str(sharded), "seq2seq") == (
+        f"model.safetensors.index.json lists missing shard {shards[-1].name}; "
+        "download or copy the model again"
+    )
+
+    pickled = tmp_path / "pickled"
+    shutil.copytree(tiny_t5, pickled)
+    (pickled / "model.safetensors").unlink()
+    torch.save(model.state_dict(), pickled / "pytorch_model.bin")
+    assert model_problem(str(pickled), "seq2seq") is None
+    cut(pickled / "pytorch_model.bin")
+    assert model_problem(str(pickled), "seq2seq").startswith("pytorch_model.bin is cut or corrupt")
+
+    # Pickle weights beside safetensors ones are not what transformers reads.
+    beside = tmp_path / "beside"
+    shutil.copytree(tiny_t5, beside)
+    shutil.copy(pickled / "pytorch_model.bin", beside / "pytorch_model.bin")
+    assert model_problem(str(beside), "seq2seq") is None
+
+
+def test_an_nli_cache_path_that_is_a_directory_stops_the_run_before_generation(
+    tmp_path, monkeypatch
+):
+    folder = tmp_path / "nli-cache"
+    folder.mkdir()
+    monkeypatch.setenv("INSPECT_CITE_NLI_CACHE", str(folder))
+    message = refused(eli5, alce_args(tmp_path, nli=NLI), tmp_path)
+    assert message.startswith(f"NLI cache {folder} is a directory, not a SQLite file.")
+    assert "INSPECT_CITE_NLI_CACHE" in message
 
 
 # --- model roles -----------------------------------------------------------------------------
