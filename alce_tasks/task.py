@@ -1,5 +1,6 @@
 """The shared body of the three ALCE tasks: data, prompts, solver and scorers wired together."""
 
+import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -11,6 +12,13 @@ from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Solver
 
+from alce_tasks.configs import (
+    CONFIG_PARAMETERS,
+    ConfigSettings,
+    apply_config,
+    config_settings,
+    generate_overrides,
+)
 from alce_tasks.data import (
     ALCE_DATA_HUB,
     AlceDataError,
@@ -21,6 +29,7 @@ from alce_tasks.data import (
     record_to_sample,
 )
 from inspect_cite import __version__
+from inspect_cite.alce_configs import load_alce_config
 from inspect_cite.alce_prompts import (
     AlceDatasetName,
     AlcePromptBuilder,
@@ -29,11 +38,15 @@ from inspect_cite.alce_prompts import (
     UseShorter,
     load_prompt_file,
     prompt_provenance,
+    quick_test_ids,
 )
 from inspect_cite.errors import PreflightError
+from inspect_cite.forwarding import given_arguments
 from inspect_cite.http_client import redact_text
 from inspect_cite.hub_files import check_dataset_path, dataset_file
-from inspect_cite.preflight import check_model, check_nli
+from inspect_cite.preflight import check_model, check_nli, eval_generate_config, eval_model
+from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
+from inspect_cite.raw_prompt import check_raw_prompt
 from inspect_cite.retrieval import GTR_RETRIEVER, check_retriever
 from inspect_cite.thinking import DEFAULT_THINKING_TOKENS, thinking_generate_config
 from scorers.alce_correctness import alce_correctness
@@ -46,12 +59,14 @@ from solvers import (
     alce_inlinesearch,
     alce_interact,
     alce_postcite,
+    alce_raw_prompt,
     alce_rerank,
     alce_snippet,
     alce_summ,
     alce_vanilla,
     constrained_citations,
 )
+from solvers.alce_interactive import INTERACT_USE_SHORTER
 
 # Bump when a change to data handling, prompts or scoring can move the numbers.
 ALCE_TASK_VERSION = 1
@@ -87,6 +102,11 @@ class StrategySettings:
     prompt_file: str | None
     retrieval_model: str
     thinking: bool
+    use_shorter: UseShorter | None
+    ndoc_in_demo: int | None
+    retrieve_in_all_docs: bool
+    force_cite_show: bool
+    system_message: str | None
 
     @classmethod
     def pick(cls, parameters: Mapping[str, Any]) -> "StrategySettings":
@@ -116,8 +136,9 @@ class AlceStrategy:
             sample carries every retrieved document in ``metadata["docs"]``.
         retrieval: Whether the solver retrieves documents with `retrieval_model`.
         oracle: Whether the strategy reads ALCE's reranked oracle file.
-        reads_prompt_file: Whether the solver reads the task's `prompt_file` (instead of the
-            official file of its `prompt` variant).
+        run_py: run.py's mode of generation, when the strategy is one (it can then send
+            run.py's raw prompts, `chat=false`): ``plain``, ``doc_id`` or ``search``
+            (INTERACT's and INLINESEARCH's interactive queries).
 
     """
 
@@ -128,17 +149,44 @@ class AlceStrategy:
     pool: bool = False
     retrieval: bool = False
     oracle: bool = False
-    reads_prompt_file: bool = True
+    run_py: Literal["plain", "doc_id", "search"] | None = "plain"
 
 
 def _vanilla(s: StrategySettings) -> Solver:
-    return alce_vanilla(thinking=s.thinking)
+    return alce_vanilla(system_message=s.system_message, thinking=s.thinking)
+
+
+def _prompts(s: StrategySettings) -> dict[str, Any]:
+    # The prompt options of the solvers that build their own ALCE prompt.
+    return {
+        "shot": s.shot,
+        "seed": s.seed,
+        "prompt_file": s.prompt_file,
+        "system_message": s.system_message,
+        "ndoc_in_demo": s.ndoc_in_demo,
+        "thinking": s.thinking,
+    }
 
 
 def _selecting(factory: Callable[..., Solver]) -> Callable[[StrategySettings], Solver]:
-    # SUMM, SNIPPET and INTERACT select up to ndoc documents from the pool with their prompt.
-    return lambda s: factory(
-        ndoc=s.ndoc, shot=s.shot, seed=s.seed, prompt_file=s.prompt_file, thinking=s.thinking
+    # SUMM and SNIPPET select up to ndoc documents from the pool with their prompt.
+    return lambda s: factory(ndoc=s.ndoc, **_prompts(s))
+
+
+def _interact(s: StrategySettings) -> Solver:
+    return alce_interact(
+        ndoc=s.ndoc, use_shorter=s.use_shorter, force_cite_show=s.force_cite_show, **_prompts(s)
+    )
+
+
+def _inlinesearch(s: StrategySettings) -> Solver:
+    return alce_inlinesearch(
+        ndoc=s.ndoc,
+        use_shorter=s.use_shorter,
+        retrieve_in_all_docs=s.retrieve_in_all_docs,
+        force_cite_show=s.force_cite_show,
+        retriever=s.retrieval_model,
+        **_prompts(s),
     )
 
 
@@ -152,9 +200,7 @@ def _own_prompt(
 STRATEGIES: dict[Strategy, AlceStrategy] = {
     "vanilla": AlceStrategy(_vanilla),
     "closedbook": AlceStrategy(
-        lambda s: alce_closedbook(
-            shot=s.shot, seed=s.seed, prompt_file=s.prompt_file, thinking=s.thinking
-        ),
+        lambda s: alce_closedbook(**_prompts(s)),
         ndoc=0,
         prompt="closedbook",
         task_prompt=False,
@@ -162,35 +208,34 @@ STRATEGIES: dict[Strategy, AlceStrategy] = {
     "summ": _own_prompt(_selecting(alce_summ), "sum_or_ext", ndoc=10),
     "snippet": _own_prompt(_selecting(alce_snippet), "sum_or_ext", ndoc=10),
     "oracle": AlceStrategy(_vanilla, oracle=True),
-    "rerank": AlceStrategy(lambda s: alce_rerank(n=4, nli=s.nli, thinking=s.thinking)),
-    "postcite": _own_prompt(
-        lambda s: alce_postcite(
-            base="closedbook", retriever=s.retrieval_model, thinking=s.thinking
-        ),
-        "closedbook",
-        retrieval=True,
-        # The closed-book base reads the official (or INSPECT_CITE_ALCE_PROMPT_DIR's) file.
-        reads_prompt_file=False,
+    "rerank": AlceStrategy(
+        lambda s: alce_rerank(n=4, nli=s.nli, system_message=s.system_message, thinking=s.thinking),
+        run_py=None,
     ),
-    "interact": _own_prompt(_selecting(alce_interact), "interact_doc_id", ndoc=10),
-    "inlinesearch": _own_prompt(
-        lambda s: alce_inlinesearch(
-            shot=s.shot,
-            seed=s.seed,
-            prompt_file=s.prompt_file,
+    "postcite": _own_prompt(
+        # CLOSEDBOOK with the task's prompt options, then POSTCITE.
+        lambda s: alce_postcite(
+            base=alce_closedbook(**_prompts(s)),
             retriever=s.retrieval_model,
             thinking=s.thinking,
         ),
-        "interact_search",
+        "closedbook",
+        ndoc=0,
         retrieval=True,
+        run_py=None,
+    ),
+    "interact": _own_prompt(_interact, "interact_doc_id", ndoc=10, run_py="doc_id"),
+    "inlinesearch": _own_prompt(
+        _inlinesearch, "interact_search", ndoc=0, retrieval=True, run_py="search"
     ),
     "prompt": AlceStrategy(_vanilla),
     "constrained": AlceStrategy(
-        lambda s: constrained_citations(format="alce", thinking=s.thinking)
+        lambda s: constrained_citations(format="alce", thinking=s.thinking), run_py=None
     ),
     "posthoc": AlceStrategy(
         lambda s: alce_postcite(base="vanilla", retriever=s.retrieval_model, thinking=s.thinking),
         retrieval=True,
+        run_py=None,
     ),
 }
 """ALCE's strategies, one row each: the one place the task reads a strategy's needs from.
@@ -223,15 +268,20 @@ def alce_dataset(
     prompt_file: str | None,
     pool: bool = False,
     build_prompts: bool = True,
+    ndoc_in_demo: int | None = None,
+    quick_test: int | None = None,
 ) -> tuple[MemoryDataset, dict[str, Any]]:
     """Load ALCE items, build every prompt, and describe what was loaded for the log.
 
-    With ``pool`` a sample keeps the item's whole retrieval list; without ``build_prompts``
-    its input is the question (its solver builds the prompt).
+    ``prompt`` is the variant whose file is read (``prompt_file`` instead when given): the
+    one the samples' prompts are built from, by the task or, without ``build_prompts``, by
+    the strategy's solver (the sample input is then the question). With ``pool`` a sample
+    keeps the item's whole retrieval list. ``quick_test`` keeps the items run.py's
+    ``--quick_test`` draws.
     """
     if prompt == "sum_or_ext" and use_shorter is None:
         use_shorter = "summary"
-    if prompt != "sum_or_ext" and use_shorter is not None:
+    if prompt != "sum_or_ext" and use_shorter is not None and build_prompts:
         raise AlceTaskError(
             f"-T use_shorter={use_shorter}: use_shorter={use_shorter!r} needs "
             f"prompt=sum_or_ext, got prompt={prompt!r}"
@@ -246,27 +296,36 @@ def alce_dataset(
     items = load_items(data_path, dataset)
 
     pf = load_prompt_file(dataset, prompt, prompt_file=prompt_file)
-    builder = AlcePromptBuilder(pf, shot=shot, ndoc=ndoc, seed=seed, use_shorter=use_shorter)
+    builder = AlcePromptBuilder(
+        pf, shot=shot, ndoc=ndoc, seed=seed, use_shorter=use_shorter, ndoc_in_demo=ndoc_in_demo
+    )
+    indices = list(range(len(items)))
+    if quick_test is not None:
+        try:
+            indices = quick_test_ids(len(pf.demos), shot, seed, len(items), quick_test)
+        except ValueError as e:
+            raise AlceTaskError(f"-T quick_test={quick_test}: {e} ({data_path})") from e
     samples = [
         record_to_sample(
-            item,
+            items[i],
             i,
             dataset,
-            builder.build(item) if build_prompts else item["question"],
-            item["docs"] if pool else builder.docs(item),
+            builder.build(items[i]) if build_prompts else items[i]["question"],
+            items[i]["docs"] if pool else builder.docs(items[i]),
         )
-        for i, item in enumerate(items)
+        for i in indices
     ]
     ids = [s.id for s in samples]
     if len(set(ids)) != len(ids):
         for i, s in enumerate(samples):
             s.id = f"{s.id}-{i}"
+    source = prompt_provenance(dataset, prompt, prompt_file=prompt_file)
     info = {
         "inspect_cite_version": __version__,
         "benchmark": "alce",
         "dataset": dataset,
         "data": data_info,
-        "prompt_file": prompt_provenance(dataset, prompt, prompt_file=prompt_file),
+        "prompt_file": source,
         "parameters": {
             "retriever": retriever,
             "oracle": oracle,
@@ -274,7 +333,9 @@ def alce_dataset(
             "shot": shot,
             "seed": seed,
             "prompt": prompt,
+            "prompt_file_read": source,
             "use_shorter": use_shorter,
+            "ndoc_in_demo": ndoc_in_demo,
             "demo_ids": builder.demo_ids,
         },
     }
@@ -291,6 +352,117 @@ def unknown_strategy(strategy: str) -> AlceTaskError:
     return AlceTaskError(
         f"-T strategy={strategy}: unknown strategy; use one of {', '.join(get_args(Strategy))}"
     )
+
+
+def explicit_arguments(given: Mapping[str, Any]) -> set[str]:
+    """The task arguments the user gave (each overrides a config's value).
+
+    Through the @task functions these are exactly the ``-T`` values given
+    (:func:`inspect_cite.forwarding.given_arguments`); for a direct call of
+    :func:`alce_task`, the arguments that differ from its defaults (``retriever`` is then
+    the config's).
+    """
+    names = given_arguments()
+    if names is not None:
+        return set(names)
+    defaults = {p.name: p.default for p in inspect.signature(alce_task).parameters.values()}
+    return {k for k, v in given.items() if k in defaults and v != defaults[k] and k != "retriever"}
+
+
+def resolve_use_shorter(
+    strategy: Strategy, dataset: AlceDatasetName, use_shorter: UseShorter | None, ndoc: int
+) -> UseShorter | None:
+    """The ``use_shorter`` a strategy shows its documents with, or a one-line refusal.
+
+    SUMM and SNIPPET fix it; INTERACT defaults to the paper's pairing per dataset;
+    INLINESEARCH shows summaries only of the documents in its prompt; the closed-book
+    strategies show none. For the others the task's prompt decides (:func:`alce_dataset`).
+    """
+    fixed: dict[str, UseShorter] = {"summ": "summary", "snippet": "extraction"}
+    if strategy in fixed:
+        if use_shorter not in (None, fixed[strategy]):
+            other = "snippet" if strategy == "summ" else "summ"
+            raise AlceTaskError(
+                f"-T use_shorter={use_shorter}: strategy={strategy} shows each document's "
+                f"{fixed[strategy]}; use strategy={other}"
+            )
+        return fixed[strategy]
+    if strategy == "interact":
+        return use_shorter or INTERACT_USE_SHORTER[dataset]
+    if use_shorter is not None and (STRATEGIES[strategy].prompt == "closedbook" or ndoc == 0):
+        raise AlceTaskError(
+            f"-T use_shorter={use_shorter}: strategy={strategy} with ndoc={ndoc} shows no "
+            "documents in the prompt"
+        )
+    return use_shorter
+
+
+def check_run_py_options(
+    strategy: Strategy,
+    *,
+    prompt: str,
+    ndoc: int | None,
+    chat: bool,
+    thinking: bool,
+    max_length: int | None,
+    no_doc_in_demo: bool,
+    ndoc_in_demo: int | None,
+    retrieve_in_all_docs: bool | None,
+    force_cite_show: bool | None,
+) -> None:
+    """Refuse, with one line naming the flag, a value the strategy would not use.
+
+    Raises:
+        AlceTaskError: For a prompt variant or document count the strategy's solver does not
+            read, run.py's interactive options outside its interactive modes, demonstration
+            documents without documents to show, ``max_length`` in chat mode, ``chat=false``
+            with a strategy run.py does not have or with thinking, or a model that cannot be
+            sent a raw prompt (known when Inspect builds the task for a model).
+
+    """
+    spec = STRATEGIES[strategy]
+    closed_book = spec.prompt == "closedbook"
+    if spec.prompt is not None and prompt not in ("default", spec.prompt):
+        raise AlceTaskError(
+            f"-T prompt={prompt}: strategy={strategy} reads ALCE's {spec.prompt} prompt "
+            "(-T prompt_file=FILE for your own)"
+        )
+    if closed_book and ndoc not in (None, 0):
+        raise AlceTaskError(f"-T ndoc={ndoc}: strategy={strategy} shows no documents")
+    if no_doc_in_demo and ndoc_in_demo is not None:
+        raise AlceTaskError(
+            f"-T ndoc_in_demo={ndoc_in_demo}: -T no_doc_in_demo=true already shows none"
+        )
+    if (no_doc_in_demo or ndoc_in_demo is not None) and (closed_book or prompt == "closedbook"):
+        flag = "no_doc_in_demo=true" if no_doc_in_demo else f"ndoc_in_demo={ndoc_in_demo}"
+        raise AlceTaskError(f"-T {flag}: the closed-book prompt shows no documents")
+    if retrieve_in_all_docs and spec.run_py != "search":
+        raise AlceTaskError(
+            f"-T retrieve_in_all_docs=true: only strategy=inlinesearch searches, not {strategy}"
+        )
+    if force_cite_show and spec.run_py not in ("doc_id", "search"):
+        raise AlceTaskError(
+            "-T force_cite_show=true: only the interactive strategies (interact, "
+            f"inlinesearch) show documents after the prompt, not {strategy}"
+        )
+    if chat:
+        if max_length is not None:
+            raise AlceTaskError(
+                f"-T max_length={max_length}: caps raw-prompt generation only (-T chat=false)"
+            )
+        return
+    if spec.run_py is None:
+        raise AlceTaskError(
+            f"-T chat=false: sends run.py's raw prompts, and strategy={strategy} is not one of "
+            "run.py's modes (vanilla, oracle, closedbook, summ, snippet, interact, inlinesearch)"
+        )
+    if thinking:
+        raise AlceTaskError(
+            "-T thinking=true: a raw prompt (-T chat=false) has no chat template to think in"
+        )
+    model = eval_model()
+    if model is not None:
+        check_raw_prompt(model)
 
 
 def preflight_models(
@@ -342,6 +514,14 @@ def alce_task(
     mauve_seeds: int = 1,
     thinking: bool = False,
     thinking_tokens: int = DEFAULT_THINKING_TOKENS,
+    config: str | None = None,
+    chat: bool = True,
+    max_length: int | None = None,
+    no_doc_in_demo: bool = False,
+    ndoc_in_demo: int | None = None,
+    quick_test: int | None = None,
+    retrieve_in_all_docs: bool | None = None,
+    force_cite_show: bool | None = None,
 ) -> Task:
     """Build an ALCE task; the @task functions fix the dataset and its own options.
 
@@ -364,7 +544,10 @@ def alce_task(
         seed: Seed for the demonstration draw (`np.random.seed` + `np.random.choice`).
         prompt: ALCE prompt variant (`closedbook` shows no documents; `sum_or_ext` shows
             each document's summary or extraction, see `use_shorter`).
-        use_shorter: With `prompt=sum_or_ext`: `summary` (default) or `extraction`.
+        use_shorter: Show documents' `summary` or `extraction`: with `prompt=sum_or_ext`
+            (default `summary`), `interact` (default: the paper's pairing, ASQA summary,
+            QAMPARI and ELI5 extraction) and `inlinesearch` with `ndoc` > 0; fixed by `summ`
+            (summary) and `snippet` (extraction).
         dataset_path: An ALCE-format JSON list to use instead of the pinned download.
         prompt_file: An ALCE-format prompt file to use instead of the official one.
         nli: NLI model judging citations, one of the spec forms listed in
@@ -388,17 +571,69 @@ def alce_task(
             `enable_thinking` templates; default off, so that the answer gets ALCE's 300
             tokens). An answer cut inside `<think>` is scored nan ("no answer").
         thinking_tokens: With `thinking`, tokens added to `max_tokens` for the thinking.
+        config: One of ALCE's 78 run configurations by name (`configs/<name>.yaml`, e.g.
+            `asqa_turbo_shot2_ndoc5_gtr_default`) or the path of a YAML file in their format:
+            sets every parameter (and the temperature, top_p and max_tokens) as run.py reads
+            it; a parameter or generate flag given explicitly overrides the config's value,
+            and the log's metadata `config.overrides` says so.
+        chat: Send ALCE's prompt as a chat message after ALCE's system message (run.py's
+            OpenAI chat models); false sends run.py's raw prompt (its open models): no chat
+            template, no system message, generation stopped at a newline and capped by
+            `max_length` (:mod:`inspect_cite.raw_prompt` says how per provider).
+        max_length: With `chat=false`, run.py's `--max_length`: each generation gets at most
+            `max_length` - prompt tokens (default: the model's context length).
+        no_doc_in_demo: Show no documents in the demonstrations (run.py's `--no_doc_in_demo`).
+        ndoc_in_demo: Documents shown per demonstration (run.py's `--fewer_doc_in_demo
+            --ndoc_in_demo N`; default `ndoc`).
+        quick_test: Run the N items run.py's `--quick_test N` draws (after the
+            demonstrations, from the same seeded stream).
+        retrieve_in_all_docs: `inlinesearch`: search every retrieved document (default, the
+            paper's) or, false, only the `ndoc` of the prompt (run.py's default).
+        force_cite_show: `interact`, `inlinesearch`: replace each output's citations by the
+            documents shown last (default: true for `inlinesearch`, the paper's; false for
+            `interact`).
 
     """
     # The arguments as given: the solver's settings are picked from them, and the log's
     # metadata records them (with the values resolved below, and nli redacted).
     given = {name: value for name, value in locals().items() if name != "dataset"}
-    config = thinking_generate_config(ALCE_GENERATE_CONFIG, thinking, thinking_tokens)
+    settings: ConfigSettings | None = None
+    overrides: dict[str, Any] = {}
+    if config is not None:
+        settings = config_settings(load_alce_config(config), dataset)
+        given, overrides = apply_config(settings, given, explicit_arguments(given))
+        (
+            retriever,
+            oracle,
+            dataset_path,
+            strategy,
+            ndoc,
+            shot,
+            seed,
+            prompt,
+            prompt_file,
+            use_shorter,
+            no_doc_in_demo,
+            ndoc_in_demo,
+            quick_test,
+            chat,
+            max_length,
+            retrieve_in_all_docs,
+            force_cite_show,
+            retrieval_model,
+        ) = (given[name] for name in CONFIG_PARAMETERS)
+    generate_config = ALCE_GENERATE_CONFIG
+    if settings is not None:
+        generate_config = generate_config.merge(GenerateConfig(**settings.generate))
+    generate_config = thinking_generate_config(generate_config, thinking, thinking_tokens)
     if strategy not in get_args(Strategy):
         raise unknown_strategy(strategy)
-    for name, value in (("ndoc", ndoc), ("shot", shot)):
+    for name, value in (("ndoc", ndoc), ("shot", shot), ("ndoc_in_demo", ndoc_in_demo)):
         if value is not None and value < 0:
             raise AlceTaskError(f"-T {name}={value}: must be 0 or more")
+    for name, value in (("quick_test", quick_test), ("max_length", max_length)):
+        if value is not None and value < 1:
+            raise AlceTaskError(f"-T {name}={value}: must be 1 or more")
     if prompt not in get_args(TaskPrompt):
         raise AlceTaskError(
             f"-T prompt={prompt}: unknown prompt variant; use one of "
@@ -410,6 +645,19 @@ def alce_task(
         raise AlceTaskError(f"-T mauve_seeds={mauve_seeds}: must be a whole number of at least 1")
     if mauve and dataset == "qampari":
         raise AlceTaskError("-T mauve=true: eval.py does not compute MAUVE for QAMPARI lists")
+    spec = STRATEGIES[strategy]
+    check_run_py_options(
+        strategy,
+        prompt=prompt,
+        ndoc=ndoc,
+        chat=chat,
+        thinking=thinking,
+        max_length=max_length,
+        no_doc_in_demo=no_doc_in_demo,
+        ndoc_in_demo=ndoc_in_demo,
+        retrieve_in_all_docs=retrieve_in_all_docs,
+        force_cite_show=force_cite_show,
+    )
     # The user's own files first (instant, and a typo is the likeliest problem), then the
     # models, then the pinned data and prompts (a 451 MB download on first use).
     if dataset_path is not None:
@@ -419,14 +667,13 @@ def alce_task(
     preflight_models(
         strategy, nli, retrieval_model, qa_model if qa else None, mauve_model if mauve else None
     )
-    spec = STRATEGIES[strategy]
     oracle = oracle or spec.oracle
     if ndoc is None:
         ndoc = spec.ndoc
-    variant: PromptVariant = prompt
-    if not spec.pool and spec.prompt is not None and prompt == "default":
-        # The task shows (and logs) the documents and prompt file of the solver's variant.
-        variant = spec.prompt
+    # The variant whose file the samples' prompts are built from, by the task or the solver.
+    variant: PromptVariant = spec.prompt or prompt
+    use_shorter = resolve_use_shorter(strategy, dataset, use_shorter, ndoc)
+    demo_docs = 0 if no_doc_in_demo else ndoc_in_demo
     ds, info = alce_dataset(
         dataset,
         retriever,
@@ -437,25 +684,41 @@ def alce_task(
         variant,
         use_shorter,
         dataset_path,
-        # A strategy with its own prompt variant reads prompt_file itself.
-        prompt_file if spec.prompt is None else None,
+        prompt_file,
         pool=spec.pool,
         build_prompts=spec.task_prompt,
+        ndoc_in_demo=demo_docs,
+        quick_test=quick_test,
     )
-    if spec.prompt is not None:
-        # The strategy's solver reads its prompt file only once it sees a sample: read (and
-        # fetch) it now, so that a missing or unreachable file stops the run here.
-        # (A -T prompt_file it reads instead was loaded above.)
-        if prompt_file is None or not spec.reads_prompt_file:
-            load_prompt_file(dataset, spec.prompt)
+    interactive = spec.run_py in ("doc_id", "search")
+    resolved = {
+        "ndoc": ndoc,
+        "oracle": oracle,
+        "use_shorter": use_shorter,
+        "chat": chat,
+        "retrieve_in_all_docs": (
+            (retrieve_in_all_docs is not False) if spec.run_py == "search" else False
+        ),
+        "force_cite_show": (
+            bool(force_cite_show if force_cite_show is not None else spec.run_py == "search")
+            if interactive
+            else False
+        ),
+    }
     info["parameters"] = {
         **given,
-        # The dataset's values win: ndoc and oracle as the strategy resolved them, demo_ids.
+        **resolved,
+        # The dataset's values win: the prompt file read, the demonstrations drawn.
         **info["parameters"],
+        "config": settings.record["name"] if settings is not None else None,
         # Only the log's copy: the solver needs the spec with its credentials.
         "nli": redact_text(nli),
-        "max_tokens": config.max_tokens,
+        "max_tokens": generate_config.max_tokens,
     }
+    info["config"] = None
+    if settings is not None:
+        overrides |= generate_overrides(settings, eval_generate_config())
+        info["config"] = {**settings.record, "overrides": overrides}
     scorers: list[Scorer] = [alce_correctness(dataset), citation_nli(nli=nli, dataset=dataset)]
     if dataset == "eli5":
         scorers.append(claim_coverage(nli=nli))
@@ -465,13 +728,22 @@ def alce_task(
         scorers.append(mauve_scorer(mauve_model=mauve_model, mauve_seeds=mauve_seeds))
     solver = strategy_solver(
         strategy,
-        StrategySettings.pick({**given, "ndoc": ndoc}),
+        StrategySettings.pick(
+            {
+                **given,
+                **resolved,
+                "ndoc_in_demo": demo_docs,
+                "system_message": ALCE_SYSTEM_MESSAGE if chat else None,
+            }
+        ),
     )
+    if not chat:
+        solver = alce_raw_prompt(solver, max_length=max_length)
     return Task(
         dataset=ds,
         solver=solver,
         scorer=scorers,
-        config=config,
+        config=generate_config,
         version=ALCE_TASK_VERSION,
         metadata=info,
     )

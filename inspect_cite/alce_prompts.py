@@ -15,6 +15,7 @@ documents are shown, and the summary/extraction filtering.
 """
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
@@ -143,22 +144,56 @@ def official_prompt_path(name: str) -> Path:
     """
     if name not in PROMPT_SHA256:
         raise PromptFileError(f"unknown ALCE prompt file {name!r}; known: {sorted(PROMPT_SHA256)}")
-    dest = cache_dir("alce", "prompts", ALCE_PROMPT_COMMIT[:12]) / f"{name}.json"
-    url = ALCE_PROMPT_URL.format(repo=ALCE_REPO, commit=ALCE_PROMPT_COMMIT, name=name)
+    return pinned_alce_file(
+        ALCE_PROMPT_URL.format(repo=ALCE_REPO, commit=ALCE_PROMPT_COMMIT, name=name),
+        cache_dir("alce", "prompts", ALCE_PROMPT_COMMIT[:12]) / f"{name}.json",
+        PROMPT_SHA256[name],
+        what="ALCE prompt file",
+        fix="pass -T prompt_file=PATH",
+        error=PromptFileError,
+    )
+
+
+def pinned_alce_file(
+    url: str,
+    dest: Path,
+    sha256: str,
+    *,
+    what: str,
+    fix: str,
+    error: Callable[[str], Exception],
+) -> Path:
+    """A file of princeton-nlp/ALCE at a pinned commit, from the verified cache or fetched.
+
+    The cached copy ``dest`` is checked against ``sha256`` on every use; a corrupt one is
+    reported and moved aside, then fetched again.
+
+    Args:
+        url: Where the file is downloaded from.
+        dest: Its place in the cache.
+        sha256: Its pinned SHA-256.
+        what: What the file is, for the message (``"ALCE prompt file"``).
+        fix: How to do without the download (``"pass -T prompt_file=PATH"``).
+        error: Builds the exception raised when the file cannot be had.
+
+    Raises:
+        Exception: ``error(...)`` naming the file, why, the URL and the fix.
+
+    """
     # A cached copy with other content is reported and moved aside before it is fetched again.
-    problem = cached_file_problem(dest, PROMPT_SHA256[name])
+    problem = cached_file_problem(dest, sha256)
     if problem is None:
         return dest
     try:
         ensure_reachable(url)
         # download() verifies the checksum and writes atomically; a redirect to another origin
         # is refused.
-        return http_client.download(url, PROMPT_SHA256[name], dest, timeout=30.0)
+        return http_client.download(url, sha256, dest, timeout=30.0)
     except Exception as e:
         state = NOT_CACHED if problem == NOT_CACHED else f"was corrupt ({problem})"
-        raise PromptFileError(
-            f"ALCE prompt file {name}.json {state} and could not be downloaded "
-            f"({describe_failure(e)}).\nDownload {url} yourself and pass -T prompt_file=PATH, "
+        raise error(
+            f"{what} {dest.name} {state} and could not be downloaded "
+            f"({describe_failure(e)}).\nDownload {url} yourself and {fix}, "
             f"or copy it to {dest}."
         ) from e
 
@@ -299,20 +334,44 @@ def demo_ids(n_demos: int, shot: int, seed: int) -> list[int]:
     return [int(i) for i in rng.choice(n_demos, shot, replace=False)]
 
 
-def check_counts(*, shot: int, ndoc: int) -> None:
+def quick_test_ids(n_demos: int, shot: int, seed: int, n_items: int, quick_test: int) -> list[int]:
+    """run.py's ``--quick_test``: the items drawn, from the same stream right after the demos.
+
+    run.py seeds NumPy's global generator once, draws the demonstrations, then
+    ``np.random.choice(len(eval_data), quick_test, replace=False)``; the items keep that order.
+    """
+    if quick_test > n_items:
+        raise ArgumentError(f"quick_test={quick_test} but the data file has only {n_items} items")
+    rng = np.random.RandomState(seed)
+    rng.choice(n_demos, shot, replace=False)
+    return [int(i) for i in rng.choice(n_items, quick_test, replace=False)]
+
+
+def check_counts(*, shot: int, ndoc: int, ndoc_in_demo: int | None = None) -> None:
     """Refuse a negative number of demonstrations or documents.
 
     Raises:
         ArgumentError: Naming the argument (``ndoc must be 0 or more, got -1``).
 
     """
-    for name, value in (("shot", shot), ("ndoc", ndoc)):
-        if value < 0:
+    for name, value in (("shot", shot), ("ndoc", ndoc), ("ndoc_in_demo", ndoc_in_demo)):
+        if value is not None and value < 0:
             raise ArgumentError(f"{name} must be 0 or more, got {value}")
 
 
 class AlcePromptBuilder:
-    """Builds ALCE prompts for one run: the demonstrations once, then one test block per item."""
+    """Builds ALCE prompts for one run: the demonstrations once, then one test block per item.
+
+    Args:
+        prompt_file: The ALCE prompt file.
+        shot: Demonstrations drawn (run.py's ``--shot``).
+        ndoc: Documents shown with the question (``--ndoc``).
+        seed: Seed of the demonstration draw (``--seed``).
+        use_shorter: Show documents' ``summary`` or ``extraction`` (``--use_shorter``).
+        ndoc_in_demo: Documents shown in each demonstration; None: ``ndoc`` (run.py's
+            ``--fewer_doc_in_demo --ndoc_in_demo N``; ``--no_doc_in_demo`` is 0).
+
+    """
 
     def __init__(
         self,
@@ -321,8 +380,9 @@ class AlcePromptBuilder:
         ndoc: int = 5,
         seed: int = 42,
         use_shorter: UseShorter | None = None,
+        ndoc_in_demo: int | None = None,
     ) -> None:
-        check_counts(shot=shot, ndoc=ndoc)
+        check_counts(shot=shot, ndoc=ndoc, ndoc_in_demo=ndoc_in_demo)
         self.prompt_file = prompt_file
         self.ndoc = ndoc
         self.use_shorter = use_shorter
@@ -332,7 +392,7 @@ class AlcePromptBuilder:
             head += make_demo(
                 prompt_file.demos[i],
                 prompt=prompt_file.demo_prompt,
-                ndoc=ndoc,
+                ndoc=ndoc if ndoc_in_demo is None else ndoc_in_demo,
                 doc_prompt=prompt_file.doc_prompt,
                 instruction=prompt_file.instruction,
                 use_shorter=use_shorter,

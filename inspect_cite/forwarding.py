@@ -17,6 +17,7 @@ import sys
 import textwrap
 import typing
 from collections.abc import Callable, Collection
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
 import docstring_parser
@@ -25,6 +26,20 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 # The option docs a factory took over, for a factory that forwards to it in turn.
 _OPTION_DOCS = "__forwarded_option_docs__"
+
+# The names of the arguments the caller gave the forwarding factory that is running now.
+_GIVEN: ContextVar[frozenset[str] | None] = ContextVar("forwarded_given", default=None)
+
+
+def given_arguments() -> frozenset[str] | None:
+    """The parameters the caller of the running forwarding factory gave it, by name.
+
+    A factory's body (or the builder it calls) reads this to tell a value the user chose from
+    a default, even one equal to the default (``-T shot=2``): Inspect passes a task only the
+    ``-T`` values given, and ``eval-retry`` only those the log records as passed. None outside
+    a forwarding factory's call (a builder called directly from Python).
+    """
+    return _GIVEN.get()
 
 
 def forwards_to(
@@ -102,7 +117,12 @@ def forwards_to(
         def call(*args: Any, **kwargs: Any) -> Any:
             # Bound by the full signature (a positional argument gets its name; an unknown
             # keyword fails here), then passed by name: forwarded ones land in **options.
-            return fn(**signature.bind(*args, **kwargs).arguments)
+            arguments = signature.bind(*args, **kwargs).arguments
+            token = _GIVEN.set(frozenset(arguments))
+            try:
+                return fn(**arguments)
+            finally:
+                _GIVEN.reset(token)
 
         call.__signature__ = signature  # type: ignore[attr-defined]
         _set_annotations(

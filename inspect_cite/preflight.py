@@ -358,6 +358,38 @@ def ensure_hub_reachable() -> None:
         ensure_reachable(constants.ENDPOINT)
 
 
+def eval_model() -> Any:
+    """The model of the eval that is building the task (an Inspect ``Model``), or None.
+
+    Inspect makes the model active before it builds the tasks it was given by name, so a
+    task can check what depends on the model (its provider) before any sample. A task built
+    in Python and then passed to ``eval()`` is built before: then nothing can be known.
+    """
+    try:
+        # Private: whether an eval is building the task now (its model is active). There is
+        # no public way to tell "no model yet" from "built outside an eval".
+        from inspect_ai.model._model import active_model
+    except ImportError:
+        return None
+    return active_model()
+
+
+def eval_generate_config() -> Any:
+    """The generate config given to the eval that is building the task (``--temperature``...).
+
+    An Inspect ``GenerateConfig``, or None outside an eval (see :func:`eval_model`).
+    """
+    if eval_model() is None:
+        return None
+    try:
+        # Private, as above: the eval-level config is only reachable through the context
+        # Inspect sets with the active model.
+        from inspect_ai.model._generate_config import active_generate_config
+    except ImportError:
+        return None
+    return active_generate_config()
+
+
 def bound_model_roles() -> set[str] | None:
     """The model roles bound for the eval that is building the task; None when unknown.
 
@@ -367,13 +399,7 @@ def bound_model_roles() -> set[str] | None:
     """
     from inspect_ai.model import model_roles
 
-    try:
-        # Private: whether an eval is building the task now (its model is active). There is
-        # no public way to tell "no roles bound" from "built outside an eval".
-        from inspect_ai.model._model import active_model
-    except ImportError:
-        return None
-    if active_model() is None:
+    if eval_model() is None:
         return None
     return set(model_roles())
 

@@ -41,6 +41,7 @@ from inspect_ai.model import (
 )
 
 from inspect_cite.errors import ArgumentError
+from inspect_cite.raw_prompt import no_generation_reason
 from inspect_cite.text import ThinkSplit, split_think
 
 logger = getLogger(__name__)
@@ -239,5 +240,12 @@ def ended_while_thinking(output: ModelOutput | None) -> bool:
 
 
 def no_answer_reason(output: ModelOutput | None) -> str | None:
-    """Why a sample's output holds no answer to score, or None when it holds one."""
+    """Why a sample's output holds no answer to score, or None when it holds one.
+
+    No answer: generation ended inside thinking, or was not attempted (a raw prompt that
+    leaves no tokens under ``max_length``, :mod:`inspect_cite.raw_prompt`).
+    """
+    not_generated = no_generation_reason(output)
+    if not_generated is not None:
+        return not_generated
     return NO_ANSWER_THINKING if ended_while_thinking(output) else None

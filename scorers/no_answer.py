@@ -1,7 +1,8 @@
 """The score of a sample whose output holds no answer, shared by every scorer that reads it.
 
 The rule (:func:`inspect_cite.thinking.no_answer_reason`): an output that ended inside the
-model's thinking has no answer. Such a sample is not scored: every key is nan, the reason is
+model's thinking, or a generation that was not attempted (a raw prompt longer than
+``max_length``), has no answer. Such a sample is not scored: every key is nan, the reason is
 in ``Score.metadata["reason"]`` and the explanation starts with "**Not scored:**", so it
 never counts as a zero.
 """
@@ -13,7 +14,7 @@ from typing import Any
 from inspect_ai.scorer import Score
 from inspect_ai.solver import TaskState
 
-from inspect_cite.thinking import no_answer_reason
+from inspect_cite.thinking import NO_ANSWER_THINKING, no_answer_reason
 
 _HINT = (
     "The output holds only unfinished reasoning (stop reason `{stop}`). With "
@@ -37,9 +38,11 @@ def no_answer_score(
     if reason is None:
         return None
     stop = state.output.stop_reason if state.output and state.output.choices else "unknown"
+    # The thinking budget is the fix only when thinking ran out of it.
+    hint = _HINT.format(stop=stop) if reason == NO_ANSWER_THINKING else ""
     return Score(
         value=dict.fromkeys(keys, math.nan),
         answer="",
-        explanation=f"**Not scored:** {reason}.\n\n{_HINT.format(stop=stop)}",
+        explanation=f"**Not scored:** {reason}." + (f"\n\n{hint}" if hint else ""),
         metadata={**(metadata or {}), "reason": reason},
     )

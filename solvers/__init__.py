@@ -8,12 +8,14 @@ from solvers.alce_rerank import alce_rerank
 from solvers.constrained import constrained_citations
 from solvers.posthoc import posthoc_citations
 from solvers.prompted import prompted_citations
+from solvers.raw_prompt import alce_raw_prompt
 
 __all__ = [
     "alce_closedbook",
     "alce_inlinesearch",
     "alce_interact",
     "alce_postcite",
+    "alce_raw_prompt",
     "alce_rerank",
     "alce_snippet",
     "alce_summ",

@@ -14,7 +14,8 @@ from solvers.thinking import thinking_generate
 # The order SUMM and SNIPPET had when they wrote their parameters out (see forwards_to).
 @forwards_to(
     AlcePrompts,
-    order="name variant use_shorter ndoc shot seed prompt_file system_message dataset thinking",
+    order="name variant use_shorter ndoc shot seed prompt_file system_message dataset thinking "
+    "ndoc_in_demo",
 )
 def single_generation_solver(
     name: str,
@@ -40,8 +41,9 @@ def single_generation_solver(
         ndoc: Most documents shown (paper: 10).
         thinking: Generate with the chat template's thinking on (off by default).
         **options: ``shot``, ``seed``, ``prompt_file`` (instead of the official
-            ``*_closedbook.json`` or ``*_sum_or_ext.json``), ``system_message``, ``dataset``:
-            defined and documented at :class:`solvers.alce_prompting.AlcePrompts`.
+            ``*_closedbook.json`` or ``*_sum_or_ext.json``), ``system_message``, ``dataset``,
+            ``ndoc_in_demo``: defined and documented at
+            :class:`solvers.alce_prompting.AlcePrompts`.
 
     """
     prompts = AlcePrompts(variant, ndoc=ndoc, use_shorter=use_shorter, **options)

@@ -235,7 +235,7 @@ async def _interactive(
 @forwards_to(
     AlcePrompts,
     order="ndoc use_shorter shot seed max_turn max_doc_show force_cite_show prompt_file "
-    "system_message dataset thinking",
+    "system_message dataset thinking ndoc_in_demo",
 )
 def alce_interact(
     ndoc: int = 10,
@@ -261,8 +261,9 @@ def alce_interact(
         max_doc_show: Most documents shown per Check (run.py: 3).
         force_cite_show: Replace each output's citations by the documents checked last.
         thinking: Generate with the chat template's thinking on (off by default).
-        **options: ``shot``, ``seed``, ``prompt_file``, ``system_message``, ``dataset``:
-            defined and documented at :class:`solvers.alce_prompting.AlcePrompts`.
+        **options: ``shot``, ``seed``, ``prompt_file``, ``system_message``, ``dataset``,
+            ``ndoc_in_demo``: defined and documented at
+            :class:`solvers.alce_prompting.AlcePrompts`.
 
     """
     prompts = AlcePrompts("interact_doc_id", ndoc=ndoc, **options)
@@ -288,7 +289,7 @@ def alce_interact(
 @forwards_to(
     AlcePrompts,
     order="ndoc retrieve_in_all_docs force_cite_show retriever use_shorter shot seed max_turn "
-    "prompt_file system_message dataset device thinking",
+    "prompt_file system_message dataset device thinking ndoc_in_demo",
 )
 def alce_inlinesearch(
     ndoc: int = 0,
@@ -318,7 +319,7 @@ def alce_inlinesearch(
         device: Torch device for the retriever; default CUDA when available.
         thinking: Generate with the chat template's thinking on (off by default).
         **options: ``use_shorter`` (with ndoc > 0), ``shot``, ``seed``, ``prompt_file``,
-            ``system_message``, ``dataset``: defined and documented at
+            ``system_message``, ``dataset``, ``ndoc_in_demo``: defined and documented at
             :class:`solvers.alce_prompting.AlcePrompts`.
 
     """

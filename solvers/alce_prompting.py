@@ -86,6 +86,8 @@ class AlcePrompts:
         prompt_file: An ALCE-format prompt file instead of the official one for the variant.
         system_message: System message for chat models (ALCE's); ``None`` sends none.
         dataset: ``asqa``, ``qampari`` or ``eli5``; default ``metadata["dataset"]``.
+        ndoc_in_demo: Documents shown per demonstration; default ``ndoc`` (run.py's
+            ``--fewer_doc_in_demo --ndoc_in_demo N``; 0 is its ``--no_doc_in_demo``).
 
     """
 
@@ -100,8 +102,10 @@ class AlcePrompts:
         prompt_file: str | None = None,
         system_message: str | None = ALCE_SYSTEM_MESSAGE,
         dataset: str | None = None,
+        ndoc_in_demo: int | None = None,
     ) -> None:
-        check_counts(shot=shot, ndoc=ndoc)  # now, not when the first sample builds its prompt
+        # Now, not when the first sample builds its prompt.
+        check_counts(shot=shot, ndoc=ndoc, ndoc_in_demo=ndoc_in_demo)
         check_dataset_argument(dataset, who="ALCE solvers")
         self.variant = variant
         self.shot, self.seed, self.ndoc = shot, seed, ndoc
@@ -109,6 +113,7 @@ class AlcePrompts:
         self.prompt_file = prompt_file
         self.system_message = system_message
         self.dataset = dataset
+        self.ndoc_in_demo = ndoc_in_demo
         self._builders: dict[tuple[str, str | None], AlcePromptBuilder] = {}
 
     def builder(
@@ -123,6 +128,7 @@ class AlcePrompts:
                 ndoc=self.ndoc,
                 seed=self.seed,
                 use_shorter=use_shorter,
+                ndoc_in_demo=self.ndoc_in_demo,
             )
         return self._builders[key]
 

@@ -5,6 +5,7 @@ from typing import Any, Literal, cast
 from inspect_ai.model import get_model
 from inspect_ai.solver import Generate, TaskState
 
+from inspect_cite.raw_prompt import RAW_PROMPT_KEY, apply_raw_prompt
 from inspect_cite.thinking import (
     THINKING_KEY,
     apply_thinking,
@@ -18,6 +19,9 @@ from inspect_cite.thinking import (
 
 def thinking_generate(state: TaskState, generate: Generate, thinking: bool) -> Generate:
     """Switch the model's thinking for this sample and return the ``generate`` to answer with.
+
+    Also puts an ``hf/`` model's chat template right for the sample: the raw one for a
+    raw-prompt sample (``-T chat=false``), the model's own otherwise.
 
     Records the switch in ``state.metadata["thinking"]`` (``enabled``, ``control``,
     ``template_reads_enable_thinking``). On providers whose server renders the chat template,
@@ -35,6 +39,9 @@ def thinking_generate(state: TaskState, generate: Generate, thinking: bool) -> G
     """
     model = get_model()
     record = apply_thinking(model, thinking)
+    # The other per-model switch: an hf/ model a raw-prompt task used (solvers.raw_prompt,
+    # which marks its samples) gets its own chat template back for a chat sample.
+    apply_raw_prompt(model, raw=RAW_PROMPT_KEY in state.metadata)
     state.metadata[THINKING_KEY] = record
     if renders_template_in_process(model):
 

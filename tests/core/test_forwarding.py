@@ -16,7 +16,7 @@ from alce_tasks import asqa, eli5, qampari
 from fullcite_tasks import asqa as fullcite_asqa
 from fullcite_tasks import bioasq, expertqa
 from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.forwarding import forwards_to
+from inspect_cite.forwarding import forwards_to, given_arguments
 from solvers import (
     alce_closedbook,
     alce_inlinesearch,
@@ -55,6 +55,15 @@ ALCE = {
     "mauve_seeds": 1,
     "thinking": False,
     "thinking_tokens": 4096,
+    # Issue 27 (ALCE's run configurations), added at the end.
+    "config": None,
+    "chat": True,
+    "max_length": None,
+    "no_doc_in_demo": False,
+    "ndoc_in_demo": None,
+    "quick_test": None,
+    "retrieve_in_all_docs": None,
+    "force_cite_show": None,
 }
 FULLCITE = {
     "ndoc": 5,
@@ -75,6 +84,7 @@ PROMPTED = {
     "system_message": ALCE_SYSTEM,
     "dataset": None,
     "thinking": False,
+    "ndoc_in_demo": None,
 }
 FULLCITE_PROMPTED = {
     "template": FULLCITE_PROMPT,
@@ -132,7 +142,7 @@ PUBLIC_DEFAULTS = {
             "force_cite_show": False,
         },
         "ndoc use_shorter shot seed max_turn max_doc_show force_cite_show prompt_file "
-        "system_message dataset thinking",
+        "system_message dataset thinking ndoc_in_demo",
     ),
     alce_inlinesearch: ordered(
         {
@@ -146,7 +156,7 @@ PUBLIC_DEFAULTS = {
             "device": None,
         },
         "ndoc retrieve_in_all_docs force_cite_show retriever use_shorter shot seed max_turn "
-        "prompt_file system_message dataset device thinking",
+        "prompt_file system_message dataset device thinking ndoc_in_demo",
     ),
 }
 
@@ -246,6 +256,23 @@ class Base:
 
 class Derived(Base):
     """A builder class whose __init__ is inherited."""
+
+
+def test_a_factory_tells_the_arguments_it_was_given_from_its_defaults():
+    seen = []
+
+    def builder(*, size: int = 3, label: str = "x") -> None:
+        seen.append(given_arguments())
+
+    @forwards_to(builder)
+    def factory(**options: Any) -> None:
+        builder(**options)
+
+    # A value equal to the default is still one the caller chose (-T shot=2 over a config's 1).
+    factory(size=3)
+    factory()
+    builder()
+    assert seen == [frozenset({"size"}), frozenset(), None]
 
 
 def test_forwards_to_a_class_and_only_once():
