@@ -2,17 +2,20 @@ r"""Posthoc span alignment: map a cited snippet to the most similar verbatim spa
 
 Decisions (FullCite posthoc strategy, documented in the README):
 
-- Words are maximal runs of Unicode word characters (``\w+``), lower-cased; punctuation and
-  whitespace only separate words (so "0.5" and "0,5" are the same two words).
+- Words are the tokens of :mod:`inspect_cite.verbatim`, which owns what a document's words
+  are: runs of letters, combining marks and digits, and single symbols, compared after NFKC
+  and case folding; punctuation and whitespace only separate them (so "0.5" and "0,5" are the
+  same two words, and a decomposed "café" is the same word as a composed one).
 - Candidates are all contiguous word windows of the document. Similarity is the Jaccard index
   of the snippet's word *set* and the window's word set.
 - The best window wins; ties go to the shortest window (fewest words), then the earliest.
 - It is accepted when its Jaccard is >= the threshold (0.7). The aligned snippet is the
   verbatim document text from the first character of the window's first word to the last
   character of its last word (so surrounding punctuation is not included).
-- A snippet that already occurs verbatim in the document (and is not blank) is returned
-  unchanged, even when it starts or ends inside a word: it is already a verbatim span, and
-  alignment only repairs snippets that are not.
+- A snippet that already occurs verbatim in the document (and is not blank; verbatim up to
+  canonical equivalence, :func:`inspect_cite.verbatim.find_verbatim`) is returned as the
+  document's own text of that span, unchanged, even when it starts or ends inside a word: it
+  is already a verbatim span, and alignment only repairs snippets that are not.
 
 Speed: only windows that can reach the threshold are scored. Jaccard >= t needs the window's
 distinct-word count to be at most ``|S| / t`` and the window to start and end with a snippet
@@ -24,15 +27,15 @@ Distinct and shared word counts of all remaining windows come from cumulative su
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
+from inspect_cite.verbatim import document_index, find_verbatim, tokens
+
 DEFAULT_THRESHOLD = 0.7
 
-_WORD = re.compile(r"\w+")
 # Window starts processed per numpy block, to bound memory on long documents.
 _ROW_BLOCK = 512
 
@@ -46,7 +49,7 @@ class Alignment:
         start: Offset of the span in the document.
         end: Offset just past the span.
         jaccard: Word-set Jaccard of snippet and span (1.0 for a verbatim snippet).
-        verbatim: True when the snippet already occurred verbatim (returned unchanged).
+        verbatim: True when the snippet already occurred verbatim (its span is returned).
 
     """
 
@@ -58,8 +61,8 @@ class Alignment:
 
 
 def words(text: str) -> list[str]:
-    """The lower-cased words of ``text`` as alignment compares them."""
-    return [w.lower() for w in _WORD.findall(text)]
+    """The words of ``text`` as alignment compares them (:func:`inspect_cite.verbatim.tokens`)."""
+    return tokens(text)
 
 
 def jaccard(a: str, b: str) -> float:
@@ -80,19 +83,18 @@ class _DocIndex:
 
 @lru_cache(maxsize=64)
 def _index(document: str) -> _DocIndex:
+    doc_words = document_index(document)
     vocab: dict[str, int] = {}
-    starts, ends, ids, prev = [], [], [], []
+    ids, prev = [], []
     last_seen: dict[int, int] = {}
-    for pos, m in enumerate(_WORD.finditer(document)):
-        wid = vocab.setdefault(m.group().lower(), len(vocab))
-        starts.append(m.start())
-        ends.append(m.end())
+    for pos, word in enumerate(doc_words.tokens):
+        wid = vocab.setdefault(word, len(vocab))
         ids.append(wid)
         prev.append(last_seen.get(wid, -1))
         last_seen[wid] = pos
     return _DocIndex(
-        np.array(starts, dtype=np.int64),
-        np.array(ends, dtype=np.int64),
+        np.array(doc_words.starts, dtype=np.int64),
+        np.array(doc_words.ends, dtype=np.int64),
         np.array(ids, dtype=np.int64),
         np.array(prev, dtype=np.int64),
         vocab,
@@ -117,10 +119,10 @@ def align(snippet: str, document: str, threshold: float = DEFAULT_THRESHOLD) -> 
     """
     if not 0 < threshold <= 1:
         raise ValueError(f"threshold must be in (0, 1], got {threshold}")
-    if snippet.strip():
-        found = document.find(snippet)
-        if found != -1:
-            return Alignment(snippet, found, found + len(snippet), 1.0, True)
+    verbatim = find_verbatim(snippet, document)
+    if verbatim is not None:
+        start, end = verbatim
+        return Alignment(document[start:end], start, end, 1.0, True)
     target = set(words(snippet))
     if not target:
         return None
@@ -136,7 +138,8 @@ def align(snippet: str, document: str, threshold: float = DEFAULT_THRESHOLD) -> 
 def align_snippet(snippet: str, document: str, threshold: float = DEFAULT_THRESHOLD) -> str | None:
     """The verbatim span of ``document`` most similar to ``snippet``, or None below threshold.
 
-    A snippet that occurs verbatim in the document is returned unchanged. Otherwise the
+    A snippet that occurs verbatim in the document is returned as the document spells it
+    (unchanged, up to canonical equivalence). Otherwise the
     contiguous word window of the document with the highest word-set Jaccard similarity to the
     snippet is taken (ties: shortest, then earliest) and returned as verbatim document text
     from its first word's first character to its last word's last character, if its Jaccard

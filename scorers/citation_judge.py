@@ -1,12 +1,16 @@
 """LLM-as-judge Support and Relevance of each citation (the FullCite human-evaluation rubric).
 
-For every citation with a snippet, the ``grader`` model rates on 1-5 scales whether the
+For every citation with evidence, the ``grader`` model rates on 1-5 scales whether the
 snippet supports the statement it follows (Support) and whether it is relevant to answering
-the question (Relevance). On ``vllm/`` and ``openai-api/`` graders the reply is constrained
-to the two-line shape asked for (``structured_outputs`` regex). Only whole numbers 1-5 are
-ratings (``true``, ``4.9``, ``Infinity`` or ``7`` are not). A failed call or an invalid reply
-is retried (``attempts``); when all attempts fail the citation is recorded as not judged
-(with the reason), never as a low score. Per sample: mean Support and
+the question (Relevance). The snippet shown is the cited document's own text of the span that
+holds the model's snippet, verbatim or near-verbatim
+(:attr:`scorers.cited_answer.CheckedCitation.evidence`), never the model's words: a citation
+without evidence (an empty snippet, an invalid citation, or a snippet its document does not
+hold) is not judged, with that reason. On ``vllm/`` and ``openai-api/`` graders the reply is
+constrained to the two-line shape asked for (``structured_outputs`` regex). Only whole
+numbers 1-5 are ratings (``true``, ``4.9``, ``Infinity`` or ``7`` are not). A failed call or
+an invalid reply is retried (``attempts``); when all attempts fail the citation is recorded
+as not judged (with the reason), never as a low score. Per sample: mean Support and
 Relevance over judged citations (nan when none), ``coverage`` (x100: judged / all
 citations) and ``n_citations``.
 """
@@ -147,16 +151,20 @@ async def judge_citation(
     attempts: int,
     backoff: float = 0.0,
 ) -> dict[str, Any]:
-    """Ask the grader about one citation, retrying failures; never raises.
+    """Ask the grader about one citation's evidence, retrying failures; never raises.
 
-    A call that raises waits ``backoff`` seconds (doubling) before the next attempt; an
-    invalid reply (:func:`read_judgement`) is asked again at once.
+    The grader sees the document's own text of the cited span (``citation.evidence``); a
+    citation without evidence is not judged (its ``no_evidence`` reason, no grader call). A
+    call that raises waits ``backoff`` seconds (doubling) before the next attempt; an invalid
+    reply (:func:`read_judgement`) is asked again at once.
     """
+    if citation.no_evidence is not None or citation.evidence is None:
+        return {"support": None, "relevance": None, "reason": citation.no_evidence}
     prompt = JUDGE_PROMPT.format(
         question=question,
         statement=citation.claim or "(no statement)",
         title=title,
-        snippet=citation.snippet,
+        snippet=citation.evidence,
     )
     config = GenerateConfig()
     if forwards_extra_body(grader):
@@ -228,7 +236,7 @@ def citation_judge(attempts: int = 3, model: str | None = None, backoff: float =
             return unscored
         answer = read_cited_answer(state)
         question = str((state.metadata or {}).get("question") or state.input_text)
-        todo = [c for c in answer.citations if c.snippet]
+        todo = [c for c in answer.citations if c.no_evidence is None]
         outcomes = await asyncio.gather(
             *(
                 judge_citation(grader, question, c, answer.title(c.doc_id), attempts, backoff)
@@ -238,7 +246,7 @@ def citation_judge(attempts: int = 3, model: str | None = None, backoff: float =
         results = {c.index: r for c, r in zip(todo, outcomes, strict=True)}
         for c in answer.citations:
             results.setdefault(
-                c.index, {"support": None, "relevance": None, "reason": "empty snippet"}
+                c.index, {"support": None, "relevance": None, "reason": c.no_evidence}
             )
         verdicts = {
             i: (

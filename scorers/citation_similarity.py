@@ -1,8 +1,12 @@
 """Claim-snippet semantic similarity with a sentence-transformers model.
 
-Each citation with a non-empty claim and snippet gets the cosine similarity of the two
-embeddings (raw cosine, -1..1, not x100). Per sample: the mean over those citations
-(``similarity``), nan without any. The model is loaded once per process and name (the
+Each citation with a non-empty claim and evidence gets the cosine similarity of the claim's
+and the evidence's embeddings (raw cosine, -1..1, not x100). The evidence is the cited
+document's own text of the span that holds the model's snippet, verbatim or near-verbatim
+(:attr:`scorers.cited_answer.CheckedCitation.evidence`), never the model's words: a snippet
+the document does not hold (say, the claim restated) is not compared, nor is an empty snippet
+or an invalid citation. Per sample: the mean over the compared citations (``similarity``),
+nan without any. The model is loaded once per process and name (the
 shared encoder of :mod:`inspect_cite.retrieval`); texts of concurrently scored samples are
 encoded together (:class:`inspect_cite.batching.BatchQueue`).
 """
@@ -39,10 +43,10 @@ def embedding_queue(model_name: str) -> BatchQueue[str, Any]:
 @scorer(metrics={"*": [mean(), stderr()]})
 @accept_cli_values("-S")
 def citation_similarity(similarity_model: str = DEFAULT_SIMILARITY_MODEL) -> Scorer:
-    """Cosine similarity of each claim and its cited snippet (sentence-transformers).
+    """Cosine similarity of each claim and the document text it cites (sentence-transformers).
 
-    Values: ``similarity`` (mean cosine over the sample's citations with claim and snippet,
-    nan without any) and ``n_scored`` (how many citations were compared).
+    Values: ``similarity`` (mean cosine over the sample's citations with a claim and
+    evidence, nan without any) and ``n_scored`` (how many citations were compared).
 
     Args:
         similarity_model: A sentence-transformers model name on the Hugging Face hub or a
@@ -54,7 +58,11 @@ def citation_similarity(similarity_model: str = DEFAULT_SIMILARITY_MODEL) -> Sco
         if unscored := no_answer_score(state, ["similarity", "n_scored"]):
             return unscored
         answer = read_cited_answer(state)
-        pairs = [(c.index, c.claim, c.snippet) for c in answer.citations if c.claim and c.snippet]
+        pairs = [
+            (c.index, c.claim, c.evidence)
+            for c in answer.citations
+            if c.claim and c.no_evidence is None and c.evidence
+        ]
         verdicts: dict[int, str] = {}
         sims: list[float] = []
         if pairs:
@@ -67,9 +75,9 @@ def citation_similarity(similarity_model: str = DEFAULT_SIMILARITY_MODEL) -> Sco
                 sims.append(sim)
                 verdicts[index] = f"cosine {sim:.3f}"
         for c in answer.citations:
-            verdicts.setdefault(c.index, "not compared (empty claim or snippet)")
+            verdicts.setdefault(c.index, f"not compared ({c.no_evidence or 'empty claim'})")
         value = sum(sims) / len(sims) if sims else math.nan
-        shown = "nan (no citation with claim and snippet)" if math.isnan(value) else f"{value:.3f}"
+        shown = "nan (no citation with claim and evidence)" if math.isnan(value) else f"{value:.3f}"
         return Score(
             value={"similarity": value, "n_scored": float(len(sims))},
             answer=answer.text,

@@ -12,12 +12,17 @@ so that they agree on what a citation is. Decisions:
   :mod:`inspect_cite.posthoc_records`). Invalid citations stay
   in every count (they are wrong in precision) and never match gold.
 - A citation's ``position`` is the 1-based place of its document in ``metadata["docs"]``.
-- ``verbatim``: the snippet is a non-empty exact substring of the cited document's text.
-- ``near_verbatim``: the snippet is not verbatim, but after SQuAD normalisation (lower case, no
-  ASCII punctuation or articles, collapsed whitespace: what ``doc_snippet_f1`` compares) it
-  matches a span of the normalised document with rapidfuzz's partial-ratio alignment at
-  >= 95: it differs from the document only in typography (quotes, dashes, spacing, case) or a
-  character or two, not in wording.
+- ``verbatim``: the snippet is a non-blank substring of the cited document's text, up to
+  Unicode canonical equivalence (:func:`inspect_cite.verbatim.find_verbatim`).
+- ``near_verbatim``: the snippet is not verbatim, but it has exactly the words (tokens) of a
+  span of the document: it differs only in typography (compatibility forms, case, quotes,
+  dashes, spacing, punctuation), never in a word
+  (:func:`inspect_cite.verbatim.find_near_verbatim`).
+- The document's **evidence** for a citation is its own text of that verbatim or
+  near-verbatim span (``doc_start``, ``doc_end``, ``evidence``): whatever scores a citation's
+  snippet as evidence of what the source says reads the document's words there, never the
+  model's. A citation without evidence (empty snippet, invalid, or a snippet the document
+  does not hold) says why in ``no_evidence``.
 """
 
 from dataclasses import dataclass, field
@@ -25,24 +30,36 @@ from typing import Any, Literal
 from weakref import WeakKeyDictionary
 
 from inspect_ai.solver import TaskState
-from rapidfuzz import fuzz
 
 from inspect_cite.citations import Claim, ParsedAnswer, parse_citations
 from inspect_cite.documents import Document, DocumentError, doc_positions, docs_by_id, get_docs
 from inspect_cite.posthoc_records import unaligned_spans
-from inspect_cite.squad import normalize_answer
 from inspect_cite.text import highlight_markdown
 from inspect_cite.thinking import split_output
-
-NEAR_VERBATIM_SCORE = 95.0
-"""Least rapidfuzz partial ratio (0-100) of a near-verbatim snippet against its document."""
+from inspect_cite.verbatim import match_snippet
 
 CitationStatus = Literal["valid", "unknown_doc_id", "unaligned"]
 
 
 @dataclass(frozen=True)
 class CheckedCitation:
-    """One citation of the answer with what the scorers need to know about it."""
+    """One citation of the answer with what the scorers need to know about it.
+
+    Attributes:
+        index: Its place among the answer's citations (0-based).
+        claim: The claim text it follows.
+        doc_id: The cited document id, as written.
+        snippet: The snippet as the model wrote it.
+        status: ``valid``, ``unknown_doc_id`` or ``unaligned``.
+        position: 1-based place of its document in ``metadata["docs"]`` (None when unknown).
+        verbatim: The cited document holds the snippet verbatim.
+        near_verbatim: The cited document holds the snippet's words in another typography.
+        doc_start: Offset in the cited document of the span holding the snippet (None when
+            it holds neither verbatim nor near-verbatim).
+        doc_end: Offset just past that span.
+        evidence: The document's own text of that span (None without one).
+
+    """
 
     index: int
     claim: str
@@ -52,11 +69,32 @@ class CheckedCitation:
     position: int | None
     verbatim: bool
     near_verbatim: bool = False
+    doc_start: int | None = None
+    doc_end: int | None = None
+    evidence: str | None = None
 
     @property
     def valid(self) -> bool:
         """The citation names a context document (and, after posthoc, was aligned)."""
         return self.status == "valid"
+
+    @property
+    def no_evidence(self) -> str | None:
+        """Why the citation shows nothing its document says (None when it does).
+
+        Its evidence is the document's own text of the span holding the snippet; a citation
+        that is invalid, has an empty snippet, or cites a snippet its document does not hold
+        has none.
+        """
+        if not self.snippet:
+            return "empty snippet"
+        if self.status == "unknown_doc_id":
+            return "unknown doc id"
+        if self.status == "unaligned":
+            return "unaligned"
+        if not self.evidence:
+            return "the cited document does not hold this snippet"
+        return None
 
     @property
     def match(self) -> str:
@@ -69,20 +107,14 @@ class CheckedCitation:
 
 
 def near_verbatim(snippet: str, document: str) -> bool:
-    """Whether a snippet that is not verbatim in ``document`` matches a span of it closely.
+    """Whether a snippet that is not verbatim in ``document`` has the words of a span of it.
 
-    Both texts are normalised as SQuAD does; the snippet is near-verbatim when rapidfuzz's
-    partial-ratio alignment finds a span of the document scoring at least
-    :data:`NEAR_VERBATIM_SCORE`. A verbatim or empty snippet is not near-verbatim, and neither is
-    one longer than the document (partial ratio would then align the document inside it).
+    Near-verbatim: the same words (tokens) as a span of the document, differing only in
+    typography (:mod:`inspect_cite.verbatim`). A verbatim or empty snippet is not
+    near-verbatim.
     """
-    if not snippet.strip() or snippet in document:
-        return False
-    needle, haystack = normalize_answer(snippet), normalize_answer(document)
-    if not needle or len(needle) > len(haystack):
-        return False
-    found = fuzz.partial_ratio_alignment(needle, haystack, score_cutoff=NEAR_VERBATIM_SCORE)
-    return found is not None
+    found = match_snippet(snippet, document)
+    return found is not None and not found.verbatim
 
 
 @dataclass
@@ -168,11 +200,23 @@ def _read(sample_id: Any, metadata: dict[str, Any], text: str) -> CitedAnswer:
             elif (c.start, c.end) in unaligned:
                 status = "unaligned"
             doc = answer.doc(c.doc_id)
-            verbatim = bool(c.snippet) and doc is not None and c.snippet in doc["text"]
-            near = not verbatim and doc is not None and near_verbatim(c.snippet, doc["text"])
+            found = match_snippet(c.snippet, doc["text"]) if doc is not None else None
+            evidence = None
+            if doc is not None and found is not None:
+                evidence = doc["text"][found.start : found.end]
             answer.citations.append(
                 CheckedCitation(
-                    index, claim.text, c.doc_id, c.snippet, status, position, verbatim, near
+                    index,
+                    claim.text,
+                    c.doc_id,
+                    c.snippet,
+                    status,
+                    position,
+                    verbatim=found is not None and found.verbatim,
+                    near_verbatim=found is not None and not found.verbatim,
+                    doc_start=found.start if found else None,
+                    doc_end=found.end if found else None,
+                    evidence=evidence,
                 )
             )
             index += 1

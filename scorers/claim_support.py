@@ -16,9 +16,12 @@ then the mean over samples):
   document, verbatim or near-verbatim (see ``doc_snippet_f1``'s ``near_verbatim_rate``): a
   snippet the document does not hold (a rewording, or the claim restated) is not evidence
   from that document, else copying the claim into the snippet would always be "supported".
+- The evidence is the document's own text of the span holding the snippet
+  (:attr:`scorers.cited_answer.CheckedCitation.evidence`), never the model's words: a
+  near-verbatim snippet shows the document's spelling, case and punctuation.
 - Premises are joined as ALCE joins documents (``"Title: {title}\n{text}"``, one per line;
   :func:`inspect_cite.autoais.format_doc`): the snippet premise shows each distinct
-  evidence snippet of the claim, in citation order, under its document's title; the document
+  evidence span of the claim, in citation order, under its document's title; the document
   premise shows each distinct validly cited document's full text.
 - ``snippet_support``: share of cited claims whose snippet premise entails the claim (a claim
   without any evidence snippet is not supported);
@@ -57,7 +60,8 @@ class ClaimVerdict:
     Attributes:
         text: The claim (the NLI hypothesis).
         citations: Its checked citations (empty for an uncited claim).
-        snippet_premise: The joined evidence snippets, or None when it has none.
+        snippet_premise: The joined evidence spans (the documents' words), or None when it
+            has none.
         doc_premise: The joined cited documents, or None when no citation is valid.
         snippet_entailed: Whether the snippet premise entails the claim (False without one).
         doc_entailed: Whether the document premise entails the claim (False without one).
@@ -84,19 +88,22 @@ class ClaimVerdict:
 
 def is_evidence(citation: CheckedCitation) -> bool:
     """A valid citation whose snippet the cited document holds (verbatim or near-verbatim)."""
-    return (
-        citation.valid and bool(citation.snippet) and (citation.verbatim or citation.near_verbatim)
-    )
+    return citation.no_evidence is None
 
 
 def snippet_premise(answer: CitedAnswer, citations: Sequence[CheckedCitation]) -> str | None:
-    """The claim's evidence snippets, each under its document's title, one per line."""
-    shown = dict.fromkeys((c.doc_id, c.snippet) for c in citations if is_evidence(c))
+    """The claim's evidence: the documents' own text of each span its snippets cite.
+
+    Each distinct span, in citation order, under its document's title, one per line.
+    """
+    shown = dict.fromkeys(
+        (c.doc_id, c.doc_start, c.doc_end, c.evidence) for c in citations if is_evidence(c)
+    )
     parts = []
-    for doc_id, snippet in shown:
+    for doc_id, _, _, evidence in shown:
         doc = answer.doc(doc_id)
-        assert doc is not None  # evidence citations are valid
-        parts.append(format_doc({"title": doc["title"], "text": snippet}))
+        assert doc is not None and evidence  # evidence citations are valid
+        parts.append(format_doc({"title": doc["title"], "text": evidence}))
     return "\n".join(parts) or None
 
 
@@ -209,9 +216,10 @@ def explanation(
 def claim_support(nli: str = "true", nli_cache: str | None = None) -> Scorer:
     """FullCite claim attribution by NLI: snippet_support, doc_support, unsupported_claims (x100).
 
-    For each claim, an NLI model judges whether its cited snippets (joined) and, separately,
-    its cited documents (joined) entail it; definitions in this module's docstring. Reads the
-    answer in the FullCite format (``{doc_id: X, snippet: Y}``) and ``metadata["docs"]``.
+    For each claim, an NLI model judges whether the document text its snippets cite (joined)
+    and, separately, its cited documents (joined) entail it; definitions in this module's
+    docstring. Reads the answer in the FullCite format (``{doc_id: X, snippet: Y}``) and
+    ``metadata["docs"]``.
 
     Args:
         nli: NLI backend spec: ``true`` (ALCE's T5-11B), ``seq2seq:<model>``,

@@ -55,6 +55,7 @@ from inspect_cite.thinking import (
     set_answer_text,
     split_output,
 )
+from inspect_cite.verbatim import find_verbatim
 from solvers.grammar import AnswerLimits, alce_grammar, fullcite_grammar
 from solvers.prompted import (
     FULLCITE_DOCUMENT,
@@ -105,7 +106,8 @@ def validate_fullcite(text: str, docs: Sequence[Document]) -> list[str]:
     """Why ``text`` is not a complete, valid FullCite answer ([] when it is).
 
     Valid: it parses without problems, has at least one citation, every doc id is a context
-    document, and every snippet is a non-empty verbatim substring of the document it cites.
+    document, and every snippet is a non-empty verbatim substring of the document it cites (up
+    to Unicode canonical equivalence, :func:`inspect_cite.verbatim.find_verbatim`).
     """
     texts = doc_texts(docs)
     parsed = parse_citations(text, doc_ids=texts)
@@ -113,7 +115,7 @@ def validate_fullcite(text: str, docs: Sequence[Document]) -> list[str]:
     if not parsed.citations:
         reasons.append("no citation")
     for c in parsed.citations:
-        if c.doc_id in texts and c.snippet and c.snippet not in texts[c.doc_id]:
+        if c.doc_id in texts and c.snippet and find_verbatim(c.snippet, texts[c.doc_id]) is None:
             reasons.append(f"snippet is not verbatim in document {c.doc_id}: {c.snippet[:60]!r}")
     return reasons
 

@@ -24,6 +24,7 @@ from inspect_cite.alignment import DEFAULT_THRESHOLD, align
 from inspect_cite.cache import corrupt_path
 from inspect_cite.errors import PreflightError
 from inspect_cite.files import json_problem, loads, read_jsonl, write_atomic
+from inspect_cite.verbatim import find_verbatim
 
 logger = logging.getLogger(__name__)
 
@@ -263,9 +264,9 @@ class LocatedSpan:
 
 
 def _search(snippet: str, text: str) -> tuple[int, int] | None:
-    idx = text.find(snippet)
-    if idx != -1:
-        return idx, idx + len(snippet)
+    found = find_verbatim(snippet, text)
+    if found is not None:
+        return found
     words = snippet.split()
     if not words:
         return None

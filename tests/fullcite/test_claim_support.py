@@ -321,8 +321,9 @@ def test_snippet_support_sees_what_doc_f1_cannot(tmp_path, capsys):
         assert metrics[name]["snippet_support"] < original["snippet_support"] - 15, name
         assert metrics[name]["unsupported_claims"] > original["unsupported_claims"]
 
-    # near_verbatim_rate: of the 7 released snippets not verbatim in their document, 5 differ
-    # only in typography and 2 are reworded.
+    # near_verbatim_rate: of the 7 released snippets not verbatim in their document, 4 differ
+    # only in typography (case, punctuation, a paragraph break) and 3 in wording: a rewording,
+    # words taken from a URL, and "tyrosinekinase" for the document's "tyrosine kinase".
     log = logs["original"]
     counts = {"n": 0.0, "verbatim": 0.0, "near": 0.0}
     for s in log.samples:
@@ -331,15 +332,16 @@ def test_snippet_support_sees_what_doc_f1_cannot(tmp_path, capsys):
         counts["verbatim"] += v["verbatim_rate"] * v["n_citations"] / 100
         counts["near"] += v["near_verbatim_rate"] * v["n_citations"] / 100
     assert counts["n"] - round(counts["verbatim"]) == 7
-    assert round(counts["near"]) == 5
+    assert round(counts["near"]) == 4
     reworded = []
     for record, answer in pairs:
         texts = {d["id"]: d["text"] for d in record.docs}
         for c in parse_citations(answer).citations:
             if c.snippet not in texts[c.doc_id] and not near_verbatim(c.snippet, texts[c.doc_id]):
                 reworded.append(c.snippet)
-    assert len(reworded) == 2
-    assert {r.split()[0] for r in reworded} == {"A", "Unity"}  # "A patient was ...", URL-encoded
+    assert len(reworded) == 3
+    # "A patient was ...", URL-encoded, "AXL is a receptor tyrosinekinase ..."
+    assert {r.split()[0] for r in reworded} == {"A", "Unity", "AXL"}
     with capsys.disabled():
         print(
             f"near_verbatim_rate {original['near_verbatim_rate']:.2f} (verbatim_rate "
@@ -347,3 +349,48 @@ def test_snippet_support_sees_what_doc_f1_cannot(tmp_path, capsys):
             f"{counts['n'] - round(counts['verbatim']):.0f} not verbatim, "
             f"{round(counts['near'])} near-verbatim, {len(reworded)} reworded"
         )
+
+
+# What a claim's snippet premise holds: the document's own words, never the model's.
+
+TRIAL = {
+    "id": "trial",
+    "title": "Trial",
+    "text": "In the randomised trial, aspirin was effective in reducing the risk of a second "
+    "stroke within two years.",
+}
+RECORDING = "python:tests.helpers.nli_fns:recording_entail"
+
+
+def test_the_snippet_premise_is_the_documents_own_text(tmp_path):
+    answers = {
+        # The model negates both its claim and its snippet; the document says the opposite.
+        # The snippet is not near-verbatim (a word was inserted), so it is no evidence: before,
+        # the negated snippet "supported" the negated claim (snippet_support 100).
+        "negated": "Aspirin was not effective in reducing the risk of a second stroke "
+        "{doc_id: trial, snippet: aspirin was not effective in reducing the risk of a second "
+        "stroke within two years}.",
+        # Near-verbatim in the model's typography: judged on the document's spelling.
+        "typography": "Aspirin was effective in reducing the risk of a second stroke "
+        "{doc_id: trial, snippet: ASPIRIN was effective in reducing the risk — of a second "
+        "stroke}.",
+    }
+    samples = [
+        Sample(input=name, id=name, metadata={"docs": [TRIAL], "gold_spans": []})
+        for name in answers
+    ]
+    nli_fns.PREMISES.clear()
+    log = score_answers(
+        samples, answers, [claim_support(nli=RECORDING), doc_snippet_f1()], log_dir=str(tmp_path)
+    )
+    scores = {s.id: s.scores for s in log.samples}
+    negated = scores["negated"]["claim_support"].value
+    assert (negated["snippet_support"], negated["doc_support"]) == (0, 0)
+    assert scores["negated"]["doc_snippet_f1"].value["near_verbatim_rate"] == 0
+    assert "(not verbatim: not evidence)" in scores["negated"]["claim_support"].explanation
+    typography = scores["typography"]["claim_support"].value
+    assert typography["snippet_support"] == 100
+    assert scores["typography"]["doc_snippet_f1"].value["near_verbatim_rate"] == 100
+    held = "aspirin was effective in reducing the risk of a second stroke"
+    assert f"Title: Trial\n{held}" in nli_fns.PREMISES
+    assert not any("ASPIRIN" in p or "—" in p or " not " in p for p in nli_fns.PREMISES)

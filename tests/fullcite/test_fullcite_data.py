@@ -3,6 +3,7 @@
 import hashlib
 import json
 import shutil
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -137,6 +138,10 @@ def test_locate_snippet_methods():
     assert aligned.method == "aligned" and aligned.span in text
     assert locate_snippet("nothing like it", text) is None
     assert locate_snippet("  ", text) is None
+    # A decomposed abstract (NFD) holds a precomposed snippet verbatim.
+    nfd = unicodedata.normalize("NFD", "Effets de la caféine sur le cœur")
+    found = locate_snippet("caféine sur le cœur", nfd)
+    assert (found.method, found.span) == ("search", nfd[nfd.index("cafe") :])
 
 
 def test_bioasq_loader_errors_name_the_problem(tmp_path):

@@ -201,6 +201,52 @@ def test_citation_similarity_with_a_local_sentence_transformer(tmp_path):
     assert math.isnan(v["similarity"]) and v["n_scored"] == 0
 
 
+def test_citation_similarity_compares_the_claim_with_the_documents_words(tmp_path):
+    # Doc C does not hold a claim restated as its snippet: before, that compared the claim
+    # with itself (cosine 1.0).
+    outputs = {
+        "s1": "The cat sat on the mat {doc_id: C, snippet: The cat sat on the mat}. "
+        "Birds sing at dawn {doc_id: B, snippet: BIRDS SING at dawn}."
+    }
+    log = score_answers(
+        [sample("s1")], outputs, [citation_similarity(minilm_path())], log_dir=str(tmp_path)
+    )
+    [s] = log.samples
+    score = s.scores["citation_similarity"]
+    assert score.value["n_scored"] == 1 and len(score.metadata["similarities"]) == 1
+    assert "not compared (the cited document does not hold this snippet)" in score.explanation
+
+
+def test_citation_judge_rates_the_documents_words(tmp_path):
+    prompts: list[str] = []
+
+    def grade(input, tools, tool_choice, config):
+        prompts.append(input[-1].text)
+        return scripted_output("Support: 5\nRelevance: 5")
+
+    grader, _ = scripted_model(grade)
+    answer = (
+        "The cat sat {doc_id: A, snippet: THE CAT   SAT}. "
+        "Cats purr {doc_id: C, snippet: Cats purr when happy}."
+    )
+    log = score_answers(
+        [sample("j")],
+        {"j": answer},
+        [citation_judge()],
+        log_dir=str(tmp_path),
+        model_roles={"grader": grader},
+    )
+    # The grader sees the document's own text of the span; the snippet doc C does not hold
+    # (the model's words only) is not judged.
+    [prompt] = prompts
+    assert "Snippet: the cat sat\n" in prompt and "THE CAT" not in prompt
+    [s] = log.samples
+    v = s.scores["citation_judge"].value
+    assert (v["support"], v["coverage"], v["n_citations"]) == (5, 50, 2)
+    reason = s.scores["citation_judge"].metadata["judgements"][1]["reason"]
+    assert reason == "the cited document does not hold this snippet"
+
+
 def test_parse_judgement():
     assert parse_judgement("Support: 4\nRelevance: 5") == (4, 5)
     assert parse_judgement('```json\n{"support": 2, "relevance": 1}\n```') == (2, 1)
@@ -209,6 +255,9 @@ def test_parse_judgement():
     assert parse_judgement("Support: 7\nRelevance: 5") is None
     assert parse_judgement("Support: 1 or 2\nSupport: 2\nRelevance: 3") is None
     assert parse_judgement("I cannot tell.") is None
+
+
+UNKNOWN = " Cats fly {doc_id: Z, snippet: Cats fly}."
 
 
 def test_citation_judge_retries_then_records_missing(tmp_path):
@@ -233,7 +282,7 @@ def test_citation_judge_retries_then_records_missing(tmp_path):
     grader, _ = scripted_model(grade)
     log = score_answers(
         [sample("j1"), sample("j2")],
-        {"j1": ANSWER, "j2": "No citations."},
+        {"j1": ANSWER.replace("doc_id: Z", "doc_id: B") + UNKNOWN, "j2": "No citations."},
         [citation_judge(attempts=3)],
         log_dir=str(tmp_path),
         model_roles={"grader": grader},
@@ -242,11 +291,13 @@ def test_citation_judge_retries_then_records_missing(tmp_path):
     assert v["support"] == pytest.approx((5 + 2) / 2) and v["relevance"] == pytest.approx(
         (4 + 3) / 2
     )
-    assert v["coverage"] == pytest.approx(200 / 3) and v["n_citations"] == 3
+    assert v["coverage"] == pytest.approx(50) and v["n_citations"] == 4
+    # The citation of an unknown document shows nothing of a source: never sent to the grader.
     assert sorted(calls) == ["Dogs bark loudly"] * 3 + ["Something"] * 2 + ["the cat sat"]
     [s] = [s for s in log.samples if s.id == "j1"]
     judgements = s.scores["citation_judge"].metadata["judgements"]
     assert judgements[2]["support"] is None and "provider down" in judgements[2]["reason"]
+    assert judgements[3] == {"support": None, "relevance": None, "reason": "unknown doc id"}
     assert "not judged (unparsable reply" in s.scores["citation_judge"].explanation
     v = values(log, "citation_judge", "j2")
     assert math.isnan(v["support"]) and math.isnan(v["coverage"]) and v["n_citations"] == 0

@@ -75,6 +75,15 @@ def counting_claim_overlap(premise: str, hypothesis: str) -> bool:
     return claim_overlap(premise, hypothesis)
 
 
+PREMISES: list[str] = []
+
+
+def recording_entail(premise: str, hypothesis: str) -> bool:
+    """``word_entail`` that keeps every premise it judges in ``PREMISES``."""
+    PREMISES.append(premise)
+    return word_entail(premise, hypothesis)
+
+
 HANG = {"release": threading.Event()}
 
 

@@ -41,4 +41,7 @@ CITATION = CheckedCitation(
     status="valid",
     position=0,
     verbatim=True,
+    doc_start=0,
+    doc_end=16,
+    evidence="The sky is blue.",
 )

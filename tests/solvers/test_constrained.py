@@ -1,4 +1,5 @@
 import logging
+import unicodedata
 
 import llguidance
 import pytest
@@ -154,6 +155,10 @@ def test_validators_and_trimming():
     assert validate_fullcite("No citation.", DOCS) == ["no citation"]
     assert "snippet is not verbatim" in validate_fullcite("P {doc_id: a1, snippet: Rome}", DOCS)[0]
     assert validate_fullcite("P {doc_id: zz, snippet: Paris}", DOCS)[0].startswith("unknown_doc_id")
+    # Verbatim up to canonical equivalence: a decomposed document cited precomposed.
+    nfd = [{"id": "d", "title": "", "text": unicodedata.normalize("NFD", "Zoë ate crème brûlée.")}]
+    assert validate_fullcite("Z {doc_id: d, snippet: Zoë ate crème brûlée}", nfd) == []
+    assert validate_fullcite("Z {doc_id: d, snippet: Zoe ate creme brulee}", nfd) != []
     assert validate_alce("A [1][2]. B [3].", ["1", "2", "3"]) == []
     assert validate_alce("A [4].", ["1", "2", "3"]) == ["[4] is not one of the shown documents"]
     assert validate_alce("[1] A.", ["1"]) == ["citation follows no statement"]

@@ -1,4 +1,5 @@
 import asyncio
+import unicodedata
 
 from inspect_ai import Task, eval
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -64,6 +65,19 @@ def test_align_answer_records_and_rewrites():
     assert "{doc_id: 99, snippet: anything}" in rewritten
     assert rewritten.startswith("Friction is limited {doc_id: 4556515, snippet: coefficient")
     assert "{doc_id: 7, snippet: written {a, b} in braces}." in rewritten
+
+
+def test_a_snippet_canonically_equal_to_the_document_is_verbatim():
+    # The document spells its accents as combining marks (NFD), the model precomposed (NFC).
+    text = unicodedata.normalize("NFD", "Zoë ate crème brûlée in São Paulo.")
+    docs = [{"id": "d", "title": "", "text": text}]
+    snippet = unicodedata.normalize("NFC", "crème brûlée in São Paulo")
+    rewritten, [record] = align_answer(f"Dessert {{doc_id: d, snippet: {snippet}}}.", docs)
+    assert record["status"] == "aligned" and record["verbatim"] and record["jaccard"] == 1.0
+    # Written back in the document's own spelling.
+    assert record["aligned"] == text[record["doc_start"] : record["doc_end"]] != snippet
+    assert unicodedata.normalize("NFC", record["aligned"]) == snippet
+    assert f"{{doc_id: d, snippet: {record['aligned']}}}" in rewritten
 
 
 def test_span_with_lone_brace_is_written_in_bracket_style():
