@@ -342,6 +342,7 @@ def alce_task(
     mauve_seeds: int = 1,
     thinking: bool = False,
     thinking_tokens: int = DEFAULT_THINKING_TOKENS,
+    diagnose: bool = False,
 ) -> Task:
     """Build an ALCE task; the @task functions fix the dataset and its own options.
 
@@ -388,6 +389,9 @@ def alce_task(
             `enable_thinking` templates; default off, so that the answer gets ALCE's 300
             tokens). An answer cut inside `<think>` is scored nan ("no answer").
         thinking_tokens: With `thinking`, tokens added to `max_tokens` for the thinking.
+        diagnose: Also classify every statement as `supported`, `misattributed`,
+            `unsupported` or `uncited` (`citation_nli`'s `diagnose`; one more NLI pair per
+            unsupported statement and document it does not cite).
 
     """
     # The arguments as given: the solver's settings are picked from them, and the log's
@@ -456,7 +460,10 @@ def alce_task(
         "nli": redact_text(nli),
         "max_tokens": config.max_tokens,
     }
-    scorers: list[Scorer] = [alce_correctness(dataset), citation_nli(nli=nli, dataset=dataset)]
+    scorers: list[Scorer] = [
+        alce_correctness(dataset),
+        citation_nli(nli=nli, dataset=dataset, diagnose=diagnose),
+    ]
     if dataset == "eli5":
         scorers.append(claim_coverage(nli=nli))
     if qa:

@@ -13,9 +13,18 @@ from inspect_cite.autoais import (
     StatementVerdict,
     at_most_citations_problem,
     citation_scores,
+    diagnose_statements,
 )
 from inspect_cite.citations.alce import alce_scoring_output, marker_spans, render_marker
 from inspect_cite.cli_values import accept_cli_values
+from inspect_cite.diagnose import (
+    DIAGNOSE_KEYS,
+    METADATA_KEY,
+    diagnose_explanation,
+    diagnose_metadata,
+    diagnose_values,
+    not_diagnosed,
+)
 from inspect_cite.documents import get_docs
 from inspect_cite.errors import ArgumentError
 from inspect_cite.http_client import redact_text
@@ -87,16 +96,26 @@ def citation_explanation(
     return "\n".join(lines)
 
 
-def _unscored(reason: str, output: str) -> Score:
+CITATION_KEYS = ("citation_rec", "citation_prec")
+
+
+def _unscored(reason: str, output: str, diagnose: bool) -> Score:
+    keys = (*CITATION_KEYS, *DIAGNOSE_KEYS) if diagnose else CITATION_KEYS
+    metadata: dict[str, Any] = {"reason": reason}
+    if diagnose:
+        metadata[METADATA_KEY] = diagnose_metadata(not_diagnosed(reason))
     return Score(
-        value={"citation_rec": math.nan, "citation_prec": math.nan},
+        value=dict.fromkeys(keys, math.nan),
         answer=output,
         explanation=f"**Not scored:** {reason}",
-        metadata={"reason": reason},
+        metadata=metadata,
     )
 
 
-@scorer(metrics={"citation_rec": [mean(), stderr()], "citation_prec": [mean(), stderr()]})
+# The diagnose keys are declared here and logged only with diagnose=true: Inspect resolves a
+# scorer's metric keys against the keys its samples' values hold, so keys that no sample of a
+# run holds are not reported (every sample of a run holds the same keys).
+@scorer(metrics={key: [mean(), stderr()] for key in (*CITATION_KEYS, *DIAGNOSE_KEYS)})
 @accept_cli_values("-S")
 def citation_nli(
     nli: str = "true",
@@ -104,6 +123,7 @@ def citation_nli(
     alce_compat: bool = True,
     dataset: AlceDatasetName | None = None,
     nli_cache: str | None = None,
+    diagnose: bool = False,
 ) -> Scorer:
     """ALCE citation recall and precision (x100), judged by an NLI model as eval.py does.
 
@@ -120,6 +140,10 @@ def citation_nli(
         dataset: ``qampari`` judges each listed entity as a statement; ``None`` reads
             ``metadata["dataset"]``.
         nli_cache: SQLite file caching NLI decisions (default ``$INSPECT_CITE_NLI_CACHE``).
+        diagnose: Also classify every statement as ``supported``, ``misattributed``,
+            ``unsupported`` or ``uncited`` (x100 shares, plus ``uncited_but_supported``;
+            :mod:`inspect_cite.diagnose`), judging each unsupported statement against the
+            shown documents it does not cite.
 
     """
     problem = at_most_citations_problem(at_most_citations)
@@ -140,7 +164,8 @@ def citation_nli(
         question = metadata.get("question")
         if qampari and not isinstance(question, str):
             raise ValueError(f'{where}: QAMPARI citation scoring needs metadata["question"]')
-        if unscored := no_answer_score(state, ["citation_rec", "citation_prec"]):
+        keys = (*CITATION_KEYS, *DIAGNOSE_KEYS) if diagnose else CITATION_KEYS
+        if unscored := no_answer_score(state, keys):
             return unscored
         try:
             result = await citation_scores(
@@ -153,20 +178,27 @@ def citation_nli(
                 alce_compat=alce_compat,
             )
         except NLIError as e:
-            return _unscored(f"NLI failed: {e}", output)
+            return _unscored(f"NLI failed: {e}", output, diagnose)
         if result.skipped:
-            return _unscored(result.skipped, output)
+            return _unscored(result.skipped, output, diagnose)
         assert result.recall is not None and result.precision is not None
+        values = {
+            "citation_rec": 100 * result.recall,
+            "citation_prec": 100 * result.precision,
+        }
+        explanation = (
+            f"**Answer:** {highlight_markdown(output, marker_spans(output))}\n\n"
+            + citation_explanation(result, docs, nli, at_most_citations)
+        )
+        if not diagnose:
+            return Score(value=values, answer=output, explanation=explanation)
+        diagnosis = await diagnose_statements(result, docs, backend, alce_compat=alce_compat)
+        labels = [_doc_label(i, docs) for i in range(len(docs))]
         return Score(
-            value={
-                "citation_rec": 100 * result.recall,
-                "citation_prec": 100 * result.precision,
-            },
+            value=values | diagnose_values(diagnosis),
             answer=output,
-            explanation=(
-                f"**Answer:** {highlight_markdown(output, marker_spans(output))}\n\n"
-                + citation_explanation(result, docs, nli, at_most_citations)
-            ),
+            explanation=f"{explanation}\n\n{diagnose_explanation(diagnosis, labels)}",
+            metadata={METADATA_KEY: diagnose_metadata(diagnosis)},
         )
 
     return score

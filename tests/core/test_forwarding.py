@@ -55,6 +55,7 @@ ALCE = {
     "mauve_seeds": 1,
     "thinking": False,
     "thinking_tokens": 4096,
+    "diagnose": False,
 }
 FULLCITE = {
     "ndoc": 5,
