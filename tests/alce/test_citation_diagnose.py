@@ -11,8 +11,10 @@ from inspect_ai.dataset import Sample
 
 from alce_tasks import asqa
 from inspect_cite.diagnose import DIAGNOSE_CLASSES, DIAGNOSE_KEYS
+from inspect_cite.nli import get_nli, reset_nli
 from scorers import citation_nli
 from tests.conftest import FIXTURES
+from tests.helpers import nli_fns
 from tests.helpers.diagnose_cases import ALCE_FOUR, DOCS, FOUR_PAIRS, NLI, alce_sample
 from tests.helpers.evals import eval_one, score_answers
 from tests.helpers.scripted_models import scripted_model
@@ -81,6 +83,30 @@ def test_without_diagnose_nothing_changes(tmp_path):
     assert {k: on.value[k] for k in CITATION_KEYS} == off.value
     # The diagnosis is appended: what the explanation said before is unchanged.
     assert on.explanation.startswith(off.explanation + "\n\n**Diagnose:**")
+
+
+def test_pairs_added_are_counted_batched_and_cached(tmp_path, monkeypatch):
+    counting = "python:tests.helpers.nli_fns:counting_entail"
+    nli_fns.CALLS["count"] = 0
+    score([alce_sample(ALCE_FOUR)], tmp_path / "off", nli=counting)
+    plain_calls = nli_fns.CALLS["count"]
+
+    reset_nli()
+    monkeypatch.setenv("INSPECT_CITE_NLI_CACHE", str(tmp_path / "nli.sqlite"))
+    nli_fns.CALLS["count"] = 0
+    log = score([alce_sample(ALCE_FOUR)], tmp_path / "on", nli=counting, diagnose=True)
+    pairs = log.samples[0].scores["citation_nli"].metadata["diagnose"]["pairs"]
+    assert pairs == FOUR_PAIRS == nli_fns.CALLS["count"] - plain_calls
+    # Every pair went through the backend's batching queue, recall's and diagnose's alike.
+    assert sum(get_nli(counting).queue.batch_sizes) == nli_fns.CALLS["count"]
+
+    reset_nli()  # a new process: only the disk cache remembers
+    nli_fns.CALLS["count"] = 0
+    again = score([alce_sample(ALCE_FOUR)], tmp_path / "again", nli=counting, diagnose=True)
+    assert nli_fns.CALLS["count"] == 0
+    assert (
+        again.samples[0].scores["citation_nli"].value == log.samples[0].scores["citation_nli"].value
+    )
 
 
 def test_recall_rules_decide_supported(tmp_path):
