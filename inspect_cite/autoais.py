@@ -326,7 +326,7 @@ def statement_claims(
             judged = frozenset(r % n_docs for r in _in_range(s))
         claims.append(
             ClaimToDiagnose(
-                text=s.text,
+                text=s.hypothesis,
                 hypothesis=s.hypothesis,
                 cited=s.status != "uncited",
                 supported=bool(s.recall),

@@ -61,7 +61,9 @@ def test_four_claims_one_of_each_class(tmp_path):
         ("uncited", [], [3]),
     ]
     # The explanation names the document that supports the misattributed claim and where.
-    assert "**misattributed**: Berlin is the capital of Germany [1]." in s.explanation
+    assert (
+        "**misattributed**: Berlin is the capital of Germany. (cites [1] *France*" in s.explanation
+    )
     assert "supported by [2] *Germany* (position 2)" in s.explanation
     assert f"diagnose added {FOUR_PAIRS} NLI pairs" in s.explanation
     assert results(log) == s.value
