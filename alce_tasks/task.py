@@ -522,6 +522,7 @@ def alce_task(
     quick_test: int | None = None,
     retrieve_in_all_docs: bool | None = None,
     force_cite_show: bool | None = None,
+    diagnose: bool = False,
 ) -> Task:
     """Build an ALCE task; the @task functions fix the dataset and its own options.
 
@@ -592,6 +593,9 @@ def alce_task(
         force_cite_show: `interact`, `inlinesearch`: replace each output's citations by the
             documents shown last (default: true for `inlinesearch`, the paper's; false for
             `interact`).
+        diagnose: Also classify every statement as `supported`, `misattributed`,
+            `unsupported` or `uncited` (`citation_nli`'s `diagnose`; one more NLI pair per
+            unsupported statement and document it does not cite).
 
     """
     # The arguments as given: the solver's settings are picked from them, and the log's
@@ -719,7 +723,10 @@ def alce_task(
     if settings is not None:
         overrides |= generate_overrides(settings, eval_generate_config())
         info["config"] = {**settings.record, "overrides": overrides}
-    scorers: list[Scorer] = [alce_correctness(dataset), citation_nli(nli=nli, dataset=dataset)]
+    scorers: list[Scorer] = [
+        alce_correctness(dataset),
+        citation_nli(nli=nli, dataset=dataset, diagnose=diagnose),
+    ]
     if dataset == "eli5":
         scorers.append(claim_coverage(nli=nli))
     if qa:

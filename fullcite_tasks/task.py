@@ -166,7 +166,7 @@ def nli_spec(nli: Any) -> str:
     return nli
 
 
-def attribution_scorer(nli: str) -> Scorer:
+def attribution_scorer(nli: str, diagnose: bool = False) -> Scorer:
     """``claim_support`` with the task's NLI (a ``python:`` function is imported here).
 
     Raises:
@@ -174,7 +174,7 @@ def attribution_scorer(nli: str) -> Scorer:
 
     """
     try:
-        return claim_support(nli=nli)
+        return claim_support(nli=nli, diagnose=diagnose)
     except NLIConfigError as e:
         raise FullciteTaskError(nli_message("-T nli", nli, str(e))) from e
 
@@ -187,6 +187,7 @@ def fullcite_scorers(
     *,
     attribution: bool = False,
     nli: str = "true",
+    diagnose: bool = False,
 ) -> list[Scorer]:
     """Doc/Snippet-F1, bias and QA; similarity, judge and NLI claim support on request."""
     scorers = [
@@ -199,7 +200,7 @@ def fullcite_scorers(
     if judge:
         scorers.append(citation_judge())
     if attribution:
-        scorers.append(attribution_scorer(nli))
+        scorers.append(attribution_scorer(nli, diagnose))
     return scorers
 
 
@@ -282,6 +283,7 @@ def fullcite_task(
     nli: str = "true",
     thinking: bool = False,
     thinking_tokens: int = DEFAULT_THINKING_TOKENS,
+    diagnose: bool = False,
 ) -> Task:
     """Build a FullCite task; each @task function fixes the dataset and its own options.
 
@@ -324,6 +326,9 @@ def fullcite_task(
             ``thinking_tokens``, see ``inspect_cite.thinking``). An answer cut inside
             ``<think>`` is scored nan ("no answer").
         thinking_tokens: With ``thinking``, tokens added to ``max_tokens`` for the thinking.
+        diagnose: Also classify every claim as ``supported``, ``misattributed``,
+            ``unsupported`` or ``uncited`` (``claim_support``'s ``diagnose``); turns
+            ``attribution`` on, since the classes build on its verdicts.
 
     """
     data_args: dict[str, Any] = {
@@ -335,6 +340,8 @@ def fullcite_task(
     check_choice("doc_order", doc_order, DOC_ORDERS)
     check_choice("strategy", strategy, STRATEGIES)
     nli = nli_spec(nli)
+    # The classes are claim_support's verdicts taken further: asking for them asks for it.
+    attribution = attribution or diagnose
     config = thinking_generate_config(FULLCITE_GENERATE_CONFIG, thinking, thinking_tokens)
     records, info = fullcite_records(source, dataset_path, ndoc, **data_args)
     if similarity_model:
@@ -387,6 +394,7 @@ def fullcite_task(
             "judge": judge,
             "attribution": attribution,
             "nli": redact_text(nli),
+            "diagnose": diagnose,
             "thinking": thinking,
             "thinking_tokens": thinking_tokens,
             "max_tokens": config.max_tokens,
@@ -397,7 +405,13 @@ def fullcite_task(
         dataset=records_dataset(records, f"fullcite_{source}", doc_order, seed),
         solver=solver,
         scorer=fullcite_scorers(
-            source, ndoc, similarity_model, judge, attribution=attribution, nli=nli
+            source,
+            ndoc,
+            similarity_model,
+            judge,
+            attribution=attribution,
+            nli=nli,
+            diagnose=diagnose,
         ),
         config=config,
         version=FULLCITE_TASK_VERSION,

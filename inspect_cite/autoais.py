@@ -38,6 +38,9 @@ default, quirks included:
 6. Citations placed after a sentence's period (``"... France. [1] Berlin ..."``, which the
    sentence splitter attaches to the *next* sentence or leaves as a statement of its own) are
    given to the statement before them; a statement of citations alone is not judged.
+
+:func:`diagnose_statements` classifies each statement as supported (recall's own verdict),
+misattributed, unsupported or uncited (:mod:`inspect_cite.diagnose`) for ``-S diagnose=true``.
 """
 
 import re
@@ -51,6 +54,7 @@ from inspect_cite.citations.alce import (
     remove_citations,
     strip_markers,
 )
+from inspect_cite.diagnose import ClaimToDiagnose, Diagnosis, classify_claims, not_diagnosed
 from inspect_cite.nli.base import NLIBackend, Pair
 from inspect_cite.text import sent_tokenize
 
@@ -292,3 +296,71 @@ async def citation_scores(
         statements=statements,
         total_citations=total,
     )
+
+
+def _shown(ref: int | None, n_docs: int, alce_compat: bool) -> int | None:
+    """The 0-based shown document a citation names, or None (out of range)."""
+    if ref is None:
+        return None
+    if 0 <= ref < n_docs:
+        return ref
+    # eval.py reads "[0]" as -1, the last document; the fixed rules call it invalid.
+    return ref % n_docs if alce_compat and -n_docs <= ref < 0 else None
+
+
+def statement_claims(
+    result: CitationResult, n_docs: int, alce_compat: bool = True
+) -> list[ClaimToDiagnose]:
+    """Each statement as :mod:`inspect_cite.diagnose` classifies it, from recall's verdicts.
+
+    ``supported`` is recall's own judgement (at most ``at_most_citations`` citations, none out
+    of range); the documents recall judged together are not judged again.
+    """
+    claims = []
+    for s in result.statements:
+        shown = (_shown(r, n_docs, alce_compat) for r in s.refs)
+        cited = tuple(dict.fromkeys(r + 1 for r in shown if r is not None))
+        # The documents recall joined into its premise (none when it judged nothing).
+        judged: frozenset[int] = frozenset()
+        if s.status == "checked":
+            judged = frozenset(r % n_docs for r in _in_range(s))
+        claims.append(
+            ClaimToDiagnose(
+                text=s.hypothesis,
+                hypothesis=s.hypothesis,
+                cited=s.status != "uncited",
+                supported=bool(s.recall),
+                cited_positions=cited,
+                judged=judged,
+            )
+        )
+    return claims
+
+
+async def diagnose_statements(
+    result: CitationResult,
+    docs: Sequence[Mapping[str, Any]],
+    nli: NLIBackend,
+    alce_compat: bool = True,
+) -> Diagnosis:
+    """Every statement of a scored output as supported, misattributed, unsupported or uncited.
+
+    Each statement recall did not support is judged against every shown document outside its
+    judged citations, one document at a time (shown as eval.py shows it, :func:`format_doc`),
+    through ``nli`` (the same batching and cache as recall).
+
+    Args:
+        result: The output's recall verdicts (:func:`citation_scores`).
+        docs: The documents the citations number from 1.
+        nli: The entailment backend.
+        alce_compat: The rules ``result`` was computed with (eval.py's reads ``[0]`` as the
+            last document).
+
+    Returns:
+        The classes (nan with the reason when the output was skipped or NLI failed).
+
+    """
+    if result.skipped:
+        return not_diagnosed(result.skipped)
+    claims = statement_claims(result, len(docs), alce_compat)
+    return await classify_claims(claims, [format_doc(d) for d in docs], nli)

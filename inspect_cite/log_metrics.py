@@ -56,9 +56,11 @@ _DIRECTIONS = {
         similarity support relevance coverage snippet_support doc_support
         yesno_accuracy factoid_strict factoid_lenient factoid_mrr list_precision list_recall
         list_f1 summary_rouge2 summary_rouge_su4 rougeL rougeL_precision rougeL_recall rougeL_f1
+        supported
     """,
     LOWER_IS_BETTER: """
         invalid_citations invalid_share omission_rate unsupported_claims rejected_spans failed_docs
+        misattributed unsupported uncited uncited_but_supported
     """,
     # Sizes (good or bad only against a reference), and where citations go: citing the first
     # documents is a bias or right, depending on where the evidence is. A near-verbatim snippet

@@ -9,7 +9,11 @@ files) with ``inspect_ai.log``, and writes:
 - ``<task>_metrics.png``: each metric by run, with stderr bars and which way is better (a rate
   corrected for its NLI judge's errors, ``<score> (corrected)``, with its interval);
 - ``fullcite_doc_vs_snippet.png``: Doc-F1 against Snippet-F1 per run (FullCite tasks);
-- ``citation_positions.png``: how often each context position is cited (primacy bias).
+- ``citation_positions.png``: how often each context position is cited (primacy bias);
+- ``diagnose_classes.png`` (runs scored with ``diagnose=true``): a stacked bar per run of its
+  claims' classes (supported, misattributed, unsupported, uncited);
+- ``diagnose_positions.png``: for the misattributed claims of each such run, the position of
+  the document cited against the position of the document that supports the claim.
 
 Logs that are not successful runs (failed, cancelled, unfinished) or cannot be read (truncated,
 corrupt) are listed as skipped. Every text the report shows goes through
@@ -31,6 +35,7 @@ from inspect_ai.log import EvalLog, EvalSpec
 from inspect_ai.model import ModelConfig
 
 from inspect_cite.citations.alce import marker_refs
+from inspect_cite.diagnose import DIAGNOSE_CLASSES, METADATA_KEY
 from inspect_cite.http_client import redact_text
 from inspect_cite.log_metrics import metric_direction, metric_name
 
@@ -629,6 +634,118 @@ def _positions_chart(counts: dict[str, Counter[int]], samples: dict[str, int], p
     return True
 
 
+# One colour per class, in DIAGNOSE_CLASSES order: green for supported, the failures warm.
+_CLASS_COLORS = ("#4c9a2a", "#e39b27", "#c8423b", "#9a9a9a")
+
+
+def _diagnosed(runs: pd.DataFrame) -> pd.DataFrame:
+    """The runs scored with ``diagnose=true`` (they have every class's mean)."""
+    if not set(DIAGNOSE_CLASSES) <= set(runs.columns):
+        return runs.iloc[0:0]
+    return runs.dropna(subset=list(DIAGNOSE_CLASSES))
+
+
+def _classes_chart(runs: pd.DataFrame, path: Path) -> bool:
+    """A stacked bar per diagnosed run of its claims' classes, a panel per task, runs named."""
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
+
+    data = _diagnosed(runs)
+    if data.empty:
+        return False
+    tasks = sorted(data.groupby("task"), key=lambda item: str(item[0]))
+    # One full-width panel per task: the runs' labels fit beside their bars.
+    heights = [0.45 * len(group) + 0.9 for _, group in tasks]
+    fig = plt.figure(figsize=(11, sum(heights) + 1.0), layout="constrained")
+    axes = fig.subplots(len(tasks), 1, squeeze=False, height_ratios=heights).ravel()
+    for ax, (task, group) in zip(axes, tasks, strict=True):
+        y = list(range(len(group)))[::-1]
+        left = [0.0] * len(group)
+        for name, color in zip(DIAGNOSE_CLASSES, _CLASS_COLORS, strict=True):
+            values = group[name].astype(float).tolist()
+            ax.barh(y, values, left=left, color=color)
+            left = [a + b for a, b in zip(left, values, strict=True)]
+        labels = [_wrap(f"{i}. {_legend(r)}") for i, (_, r) in enumerate(group.iterrows(), 1)]
+        ax.set_yticks(y, labels, fontsize=7)
+        ax.set_xlim(0, 100)
+        ax.set_title(str(task), fontsize=9)
+        ax.tick_params(axis="x", labelsize=7)
+    axes[-1].set_xlabel("% of claims (mean over samples)", fontsize=8)
+    handles = [Patch(color=c) for c in _CLASS_COLORS]
+    fig.legend(handles, DIAGNOSE_CLASSES, loc="outside lower center", ncols=4, fontsize=8)
+    fig.suptitle("Why citations fail: each claim's class", fontsize=11)
+    _save(fig, path)
+    return True
+
+
+def misattributed_positions(sample: Any) -> list[tuple[int, int]]:
+    """``(cited, supporting)`` document positions of a logged sample's misattributed claims.
+
+    Read from the diagnosis a scorer run with ``diagnose=true`` keeps in its score metadata;
+    every cited position is paired with every supporting one.
+    """
+    pairs: list[tuple[int, int]] = []
+    for score in (sample.scores or {}).values():
+        diagnosis = (score.metadata or {}).get(METADATA_KEY)
+        if not isinstance(diagnosis, dict):
+            continue
+        for claim in diagnosis.get("claims") or []:
+            if not isinstance(claim, dict) or claim.get("class") != "misattributed":
+                continue
+            cited, supporting = claim.get("cited") or [], claim.get("supporting") or []
+            pairs += [
+                (c, s)
+                for c in cited
+                for s in supporting
+                if isinstance(c, int) and isinstance(s, int)
+            ]
+    return pairs
+
+
+def _misattribution_chart(runs: pd.DataFrame, path: Path) -> bool:
+    """Per diagnosed run with misattributed claims: cited position against supporting one."""
+    from inspect_ai.log import read_eval_log_samples
+
+    panels = []
+    for _, run in _diagnosed(runs).iterrows():
+        if not run["misattributed"] > 0:
+            continue
+        counts: Counter[tuple[int, int]] = Counter()
+        try:
+            for sample in read_eval_log_samples(str(run["log"]), all_samples_required=False):
+                counts.update(misattributed_positions(sample))
+        # As in _read_logs: whatever one log raises concerns that log alone (its table row
+        # is written; its panel is left out).
+        except Exception:  # noqa: BLE001
+            continue
+        if counts:
+            panels.append((run, counts))
+    if not panels:
+        return False
+    fig, axes = _figure(len(panels))
+    for ax, (run, counts) in zip(axes, panels, strict=True):
+        size = max(max(pair) for pair in counts)
+        grid = [[counts[(c, s)] for c in range(1, size + 1)] for s in range(1, size + 1)]
+        ax.imshow(grid, origin="lower", cmap="Oranges", extent=(0.5, size + 0.5, 0.5, size + 0.5))
+        most = max(counts.values())
+        for (c, s), n in counts.items():
+            # Dark cells get white text.
+            color = "white" if n > most / 2 else "black"
+            ax.annotate(str(n), (c, s), ha="center", va="center", fontsize=7, color=color)
+        ticks = list(range(1, size + 1))
+        ax.set_xticks(ticks, [str(t) for t in ticks], fontsize=7)
+        ax.set_yticks(ticks, [str(t) for t in ticks], fontsize=7)
+        ax.set_xlabel("cited position", fontsize=8)
+        ax.set_ylabel("supporting document's position", fontsize=8)
+        ax.set_title(_wrap(f"{run['task']}: {run['label']}"), fontsize=7)
+    fig.suptitle(
+        "Misattributed claims: the document cited vs the one that supports the claim",
+        fontsize=11,
+    )
+    _save(fig, path)
+    return True
+
+
 def write_report(log_dir: str | Path, out_dir: str | Path) -> Report:
     """Write the tables and charts; return the runs, the logs skipped and the files written."""
     import matplotlib
@@ -653,4 +770,8 @@ def write_report(log_dir: str | Path, out_dir: str | Path) -> Report:
     samples = runs.groupby("task")["samples"].sum().to_dict()
     if _positions_chart(_by_task(runs, logs.positions), samples, out / "citation_positions.png"):
         written.append(out / "citation_positions.png")
+    if _classes_chart(runs, out / "diagnose_classes.png"):
+        written.append(out / "diagnose_classes.png")
+    if _misattribution_chart(runs, out / "diagnose_positions.png"):
+        written.append(out / "diagnose_positions.png")
     return Report(runs=runs, skipped=logs.skipped, written=written)

@@ -12,6 +12,9 @@ ALCE log keys (``alce_tasks/*``; the same definitions score ``alce-eval`` and lm
 |----------------------------------------|------------------------|------------------------------
 | citation_rec, citation_prec            | citation_nli.py        | inspect_cite/autoais.py
 |                                        |                        | (RERANK needs it too)
+| supported, misattributed, unsupported, | citation_nli.py        | inspect_cite/diagnose.py
+| uncited, uncited_but_supported         |                        | (classes), autoais.py
+| (-S diagnose=true)                     |                        | (statements)
 | claims_nli (ELI5)                      | claim_coverage.py      | here
 | length; str_em, str_hit, rougeLsum     | alce_correctness.py    | here (normalisation:
 | (ASQA); rougeLsum (ELI5); num_preds,   |                        | inspect_cite/squad.py)
@@ -41,6 +44,9 @@ FullCite log keys (``fullcite_tasks/*``):
 | n_citations                            |                        |
 | snippet_support, doc_support,          | claim_support.py       | here (NLI backends:
 | unsupported_claims                     |                        | inspect_cite/nli/)
+| supported, misattributed, unsupported, | claim_support.py       | inspect_cite/diagnose.py
+| uncited, uncited_but_supported         |                        |
+| (-S diagnose=true)                     |                        |
 | yesno_accuracy, factoid_strict,        | fullcite_answer.py     | here
 | factoid_lenient, factoid_mrr,          |                        |
 | list_precision, list_recall, list_f1,  |                        |

@@ -13,9 +13,18 @@ from inspect_cite.autoais import (
     StatementVerdict,
     at_most_citations_problem,
     citation_scores,
+    diagnose_statements,
 )
 from inspect_cite.citations.alce import alce_scoring_output, marker_spans, render_marker
 from inspect_cite.cli_values import accept_cli_values
+from inspect_cite.diagnose import (
+    DIAGNOSE_KEYS,
+    METADATA_KEY,
+    diagnose_explanation,
+    diagnose_metadata,
+    diagnose_values,
+    not_diagnosed,
+)
 from inspect_cite.documents import get_docs
 from inspect_cite.errors import ArgumentError
 from inspect_cite.http_client import redact_text
@@ -88,19 +97,29 @@ def citation_explanation(
     return "\n".join(lines)
 
 
-def _unscored(reason: str, output: str) -> Score:
+CITATION_KEYS = ("citation_rec", "citation_prec")
+
+
+def _unscored(reason: str, output: str, diagnose: bool) -> Score:
+    keys = (*CITATION_KEYS, *DIAGNOSE_KEYS) if diagnose else CITATION_KEYS
+    metadata: dict[str, Any] = {"reason": reason}
+    if diagnose:
+        metadata[METADATA_KEY] = diagnose_metadata(not_diagnosed(reason))
     return Score(
-        value={"citation_rec": math.nan, "citation_prec": math.nan},
+        value=dict.fromkeys(keys, math.nan),
         answer=output,
         explanation=f"**Not scored:** {reason}",
-        metadata={"reason": reason},
+        metadata=metadata,
     )
 
 
+# The diagnose keys are declared here and logged only with diagnose=true: Inspect resolves a
+# scorer's metric keys against the keys its samples' values hold, so keys that no sample of a
+# run holds are not reported (every sample of a run holds the same keys).
 @scorer(
     metrics={
-        "citation_rec": [mean(), stderr(), corrected("citation_rec")],
-        "citation_prec": [mean(), stderr(), corrected("citation_prec")],
+        **{key: [mean(), stderr(), corrected(key)] for key in CITATION_KEYS},
+        **{key: [mean(), stderr()] for key in DIAGNOSE_KEYS},
     }
 )
 @accept_cli_values("-S")
@@ -111,6 +130,7 @@ def citation_nli(
     dataset: AlceDatasetName | None = None,
     nli_cache: str | None = None,
     calibration: str | None = None,
+    diagnose: bool = False,
 ) -> Scorer:
     """ALCE citation recall and precision (x100), judged by an NLI model as eval.py does.
 
@@ -130,6 +150,10 @@ def citation_nli(
         calibration: ``FILE[#DATA[/SUBSET]]``, a ``calibration.json`` measuring this ``nli``
             judge: the log then carries each rate corrected for the judge's errors
             (``corrected`` metric, :mod:`scorers.judge_correction`).
+        diagnose: Also classify every statement as ``supported``, ``misattributed``,
+            ``unsupported`` or ``uncited`` (x100 shares, plus ``uncited_but_supported``;
+            :mod:`inspect_cite.diagnose`), judging each unsupported statement against the
+            shown documents it does not cite.
 
     """
     problem = at_most_citations_problem(at_most_citations)
@@ -151,7 +175,8 @@ def citation_nli(
         question = metadata.get("question")
         if qampari and not isinstance(question, str):
             raise ValueError(f'{where}: QAMPARI citation scoring needs metadata["question"]')
-        if unscored := no_answer_score(state, ["citation_rec", "citation_prec"]):
+        keys = (*CITATION_KEYS, *DIAGNOSE_KEYS) if diagnose else CITATION_KEYS
+        if unscored := no_answer_score(state, keys):
             return unscored
         try:
             result = await citation_scores(
@@ -164,9 +189,9 @@ def citation_nli(
                 alce_compat=alce_compat,
             )
         except NLIError as e:
-            return _unscored(f"NLI failed: {e}", output)
+            return _unscored(f"NLI failed: {e}", output, diagnose)
         if result.skipped:
-            return _unscored(result.skipped, output)
+            return _unscored(result.skipped, output, diagnose)
         assert result.recall is not None and result.precision is not None
         checked = [s for s in result.statements if s.status == "checked"]
         # Uncited and invalid statements score 0 without the judge: no judge error in them.
@@ -174,17 +199,26 @@ def citation_nli(
             "citation_rec": share(len(checked), len(result.statements)),
             "citation_prec": share(sum(len(s.used) for s in checked), result.total_citations),
         }
+        values = {
+            "citation_rec": 100 * result.recall,
+            "citation_prec": 100 * result.precision,
+        }
+        explanation = (
+            f"**Answer:** {highlight_markdown(output, marker_spans(output))}\n\n"
+            + citation_explanation(result, docs, nli, at_most_citations)
+        )
+        metadata = calibration_metadata(judge_calibration, judged) or {}
+        if not diagnose:
+            return Score(
+                value=values, answer=output, explanation=explanation, metadata=metadata or None
+            )
+        diagnosis = await diagnose_statements(result, docs, backend, alce_compat=alce_compat)
+        labels = [_doc_label(i, docs) for i in range(len(docs))]
         return Score(
-            value={
-                "citation_rec": 100 * result.recall,
-                "citation_prec": 100 * result.precision,
-            },
+            value=values | diagnose_values(diagnosis),
             answer=output,
-            explanation=(
-                f"**Answer:** {highlight_markdown(output, marker_spans(output))}\n\n"
-                + citation_explanation(result, docs, nli, at_most_citations)
-            ),
-            metadata=calibration_metadata(judge_calibration, judged) or None,
+            explanation=f"{explanation}\n\n{diagnose_explanation(diagnosis, labels)}",
+            metadata={**metadata, METADATA_KEY: diagnose_metadata(diagnosis)},
         )
 
     return score

@@ -32,6 +32,11 @@ then the mean over samples):
   shares are nan (reason given), ``unsupported_claims`` is 100. An NLI failure: all three nan
   with the reason, never 0.
 
+With ``diagnose=true`` every claim is also classified ``supported`` (as above: either premise
+entails it), ``misattributed``, ``unsupported`` or ``uncited`` (:mod:`inspect_cite.diagnose`):
+a claim its citations do not support is judged against each shown document it does not validly
+cite, an uncited claim against every shown document.
+
 Pairs go through :func:`inspect_cite.nli.get_nli`: the same specs, batching queue across
 concurrent samples, and memory/disk cache (``INSPECT_CITE_NLI_CACHE``) as ``citation_nli``.
 """
@@ -39,12 +44,24 @@ concurrent samples, and memory/disk cache (``INSPECT_CITE_NLI_CACHE``) as ``cita
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from inspect_cite.autoais import format_doc
 from inspect_cite.cli_values import accept_cli_values
+from inspect_cite.diagnose import (
+    DIAGNOSE_KEYS,
+    METADATA_KEY,
+    ClaimToDiagnose,
+    Diagnosis,
+    classify_claims,
+    diagnose_explanation,
+    diagnose_metadata,
+    diagnose_values,
+    not_diagnosed,
+)
 from inspect_cite.nli import NLIBackend, NLIError, Pair, get_nli
 from inspect_cite.preflight import check_nli
 from scorers.cited_answer import CheckedCitation, CitedAnswer, read_cited_answer
@@ -165,6 +182,34 @@ def support_values(verdicts: Sequence[ClaimVerdict]) -> tuple[dict[str, float], 
     return values, None
 
 
+async def diagnose_claims(
+    answer: CitedAnswer, verdicts: Sequence[ClaimVerdict], nli: NLIBackend
+) -> Diagnosis:
+    r"""Every claim as supported, misattributed, unsupported or uncited.
+
+    ``supported`` is this scorer's verdict (its snippet or document premise entails it). A
+    cited claim that is not supported is judged against each shown document it does not
+    validly cite, an uncited claim against every shown document, one document at a time
+    (``Title: {title}\n{text}``), through ``nli`` (the same batching and cache).
+    """
+    claims = []
+    for v in verdicts:
+        valid = {c.doc_id for c in v.citations if c.valid}
+        claims.append(
+            ClaimToDiagnose(
+                text=v.text,
+                hypothesis=v.text,
+                cited=v.cited,
+                supported=v.supported,
+                cited_positions=tuple(
+                    dict.fromkeys(c.position for c in v.citations if c.position is not None)
+                ),
+                judged=frozenset(j for j, doc in enumerate(answer.docs) if doc["id"] in valid),
+            )
+        )
+    return await classify_claims(claims, [format_doc(doc) for doc in answer.docs], nli)
+
+
 def _cell(text: str, limit: int = 300) -> str:
     text = " ".join(text.split())
     return (text if len(text) <= limit else text[: limit - 1] + "…") or "*(empty)*"
@@ -225,15 +270,24 @@ def judged_shares(verdicts: Sequence[ClaimVerdict]) -> dict[str, float]:
     }
 
 
+# The diagnose keys are declared here and logged only with diagnose=true: Inspect resolves a
+# scorer's metric keys against the keys its samples' values hold, so keys that no sample of a
+# run holds are not reported (every sample of a run holds the same keys).
 @scorer(
     metrics={
-        key: [mean(), stderr(), corrected(key, negative=key == "unsupported_claims")]
-        for key in CLAIM_SUPPORT_KEYS
+        **{
+            key: [mean(), stderr(), corrected(key, negative=key == "unsupported_claims")]
+            for key in CLAIM_SUPPORT_KEYS
+        },
+        **{key: [mean(), stderr()] for key in DIAGNOSE_KEYS},
     }
 )
 @accept_cli_values("-S")
 def claim_support(
-    nli: str = "true", nli_cache: str | None = None, calibration: str | None = None
+    nli: str = "true",
+    nli_cache: str | None = None,
+    calibration: str | None = None,
+    diagnose: bool = False,
 ) -> Scorer:
     """FullCite claim attribution by NLI: snippet_support, doc_support, unsupported_claims (x100).
 
@@ -249,30 +303,48 @@ def claim_support(
         nli_cache: SQLite file caching NLI decisions (default ``$INSPECT_CITE_NLI_CACHE``).
         calibration: ``FILE[#DATA[/SUBSET]]``, a ``calibration.json`` measuring this ``nli``
             judge: the log then carries each value corrected for the judge's errors.
+        diagnose: Also classify every claim as ``supported``, ``misattributed``,
+            ``unsupported`` or ``uncited`` (x100 shares, plus ``uncited_but_supported``;
+            :mod:`inspect_cite.diagnose`), judging each unsupported claim against the shown
+            documents it does not cite.
 
     """
     check_nli(nli, flag="-S nli")
     judge_calibration = calibration_for(calibration, nli)
     backend = get_nli(nli, nli_cache)
+    keys = (*CLAIM_SUPPORT_KEYS, *DIAGNOSE_KEYS) if diagnose else CLAIM_SUPPORT_KEYS
 
     async def score(state: TaskState, target: Target) -> Score:
-        if unscored := no_answer_score(state, CLAIM_SUPPORT_KEYS):
+        if unscored := no_answer_score(state, keys):
             return unscored
         answer = read_cited_answer(state)
         try:
             verdicts = await judge_claims(answer, backend)
         except NLIError as e:
             failure = f"NLI failed: {e}"
+            metadata: dict[str, Any] = {"reason": failure}
+            if diagnose:
+                metadata[METADATA_KEY] = diagnose_metadata(not_diagnosed(failure))
             return Score(
-                value=dict.fromkeys(CLAIM_SUPPORT_KEYS, math.nan),
+                value=dict.fromkeys(keys, math.nan),
                 answer=answer.text,
                 explanation=f"**Not scored:** {failure}",
-                metadata={"reason": failure},
+                metadata=metadata,
             )
         values, reason = support_values(verdicts)
         shown = explanation(answer, verdicts, values, nli)
         if reason:
             shown = f"**nan:** {reason}\n\n{shown}"
+        extra: dict[str, Any] = {}
+        if diagnose:
+            diagnosis = await diagnose_claims(answer, verdicts, backend)
+            labels = [
+                f"`{_cell(doc['id'], 60)}` *{_cell(answer.title(doc['id']), 80)}*"
+                for doc in answer.docs
+            ]
+            shown = f"{shown}\n\n{diagnose_explanation(diagnosis, labels)}"
+            extra[METADATA_KEY] = diagnose_metadata(diagnosis)
+            values |= diagnose_values(diagnosis)
         return Score(
             value=values,
             answer=answer.text,
@@ -289,6 +361,7 @@ def claim_support(
                     for v in verdicts
                 ],
                 **calibration_metadata(judge_calibration, judged_shares(verdicts)),
+                **extra,
             },
         )
 

@@ -64,6 +64,7 @@ ALCE = {
     "quick_test": None,
     "retrieve_in_all_docs": None,
     "force_cite_show": None,
+    "diagnose": False,
 }
 FULLCITE = {
     "ndoc": 5,
@@ -76,6 +77,7 @@ FULLCITE = {
     "nli": "true",
     "thinking": False,
     "thinking_tokens": 4096,
+    "diagnose": False,
 }
 PROMPTED = {
     "shot": 2,
@@ -112,7 +114,7 @@ PUBLIC_DEFAULTS = {
     bioasq: ordered(
         {**FULLCITE, "dataset_path": None, "abstracts_path": None, "question_types": None},
         "dataset_path abstracts_path ndoc doc_order seed strategy question_types "
-        "similarity_model judge attribution nli thinking thinking_tokens",
+        "similarity_model judge attribution nli thinking thinking_tokens diagnose",
     ),
     expertqa: {"dataset_path": None, "system": "rr_gs_gpt4", "spans_path": None, **FULLCITE},
     prompted_citations: FULLCITE_PROMPTED,
