@@ -22,8 +22,8 @@ pytestmark = pytest.mark.slow
 NLI = f"python:{ROOT / 'tests' / 'helpers' / 'nli_fns.py'}:word_entail"
 
 
-def inspect_cli(args: list[str], cwd: Path) -> tuple[int, list[str]]:
-    """Run ``inspect`` as a user would here; its exit code and the lines it printed."""
+def user_env(cwd: Path, **extra: str) -> dict[str, str]:
+    """A user's environment here: offline, empty caches, no GPU, 80 columns; then ``extra``."""
     env = {
         **os.environ,
         "HF_HUB_OFFLINE": "1",
@@ -34,11 +34,20 @@ def inspect_cli(args: list[str], cwd: Path) -> tuple[int, list[str]]:
         "COLUMNS": "80",
         "PYTHONPATH": "",
     }
-    env.pop("INSPECT_CITE_NLI_ALLOW_CPU", None)
-    env.pop("HF_HUB_CACHE", None)
-    proc = subprocess.run(
-        [INSPECT, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
+    for name in ("INSPECT_CITE_NLI_ALLOW_CPU", "HF_HUB_CACHE", "INSPECT_CITE_ALCE_PROMPT_DIR"):
+        env.pop(name, None)
+    return {**env, **extra}
+
+
+def run_cli(args: list[str], cwd: Path, **extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        args, cwd=cwd, env=user_env(cwd, **extra), capture_output=True, text=True, timeout=600
     )
+
+
+def inspect_cli(args: list[str], cwd: Path) -> tuple[int, list[str]]:
+    """Run ``inspect`` as a user would here; its exit code and the lines it printed."""
+    proc = run_cli([INSPECT, *args], cwd)
     # The hf provider's progress bar for loading the generator is not part of the message.
     lines = [
         line
@@ -176,3 +185,45 @@ def test_a_bad_scorer_argument_is_one_line_from_inspect_score(tmp_path):
         assert code != 0 and len(lines) <= 2, "\n".join(lines)
         assert lines[0].startswith(message), "\n".join(lines)
     assert not (tmp_path / "rescored.eval").exists()
+
+
+# --- issue 24, items 17, 18, 20, 21: what a new user hits ------------------------------------
+
+CHECK = str(Path(INSPECT).with_name("inspect-cite"))
+DISPLAYS = ("full", "rich", "plain", "log", "none", "conversation")
+
+
+@pytest.mark.parametrize("display", DISPLAYS)
+def test_a_refusal_reaches_stderr_once_under_every_display(display, tmp_path):
+    missing = tmp_path / "nowhere.json"
+    proc = run_cli(
+        [
+            INSPECT, "eval", "alce_tasks/asqa", "--model", "mockllm/model",
+            "-T", f"dataset_path={missing}", "-T", f"prompt_file={own_prompt_file(tmp_path)}",
+            "-T", f"nli={NLI}", "--log-dir", str(tmp_path / "logs"), "--display", display,
+        ],
+        tmp_path,
+    )  # fmt: skip
+    message = f"dataset file {missing} does not exist (-T dataset_path)"
+    assert proc.returncode != 0
+    assert proc.stderr.count(message) == 1, proc.stderr
+    assert message not in proc.stdout and "Traceback" not in proc.stdout + proc.stderr
+
+
+def test_check_builds_a_task_without_a_model(tmp_path):
+    args = [
+        "-T", f"dataset_path={FIXTURES / 'alce_asqa.json'}",
+        "-T", f"prompt_file={own_prompt_file(tmp_path)}", "-T", f"nli={NLI}",
+    ]  # fmt: skip
+    proc = run_cli([CHECK, "check", "alce_tasks/asqa", *args], tmp_path)
+    assert (proc.returncode, proc.stdout.strip()) == (0, "ok: alce_tasks/asqa: 3 samples")
+    # A wrong -T value is refused exactly as `inspect eval` refuses it, before any model.
+    proc = run_cli([CHECK, "check", "alce_tasks/asqa", *args, "-T", "ndoc=abc"], tmp_path)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr.strip() == "-T ndoc must be an integer, got 'abc'"
+    # A run's missing files: every one in the one message.
+    proc = run_cli(
+        [CHECK, "check", "fullcite_tasks/expertqa", "-T", f"dataset_path={tmp_path / 'x.jsonl'}"],
+        tmp_path,
+    )
+    assert proc.returncode == 1 and str(tmp_path / "x.jsonl") in proc.stderr
