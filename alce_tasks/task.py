@@ -18,6 +18,7 @@ from alce_tasks.data import (
     alce_data_path,
     eval_file_name,
     load_items,
+    local_alce_data,
     record_to_sample,
 )
 from inspect_cite import __version__
@@ -30,7 +31,7 @@ from inspect_cite.alce_prompts import (
     load_prompt_file,
     prompt_provenance,
 )
-from inspect_cite.errors import PreflightError
+from inspect_cite.errors import PreflightError, Refusals
 from inspect_cite.http_client import redact_text
 from inspect_cite.hub_files import check_dataset_path, dataset_file
 from inspect_cite.preflight import check_model, check_nli
@@ -210,43 +211,119 @@ class AlceTaskError(PreflightError, ValueError):
     """An ALCE task was given parameters it cannot run with."""
 
 
-def alce_dataset(
+@dataclass(frozen=True)
+class AlceInputs:
+    """What an ALCE task reads from disk, checked before anything is generated or downloaded.
+
+    Attributes:
+        items: The validated items, or None when the pinned data is still to be downloaded.
+        prompt_file: The prompt file the task builds prompts (or logs demonstrations) from.
+
+    """
+
+    items: list[dict[str, Any]] | None
+    prompt_file: PromptFile
+
+
+def check_inputs(
     dataset: AlceDatasetName,
-    retriever: Retriever,
-    oracle: bool,
-    ndoc: int,
+    spec: AlceStrategy,
+    *,
+    data_name: str | None,
+    variant: PromptVariant,
     shot: int,
-    seed: int,
-    prompt: PromptVariant,
-    use_shorter: UseShorter | None,
     dataset_path: str | None,
     prompt_file: str | None,
+    models: Callable[[], None],
+) -> AlceInputs:
+    """Check every file and model an ALCE run needs, and refuse with all the problems at once.
+
+    An offline run learns in one message everything it lacks (the data, each prompt file, a
+    prompt file's fields, too few demonstrations for ``-T shot``, the models), not one problem
+    per try. Nothing is downloaded here but prompt files (a few kB): pinned data that is not
+    cached is a problem only when the hub cannot be reached; it is downloaded once everything
+    else passed (:func:`alce_data_path`).
+
+    Args:
+        dataset: The ALCE dataset.
+        spec: The strategy's row of :data:`STRATEGIES`.
+        data_name: The pinned eval file (None when ``dataset_path`` is given).
+        variant: The prompt variant the task reads.
+        shot: Demonstrations per prompt (``-T shot``).
+        dataset_path: The user's data file (``-T dataset_path``).
+        prompt_file: The user's prompt file (``-T prompt_file``).
+        models: Checks the models the run needs (:func:`preflight_models`).
+
+    Raises:
+        PreflightError: One problem as it is; several as :class:`PreflightErrors`.
+
+    """
+    refusals = Refusals()
+    items = None
+    with refusals.check():
+        if dataset_path is not None:
+            check_dataset_path(dataset_path, AlceDataError)
+            items = load_items(dataset_path, dataset)
+        elif data_name is not None and (local := local_alce_data(data_name)) is not None:
+            items = load_items(local, dataset)
+    task_file: PromptFile | None = None
+    with refusals.check():
+        # A strategy with its own prompt variant reads prompt_file itself.
+        task_file = load_prompt_file(
+            dataset,
+            variant,
+            prompt_file=prompt_file if spec.prompt is None else None,
+            shot=shot,
+            shot_flag="-T shot",
+        )
+    if spec.prompt is not None:
+        # The strategy's solver reads its prompt file only once it sees a sample: read (and
+        # fetch) it now, so that a missing or unreachable file stops the run here. It draws
+        # -T shot demonstrations from -T prompt_file when it reads that.
+        with refusals.check():
+            if spec.reads_prompt_file:
+                load_prompt_file(dataset, spec.prompt, prompt_file, shot=shot, shot_flag="-T shot")
+            else:
+                load_prompt_file(dataset, spec.prompt)
+        if prompt_file is not None and not spec.reads_prompt_file:
+            with refusals.check():
+                PromptFile.load(prompt_file)
+    with refusals.check():
+        models()
+    refusals.raise_any()
+    assert task_file is not None
+    return AlceInputs(items, task_file)
+
+
+def alce_dataset(
+    dataset: AlceDatasetName,
+    inputs: AlceInputs,
+    *,
+    data_name: str | None,
+    ndoc: int,
+    seed: int,
+    shot: int,
+    use_shorter: UseShorter | None,
+    dataset_path: str | None,
     pool: bool = False,
     build_prompts: bool = True,
-) -> tuple[MemoryDataset, dict[str, Any]]:
-    """Load ALCE items, build every prompt, and describe what was loaded for the log.
+) -> tuple[MemoryDataset, dict[str, Any], list[int]]:
+    """The samples, where their data came from, and the demonstrations drawn.
 
-    With ``pool`` a sample keeps the item's whole retrieval list; without ``build_prompts``
-    its input is the question (its solver builds the prompt).
+    The pinned data is downloaded here when it was not on this machine. With ``pool`` a
+    sample keeps the item's whole retrieval list; without ``build_prompts`` its input is the
+    question (its solver builds the prompt).
     """
-    if prompt == "sum_or_ext" and use_shorter is None:
-        use_shorter = "summary"
-    if prompt != "sum_or_ext" and use_shorter is not None:
-        raise AlceTaskError(
-            f"-T use_shorter={use_shorter}: use_shorter={use_shorter!r} needs "
-            f"prompt=sum_or_ext, got prompt={prompt!r}"
-        )
 
     def pinned() -> tuple[Path, dict[str, Any]]:
-        # retriever/oracle choose among the pinned files; a local dataset_path is taken as given.
-        name = eval_file_name(dataset, retriever, oracle)
-        return alce_data_path(name), ALCE_DATA_HUB.provenance(name)
+        assert data_name is not None  # called only without a dataset_path
+        return alce_data_path(data_name), ALCE_DATA_HUB.provenance(data_name)
 
     data_path, data_info = dataset_file(dataset_path, pinned, AlceDataError)
-    items = load_items(data_path, dataset)
-
-    pf = load_prompt_file(dataset, prompt, prompt_file=prompt_file)
-    builder = AlcePromptBuilder(pf, shot=shot, ndoc=ndoc, seed=seed, use_shorter=use_shorter)
+    items = inputs.items if inputs.items is not None else load_items(data_path, dataset)
+    builder = AlcePromptBuilder(
+        inputs.prompt_file, shot=shot, ndoc=ndoc, seed=seed, use_shorter=use_shorter
+    )
     samples = [
         record_to_sample(
             item,
@@ -261,24 +338,8 @@ def alce_dataset(
     if len(set(ids)) != len(ids):
         for i, s in enumerate(samples):
             s.id = f"{s.id}-{i}"
-    info = {
-        "inspect_cite_version": __version__,
-        "benchmark": "alce",
-        "dataset": dataset,
-        "data": data_info,
-        "prompt_file": prompt_provenance(dataset, prompt, prompt_file=prompt_file),
-        "parameters": {
-            "retriever": retriever,
-            "oracle": oracle,
-            "ndoc": ndoc,
-            "shot": shot,
-            "seed": seed,
-            "prompt": prompt,
-            "use_shorter": use_shorter,
-            "demo_ids": builder.demo_ids,
-        },
-    }
-    return MemoryDataset(samples, name=f"alce_{dataset}", location=str(data_path)), info
+    dataset_obj = MemoryDataset(samples, name=f"alce_{dataset}", location=str(data_path))
+    return dataset_obj, data_info, builder.demo_ids
 
 
 def strategy_solver(strategy: Strategy, settings: StrategySettings) -> Solver:
@@ -410,15 +471,13 @@ def alce_task(
         raise AlceTaskError(f"-T mauve_seeds={mauve_seeds}: must be a whole number of at least 1")
     if mauve and dataset == "qampari":
         raise AlceTaskError("-T mauve=true: eval.py does not compute MAUVE for QAMPARI lists")
-    # The user's own files first (instant, and a typo is the likeliest problem), then the
-    # models, then the pinned data and prompts (a 451 MB download on first use).
-    if dataset_path is not None:
-        check_dataset_path(dataset_path, AlceDataError)
-    if prompt_file is not None:
-        PromptFile.load(prompt_file)
-    preflight_models(
-        strategy, nli, retrieval_model, qa_model if qa else None, mauve_model if mauve else None
-    )
+    if prompt == "sum_or_ext" and use_shorter is None:
+        use_shorter = "summary"
+    if prompt != "sum_or_ext" and use_shorter is not None:
+        raise AlceTaskError(
+            f"-T use_shorter={use_shorter}: use_shorter={use_shorter!r} needs "
+            f"prompt=sum_or_ext, got prompt={prompt!r}"
+        )
     spec = STRATEGIES[strategy]
     oracle = oracle or spec.oracle
     if ndoc is None:
@@ -427,34 +486,57 @@ def alce_task(
     if not spec.pool and spec.prompt is not None and prompt == "default":
         # The task shows (and logs) the documents and prompt file of the solver's variant.
         variant = spec.prompt
-    ds, info = alce_dataset(
+    # retriever and oracle choose among the pinned files; a local dataset_path is taken as given.
+    data_name = eval_file_name(dataset, retriever, oracle) if dataset_path is None else None
+    inputs = check_inputs(
         dataset,
-        retriever,
-        oracle,
-        ndoc,
-        shot,
-        seed,
-        variant,
-        use_shorter,
-        dataset_path,
-        # A strategy with its own prompt variant reads prompt_file itself.
-        prompt_file if spec.prompt is None else None,
+        spec,
+        data_name=data_name,
+        variant=variant,
+        shot=shot,
+        dataset_path=dataset_path,
+        prompt_file=prompt_file,
+        models=lambda: preflight_models(
+            strategy,
+            nli,
+            retrieval_model,
+            qa_model if qa else None,
+            mauve_model if mauve else None,
+        ),
+    )
+    ds, data_info, demo_ids = alce_dataset(
+        dataset,
+        inputs,
+        data_name=data_name,
+        ndoc=ndoc,
+        seed=seed,
+        shot=shot,
+        use_shorter=use_shorter,
+        dataset_path=dataset_path,
         pool=spec.pool,
         build_prompts=spec.task_prompt,
     )
-    if spec.prompt is not None:
-        # The strategy's solver reads its prompt file only once it sees a sample: read (and
-        # fetch) it now, so that a missing or unreachable file stops the run here.
-        # (A -T prompt_file it reads instead was loaded above.)
-        if prompt_file is None or not spec.reads_prompt_file:
-            load_prompt_file(dataset, spec.prompt)
-    info["parameters"] = {
-        **given,
-        # The dataset's values win: ndoc and oracle as the strategy resolved them, demo_ids.
-        **info["parameters"],
-        # Only the log's copy: the solver needs the spec with its credentials.
-        "nli": redact_text(nli),
-        "max_tokens": config.max_tokens,
+    info = {
+        "inspect_cite_version": __version__,
+        "benchmark": "alce",
+        "dataset": dataset,
+        "data": data_info,
+        "prompt_file": prompt_provenance(
+            dataset, variant, prompt_file=prompt_file if spec.prompt is None else None
+        ),
+        "parameters": {
+            **given,
+            # As the run used them: ndoc and oracle as the strategy resolved them, the prompt
+            # variant read, the demonstrations drawn.
+            "oracle": oracle,
+            "ndoc": ndoc,
+            "prompt": variant,
+            "use_shorter": use_shorter,
+            "demo_ids": demo_ids,
+            # Only the log's copy: the solver needs the spec with its credentials.
+            "nli": redact_text(nli),
+            "max_tokens": config.max_tokens,
+        },
     }
     scorers: list[Scorer] = [alce_correctness(dataset), citation_nli(nli=nli, dataset=dataset)]
     if dataset == "eli5":

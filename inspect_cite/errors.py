@@ -1,7 +1,8 @@
 """The error a user fixes by changing a flag, a file or the machine: shown as its message alone."""
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from types import TracebackType
 from typing import Any
 
@@ -69,6 +70,61 @@ class TaskArgumentTypeError(ArgumentTypeError, ValueError):
     Also a ``ValueError``, as the tasks' other ``-T`` checks are: Inspect builds a task outside
     the ``--scorer`` loader, so no message is lost.
     """
+
+
+class PreflightErrors(PreflightError):
+    """Several independent things a run needs are missing: all of them, in one message.
+
+    Args:
+        errors: The refusals of the checks that failed, in the order they ran.
+
+    """
+
+    def __init__(self, errors: list[PreflightError]) -> None:
+        self.errors = errors
+        items = []
+        for i, error in enumerate(errors, 1):
+            first, *rest = str(error).splitlines() or [""]
+            items.append("\n".join([f"{i}. {first}", *(f"   {line}" for line in rest)]))
+        super().__init__(f"{len(errors)} problems stop this run:\n" + "\n".join(items))
+
+
+class Refusals:
+    """Collects the refusals of independent checks, so that one run reports all of them.
+
+    Example::
+
+        refusals = Refusals()
+        with refusals.check():
+            check_data()
+        with refusals.check():
+            check_prompt_file()
+        refusals.raise_any()
+
+    """
+
+    def __init__(self) -> None:
+        self.errors: list[PreflightError] = []
+
+    def __bool__(self) -> bool:
+        return bool(self.errors)
+
+    @contextmanager
+    def check(self) -> Iterator[None]:
+        """Run a check; a :class:`PreflightError` it raises is kept instead of propagating."""
+        try:
+            yield
+        except PreflightError as e:
+            # Two checks may need the same missing file: it is named once.
+            if str(e) not in (str(seen) for seen in self.errors):
+                self.errors.append(e)
+
+    def raise_any(self) -> None:
+        """Raise what was collected: one refusal as it is, several as :class:`PreflightErrors`."""
+        if len(self.errors) == 1:
+            raise self.errors[0]
+        if self.errors:
+            raise PreflightErrors(self.errors)
 
 
 def _refusal(error: BaseException | None) -> PreflightError | None:
