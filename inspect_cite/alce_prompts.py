@@ -415,18 +415,24 @@ class AlcePromptBuilder:
             head += prompt_file.demo_sep
         self.head = head
 
-    def build(self, item: dict[str, Any]) -> str:
-        """The full prompt for an item: demonstrations, then the test block (ends "Answer:")."""
+    def build(self, item: dict[str, Any], ndoc: int | None = None) -> str:
+        """The full prompt for an item: demonstrations, then the test block (ends "Answer:").
+
+        Args:
+            item: ``question`` and ``docs``.
+            ndoc: Documents the item shows (default: as many as each demonstration).
+
+        """
         return self.head + make_demo(
             item,
             prompt=self.prompt_file.demo_prompt,
-            ndoc=self.ndoc,
+            ndoc=self.ndoc if ndoc is None else ndoc,
             doc_prompt=self.prompt_file.doc_prompt,
             instruction=self.prompt_file.instruction,
             use_shorter=self.use_shorter,
             test=True,
         )
 
-    def docs(self, item: dict[str, Any]) -> list[dict[str, Any]]:
+    def docs(self, item: dict[str, Any], ndoc: int | None = None) -> list[dict[str, Any]]:
         """The documents kept with the item for scoring (full passages, in prompt order)."""
-        return shown_docs(item["docs"], self.ndoc, self.use_shorter)
+        return shown_docs(item["docs"], self.ndoc if ndoc is None else ndoc, self.use_shorter)

@@ -1,6 +1,5 @@
 """ALCE citation recall and precision judged by NLI (definitions in inspect_cite.autoais)."""
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -22,7 +21,7 @@ from inspect_cite.http_client import redact_text
 from inspect_cite.nli import NLIError, get_nli
 from inspect_cite.preflight import check_nli
 from inspect_cite.text import highlight_markdown
-from scorers.no_answer import no_answer_score
+from scorers.no_answer import no_answer_score, unscored_score
 
 
 def _cell(text: str) -> str:
@@ -86,16 +85,10 @@ def citation_explanation(
     return "\n".join(lines)
 
 
-def _unscored(reason: str, output: str) -> Score:
-    return Score(
-        value={"citation_rec": math.nan, "citation_prec": math.nan},
-        answer=output,
-        explanation=f"**Not scored:** {reason}",
-        metadata={"reason": reason},
-    )
+CITATION_KEYS = ("citation_rec", "citation_prec")
 
 
-@scorer(metrics={"citation_rec": [mean(), stderr()], "citation_prec": [mean(), stderr()]})
+@scorer(metrics={key: [mean(), stderr()] for key in CITATION_KEYS})
 @accept_cli_values("-S")
 def citation_nli(
     nli: str = "true",
@@ -135,10 +128,15 @@ def citation_nli(
         docs = get_docs(metadata, where)
         qampari = (dataset or metadata.get("dataset")) == "qampari"
         question = metadata.get("question")
-        if qampari and not isinstance(question, str):
-            raise ValueError(f'{where}: QAMPARI citation scoring needs metadata["question"]')
-        if unscored := no_answer_score(state, ["citation_rec", "citation_prec"]):
+        if unscored := no_answer_score(state, CITATION_KEYS):
             return unscored
+        if qampari and not isinstance(question, str):
+            # QAMPARI statements are "question entity": without the question none can be judged.
+            return unscored_score(
+                CITATION_KEYS,
+                'QAMPARI statements need metadata["question"], and it is missing',
+                output,
+            )
         try:
             result = await citation_scores(
                 output,
@@ -150,9 +148,9 @@ def citation_nli(
                 alce_compat=alce_compat,
             )
         except NLIError as e:
-            return _unscored(f"NLI failed: {e}", output)
+            return unscored_score(CITATION_KEYS, f"NLI failed: {e}", output)
         if result.skipped:
-            return _unscored(result.skipped, output)
+            return unscored_score(CITATION_KEYS, result.skipped, output)
         assert result.recall is not None and result.precision is not None
         return Score(
             value={

@@ -1,4 +1,7 @@
-"""The score of a sample whose output holds no answer, shared by every scorer that reads it.
+"""The score of a sample that cannot be scored, shared by every scorer: nan, with the reason.
+
+A sample whose output holds no answer, or that lacks the gold field a key needs, is not
+scored.
 
 The rule (:func:`inspect_cite.thinking.no_answer_reason`): an output that ended inside the
 model's thinking has no answer. Such a sample is not scored: every key is nan, the reason is
@@ -22,6 +25,32 @@ _HINT = (
 )
 
 
+def unscored_score(
+    keys: Iterable[str],
+    reason: str,
+    answer: str = "",
+    metadata: dict[str, Any] | None = None,
+    hint: str = "",
+) -> Score:
+    """The score of a sample that cannot be scored: every key nan, never a zero.
+
+    Args:
+        keys: The scorer's value keys (all present, each nan).
+        reason: Why, for ``Score.metadata["reason"]`` and the explanation ("**Not scored:**").
+        answer: What the scorer read from the output.
+        metadata: More score metadata the scorer's metrics read (e.g. weights).
+        hint: A paragraph after the reason (what to change).
+
+    """
+    explanation = f"**Not scored:** {reason}" + (f".\n\n{hint}" if hint else "")
+    return Score(
+        value=dict.fromkeys(keys, math.nan),
+        answer=answer,
+        explanation=explanation,
+        metadata={**(metadata or {}), "reason": reason},
+    )
+
+
 def no_answer_score(
     state: TaskState, keys: Iterable[str], metadata: dict[str, Any] | None = None
 ) -> Score | None:
@@ -37,9 +66,4 @@ def no_answer_score(
     if reason is None:
         return None
     stop = state.output.stop_reason if state.output and state.output.choices else "unknown"
-    return Score(
-        value=dict.fromkeys(keys, math.nan),
-        answer="",
-        explanation=f"**Not scored:** {reason}.\n\n{_HINT.format(stop=stop)}",
-        metadata={**(metadata or {}), "reason": reason},
-    )
+    return unscored_score(keys, reason, metadata=metadata, hint=_HINT.format(stop=stop))

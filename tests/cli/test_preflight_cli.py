@@ -227,3 +227,55 @@ def test_check_builds_a_task_without_a_model(tmp_path):
         tmp_path,
     )
     assert proc.returncode == 1 and str(tmp_path / "x.jsonl") in proc.stderr
+
+
+MY_TASK = """\
+from inspect_ai import Task, task
+from inspect_ai.dataset import Sample
+
+DOCS = [
+    {"id": "eiffel", "title": "Eiffel Tower", "text": "The Eiffel Tower stands in Paris."},
+    {"id": "louvre", "title": "Louvre", "text": "The Louvre is a museum in Paris."},
+]
+
+
+@task
+def my_task():
+    sample = Sample(input="Where is the Eiffel Tower?", target="In Paris.", metadata={"docs": DOCS})
+    return Task(dataset=[sample])
+"""
+
+
+def test_readme_own_data_commands_show_the_documents_and_score(
+    tiny_qwen3, alce_prompt_dir, tmp_path
+):
+    from inspect_ai.log import read_eval_log
+
+    (tmp_path / "my_task.py").write_text(MY_TASK)
+    prompts = {"INSPECT_CITE_ALCE_PROMPT_DIR": str(alce_prompt_dir)}
+    proc = run_cli(
+        [
+            INSPECT, "eval", "my_task.py", "--solver", "solvers/alce_vanilla",
+            "--model", f"hf/{tiny_qwen3}", "-M", "device=cpu", "--max-tokens", "8",
+            "--log-dir", "logs", "--display", "none",
+        ],
+        tmp_path,
+        **prompts,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    [log_path] = (tmp_path / "logs").glob("*.eval")
+    [sample] = read_eval_log(str(log_path)).samples
+    prompt = sample.messages[1].text
+    assert "Document [1](Title: Eiffel Tower): The Eiffel Tower stands in Paris." in prompt
+    assert "Document [2](Title: Louvre): The Louvre is a museum in Paris." in prompt
+    proc = run_cli(
+        [
+            INSPECT, "score", str(log_path), "--scorer", "scorers/alce_correctness",
+            "-S", "dataset=asqa", "--display", "none", "--output-file", "scored.eval",
+        ],
+        tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    [scored] = read_eval_log(str(tmp_path / "scored.eval")).samples
+    score = scored.scores["alce_correctness"]
+    assert 'str_em, str_hit: missing field "qa_pairs"' in score.metadata["reason"]
