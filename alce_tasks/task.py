@@ -34,7 +34,7 @@ from inspect_cite.alce_prompts import (
 from inspect_cite.errors import PreflightError, Refusals
 from inspect_cite.http_client import redact_text
 from inspect_cite.hub_files import check_dataset_path, dataset_file
-from inspect_cite.preflight import check_model, check_nli
+from inspect_cite.preflight import check_model, check_nli, check_sampling
 from inspect_cite.retrieval import GTR_RETRIEVER, check_retriever
 from inspect_cite.thinking import DEFAULT_THINKING_TOKENS, thinking_generate_config
 from scorers.alce_correctness import alce_correctness
@@ -455,6 +455,7 @@ def alce_task(
     # metadata records them (with the values resolved below, and nli redacted).
     given = {name: value for name, value in locals().items() if name != "dataset"}
     config = thinking_generate_config(ALCE_GENERATE_CONFIG, thinking, thinking_tokens)
+    check_sampling(config)
     if strategy not in get_args(Strategy):
         raise unknown_strategy(strategy)
     for name, value in (("ndoc", ndoc), ("shot", shot)):

@@ -229,6 +229,28 @@ def test_check_builds_a_task_without_a_model(tmp_path):
     assert proc.returncode == 1 and str(tmp_path / "x.jsonl") in proc.stderr
 
 
+def test_temperature_zero_on_hf_is_refused_before_the_first_sample(tiny_qwen3, tmp_path):
+    base = [
+        INSPECT, "eval", "alce_tasks/asqa", "--model", f"hf/{tiny_qwen3}", "-M", "device=cpu",
+        "-T", f"dataset_path={FIXTURES / 'alce_asqa.json'}",
+        "-T", f"prompt_file={own_prompt_file(tmp_path)}", "-T", f"nli={NLI}",
+        "--limit", "1", "--max-tokens", "8", "--log-dir", str(tmp_path / "logs"),
+        "--display", "plain", "--temperature", "0",
+    ]  # fmt: skip
+    proc = run_cli(base, tmp_path)
+    assert proc.returncode != 0
+    # The hf provider's progress bar for loading the generator is not part of the message.
+    lines = [line for line in proc.stderr.splitlines() if line and "Loading weights" not in line]
+    assert lines == [
+        "--temperature 0: the hf/ provider samples, and cannot sample at a temperature of 0.",
+        "Pass -M do_sample=false to decode greedily (or a temperature above 0).",
+    ], proc.stderr
+    assert not list(tmp_path.glob("logs/*.eval")), "a log was started"
+    # The fix the message names runs.
+    proc = run_cli([*base, "-M", "do_sample=false"], tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+
+
 MY_TASK = """\
 from inspect_ai import Task, task
 from inspect_ai.dataset import Sample
