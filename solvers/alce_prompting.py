@@ -9,6 +9,10 @@ pool of retrieved documents the sample comes with, and each solver leaves there 
 documents its output's ``[n]`` refer to, renumbered ``"1".."k"`` in prompt order, so
 citation scorers check the right passages (always the full text, even when the prompt
 showed summaries).
+
+A task of one's own has the question as the input and the documents in ``metadata["docs"]``:
+VANILLA, RERANK and ``constrained_citations`` give it VANILLA's prompt (:func:`use_alce_prompt`),
+and a sample naming no dataset gets ASQA's prompts.
 """
 
 import logging
@@ -228,7 +232,7 @@ def set_prompt(state: TaskState, prompt: str, system_message: str | None) -> Non
     ]
 
 
-def use_alce_prompt(state: TaskState, prompts: "AlcePrompts") -> None:
+def use_alce_prompt(state: TaskState, prompts: AlcePrompts) -> None:
     """Make the conversation the sample's ALCE prompt, with its documents in it.
 
     A sample whose input is its prompt (:func:`input_is_prompt`) is sent as it is, after the
@@ -255,7 +259,7 @@ def use_alce_prompt(state: TaskState, prompts: "AlcePrompts") -> None:
     ]
 
 
-def vanilla_prompts(system_message: str | None, dataset: str | None = None) -> "AlcePrompts":
+def vanilla_prompts(system_message: str | None, dataset: str | None = None) -> AlcePrompts:
     """VANILLA's prompt construction with ALCE's defaults, for a sample of one's own task."""
     return AlcePrompts("default", ndoc=VANILLA_NDOC, system_message=system_message, dataset=dataset)
 
