@@ -22,7 +22,7 @@ from inspect_cite.download import (
 from inspect_cite.errors import PreflightError
 from inspect_cite.files import read_json
 from inspect_cite.hub_files import PinnedHubFile
-from inspect_cite.preflight import ensure_hub_reachable
+from inspect_cite.preflight import ensure_hub_reachable, hub_offline
 
 ALCE_DATA_REPO = "princeton-nlp/ALCE-data"
 ALCE_DATA_REVISION = "334fa2e7dd32040c3fef931a123c4be1a81e91a0"
@@ -108,6 +108,50 @@ def _download_and_extract(directory: Path) -> None:
         write_manifest(directory / _MANIFEST, manifest)
 
 
+def _unavailable(name: str, state: str, error: Exception) -> AlceDataError:
+    return AlceDataError(
+        f"ALCE data file {name} {state} and could not be downloaded "
+        f"({describe_failure(error)}).\nDownload {ALCE_DATA_URL} (451 MB) yourself and pass "
+        f"-T dataset_path=<path to {name}>,\nor set {ALCE_DATA_DIR_ENV} to the directory "
+        "holding its extracted files."
+    )
+
+
+def _local_data(name: str) -> Path | str:
+    """The eval file from ``$INSPECT_CITE_ALCE_DATA_DIR`` or the verified cache, else why not."""
+    if name not in EVAL_FILES:
+        raise AlceDataError(f"unknown ALCE eval file {name!r}; known: {sorted(EVAL_FILES)}")
+    local_dir = os.environ.get(ALCE_DATA_DIR_ENV)
+    if local_dir:
+        path = Path(local_dir, name)
+        if not path.exists():
+            raise AlceDataError(f"{ALCE_DATA_DIR_ENV}={local_dir} but {path} does not exist")
+        return path
+    return _verified_cached(data_cache_dir(), name)
+
+
+def local_alce_data(name: str) -> Path | None:
+    """An ALCE eval file already on this machine, or None when it has to be downloaded.
+
+    Looks in ``$INSPECT_CITE_ALCE_DATA_DIR``, then the verified cache; downloads nothing.
+
+    Raises:
+        AlceDataError: When the file is not here and the hub cannot be reached (offline), or
+            ``INSPECT_CITE_ALCE_DATA_DIR`` lacks it.
+
+    """
+    local = _local_data(name)
+    if isinstance(local, Path):
+        return local
+    try:
+        if hub_offline():
+            raise ConnectionError("HF_HUB_OFFLINE is set")
+        ensure_hub_reachable()
+    except ConnectionError as e:
+        raise _unavailable(name, local, e) from e
+    return None
+
+
 def alce_data_path(name: str) -> Path:
     """Return a local path to an ALCE eval file, downloading the pinned tarball if needed.
 
@@ -119,30 +163,17 @@ def alce_data_path(name: str) -> Path:
         AlceDataError: When the file is not available locally and cannot be downloaded.
 
     """
-    if name not in EVAL_FILES:
-        raise AlceDataError(f"unknown ALCE eval file {name!r}; known: {sorted(EVAL_FILES)}")
-    local_dir = os.environ.get(ALCE_DATA_DIR_ENV)
-    if local_dir:
-        path = Path(local_dir, name)
-        if not path.exists():
-            raise AlceDataError(f"{ALCE_DATA_DIR_ENV}={local_dir} but {path} does not exist")
-        return path
+    local = _local_data(name)
+    if isinstance(local, Path):
+        return local
     directory = data_cache_dir()
-    cached = _verified_cached(directory, name)
-    if isinstance(cached, Path):
-        return cached
     try:
         ensure_hub_reachable()
         _download_and_extract(directory)
     except AlceDataError:
         raise
     except Exception as e:
-        raise AlceDataError(
-            f"ALCE data file {name} {cached} and could not be downloaded "
-            f"({describe_failure(e)}).\nDownload {ALCE_DATA_URL} (451 MB) yourself and pass "
-            f"-T dataset_path=<path to {name}>,\nor set {ALCE_DATA_DIR_ENV} to the directory "
-            "holding its extracted files."
-        ) from e
+        raise _unavailable(name, local, e) from e
     cached = _verified_cached(directory, name)
     if not isinstance(cached, Path):
         raise AlceDataError(f"{directory / name}: extraction did not produce a verified file")

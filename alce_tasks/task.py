@@ -26,6 +26,7 @@ from alce_tasks.data import (
     alce_data_path,
     eval_file_name,
     load_items,
+    local_alce_data,
     record_to_sample,
 )
 from inspect_cite import __version__
@@ -40,11 +41,17 @@ from inspect_cite.alce_prompts import (
     prompt_provenance,
     quick_test_ids,
 )
-from inspect_cite.errors import PreflightError
+from inspect_cite.errors import PreflightError, Refusals
 from inspect_cite.forwarding import given_arguments
 from inspect_cite.http_client import redact_text
 from inspect_cite.hub_files import check_dataset_path, dataset_file
-from inspect_cite.preflight import check_model, check_nli, eval_generate_config, eval_model
+from inspect_cite.preflight import (
+    check_model,
+    check_nli,
+    check_sampling,
+    eval_generate_config,
+    eval_model,
+)
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
 from inspect_cite.raw_prompt import check_raw_prompt
 from inspect_cite.retrieval import GTR_RETRIEVER, check_retriever
@@ -255,47 +262,107 @@ class AlceTaskError(PreflightError, ValueError):
     """An ALCE task was given parameters it cannot run with."""
 
 
+@dataclass(frozen=True)
+class AlceInputs:
+    """What an ALCE task reads from disk, checked before anything is generated or downloaded.
+
+    Attributes:
+        items: The validated items, or None when the pinned data is still to be downloaded.
+        prompt_file: The prompt file the task builds prompts (or logs demonstrations) from.
+
+    """
+
+    items: list[dict[str, Any]] | None
+    prompt_file: PromptFile
+
+
+def check_inputs(
+    dataset: AlceDatasetName,
+    *,
+    data_name: str | None,
+    variant: PromptVariant,
+    shot: int,
+    dataset_path: str | None,
+    prompt_file: str | None,
+    models: Callable[[], None],
+) -> AlceInputs:
+    """Check every file and model an ALCE run needs, and refuse with all the problems at once.
+
+    An offline run learns in one message everything it lacks (the data, the prompt file, its
+    fields, too few demonstrations for ``-T shot``, the models), not one problem per try.
+    Nothing is downloaded here but the prompt file (a few kB): pinned data that is not cached
+    is a problem only when the hub cannot be reached; it is downloaded once everything else
+    passed (:func:`alce_data_path`).
+
+    Args:
+        dataset: The ALCE dataset.
+        data_name: The pinned eval file (None when ``dataset_path`` is given).
+        variant: The prompt variant whose file the run reads (the task to build prompts, or
+            the strategy's solver).
+        shot: Demonstrations per prompt (``-T shot``).
+        dataset_path: The user's data file (``-T dataset_path``).
+        prompt_file: The user's prompt file (``-T prompt_file``), read instead of the variant's.
+        models: Checks the models the run needs (:func:`preflight_models`).
+
+    Raises:
+        PreflightError: One problem as it is; several as :class:`PreflightErrors`.
+
+    """
+    refusals = Refusals()
+    items = None
+    with refusals.check():
+        if dataset_path is not None:
+            check_dataset_path(dataset_path, AlceDataError)
+            items = load_items(dataset_path, dataset)
+        elif data_name is not None and (local := local_alce_data(data_name)) is not None:
+            items = load_items(local, dataset)
+    task_file: PromptFile | None = None
+    with refusals.check():
+        task_file = load_prompt_file(
+            dataset, variant, prompt_file=prompt_file, shot=shot, shot_flag="-T shot"
+        )
+    with refusals.check():
+        models()
+    refusals.raise_any()
+    assert task_file is not None
+    return AlceInputs(items, task_file)
+
+
 def alce_dataset(
     dataset: AlceDatasetName,
+    inputs: AlceInputs,
+    *,
+    data_name: str | None,
     retriever: Retriever,
     oracle: bool,
     ndoc: int,
-    shot: int,
     seed: int,
+    shot: int,
     prompt: PromptVariant,
+    prompt_file: str | None,
     use_shorter: UseShorter | None,
     dataset_path: str | None,
-    prompt_file: str | None,
     pool: bool = False,
     build_prompts: bool = True,
     ndoc_in_demo: int | None = None,
     quick_test: int | None = None,
 ) -> tuple[MemoryDataset, dict[str, Any]]:
-    """Load ALCE items, build every prompt, and describe what was loaded for the log.
+    """The samples, and what was loaded for the log.
 
-    ``prompt`` is the variant whose file is read (``prompt_file`` instead when given): the
-    one the samples' prompts are built from, by the task or, without ``build_prompts``, by
-    the strategy's solver (the sample input is then the question). With ``pool`` a sample
-    keeps the item's whole retrieval list. ``quick_test`` keeps the items run.py's
-    ``--quick_test`` draws.
+    The pinned data is downloaded here when it was not on this machine. The prompts are built
+    from ``inputs.prompt_file`` (the file of ``prompt``, or ``prompt_file`` when given): by
+    the task or, without ``build_prompts``, by the strategy's solver (the sample input is then
+    the question). With ``pool`` a sample keeps the item's whole retrieval list.
+    ``quick_test`` keeps the items run.py's ``--quick_test`` draws.
     """
-    if prompt == "sum_or_ext" and use_shorter is None:
-        use_shorter = "summary"
-    if prompt != "sum_or_ext" and use_shorter is not None and build_prompts:
-        raise AlceTaskError(
-            f"-T use_shorter={use_shorter}: use_shorter={use_shorter!r} needs "
-            f"prompt=sum_or_ext, got prompt={prompt!r}"
-        )
 
     def pinned() -> tuple[Path, dict[str, Any]]:
-        # retriever/oracle choose among the pinned files; a local dataset_path is taken as given.
-        name = eval_file_name(dataset, retriever, oracle)
-        return alce_data_path(name), ALCE_DATA_HUB.provenance(name)
+        assert data_name is not None  # called only without a dataset_path
+        return alce_data_path(data_name), ALCE_DATA_HUB.provenance(data_name)
 
     data_path, data_info = dataset_file(dataset_path, pinned, AlceDataError)
-    items = load_items(data_path, dataset)
-
-    pf = load_prompt_file(dataset, prompt, prompt_file=prompt_file)
+    items = inputs.items if inputs.items is not None else load_items(data_path, dataset)
+    pf = inputs.prompt_file
     builder = AlcePromptBuilder(
         pf, shot=shot, ndoc=ndoc, seed=seed, use_shorter=use_shorter, ndoc_in_demo=ndoc_in_demo
     )
@@ -630,6 +697,7 @@ def alce_task(
     if settings is not None:
         generate_config = generate_config.merge(GenerateConfig(**settings.generate))
     generate_config = thinking_generate_config(generate_config, thinking, thinking_tokens)
+    check_sampling(generate_config)
     if strategy not in get_args(Strategy):
         raise unknown_strategy(strategy)
     for name, value in (("ndoc", ndoc), ("shot", shot), ("ndoc_in_demo", ndoc_in_demo)):
@@ -662,33 +730,52 @@ def alce_task(
         retrieve_in_all_docs=retrieve_in_all_docs,
         force_cite_show=force_cite_show,
     )
-    # The user's own files first (instant, and a typo is the likeliest problem), then the
-    # models, then the pinned data and prompts (a 451 MB download on first use).
-    if dataset_path is not None:
-        check_dataset_path(dataset_path, AlceDataError)
-    if prompt_file is not None:
-        PromptFile.load(prompt_file)
-    preflight_models(
-        strategy, nli, retrieval_model, qa_model if qa else None, mauve_model if mauve else None
-    )
     oracle = oracle or spec.oracle
     if ndoc is None:
         ndoc = spec.ndoc
     # The variant whose file the samples' prompts are built from, by the task or the solver.
     variant: PromptVariant = spec.prompt or prompt
     use_shorter = resolve_use_shorter(strategy, dataset, use_shorter, ndoc)
+    if variant == "sum_or_ext" and use_shorter is None:
+        use_shorter = "summary"
+    if variant != "sum_or_ext" and use_shorter is not None and spec.task_prompt:
+        raise AlceTaskError(
+            f"-T use_shorter={use_shorter}: use_shorter={use_shorter!r} needs "
+            f"prompt=sum_or_ext, got prompt={variant!r}"
+        )
     demo_docs = 0 if no_doc_in_demo else ndoc_in_demo
+    # retriever and oracle choose among the pinned files; a local dataset_path is taken as given.
+    data_name = eval_file_name(dataset, retriever, oracle) if dataset_path is None else None
+    # Every file and model the run needs, all problems in one message; the pinned data (a
+    # 451 MB download on first use) is fetched by alce_dataset once nothing else is missing.
+    inputs = check_inputs(
+        dataset,
+        data_name=data_name,
+        variant=variant,
+        shot=shot,
+        dataset_path=dataset_path,
+        prompt_file=prompt_file,
+        models=lambda: preflight_models(
+            strategy,
+            nli,
+            retrieval_model,
+            qa_model if qa else None,
+            mauve_model if mauve else None,
+        ),
+    )
     ds, info = alce_dataset(
         dataset,
-        retriever,
-        oracle,
-        ndoc,
-        shot,
-        seed,
-        variant,
-        use_shorter,
-        dataset_path,
-        prompt_file,
+        inputs,
+        data_name=data_name,
+        retriever=retriever,
+        oracle=oracle,
+        ndoc=ndoc,
+        seed=seed,
+        shot=shot,
+        prompt=variant,
+        prompt_file=prompt_file,
+        use_shorter=use_shorter,
+        dataset_path=dataset_path,
         pool=spec.pool,
         build_prompts=spec.task_prompt,
         ndoc_in_demo=demo_docs,

@@ -33,7 +33,7 @@ from inspect_cite.errors import PreflightError
 from inspect_cite.http_client import redact_text
 from inspect_cite.hub_files import file_provenance
 from inspect_cite.nli import NLIConfigError, parse_nli_spec
-from inspect_cite.preflight import check_model, check_nli, check_role, nli_message
+from inspect_cite.preflight import check_model, check_nli, check_role, check_sampling, nli_message
 from inspect_cite.thinking import DEFAULT_THINKING_TOKENS, thinking_generate_config
 from scorers.citation_bias import citation_bias
 from scorers.citation_judge import citation_judge
@@ -343,6 +343,7 @@ def fullcite_task(
     # The classes are claim_support's verdicts taken further: asking for them asks for it.
     attribution = attribution or diagnose
     config = thinking_generate_config(FULLCITE_GENERATE_CONFIG, thinking, thinking_tokens)
+    check_sampling(config)
     records, info = fullcite_records(source, dataset_path, ndoc, **data_args)
     if similarity_model:
         check_model(

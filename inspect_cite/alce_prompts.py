@@ -100,26 +100,36 @@ class PromptFile:
     source: str
 
     @classmethod
-    def load(cls, path: str | Path) -> "PromptFile":
-        """Read and validate a prompt file, naming the file and field on error."""
+    def load(
+        cls,
+        path: str | Path,
+        flag: str = "-T prompt_file",
+        shot: int | None = None,
+        shot_flag: str = "shot",
+    ) -> "PromptFile":
+        """Read and validate a prompt file, naming the file, every problem and the flag.
+
+        Args:
+            path: The file.
+            flag: Where the user named it (``-T prompt_file``, ``-S prompt_file`` or
+                ``INSPECT_CITE_ALCE_PROMPT_DIR``), for the message.
+            shot: Demonstrations the run draws from it, checked with the fields.
+            shot_flag: How the user gave ``shot`` (``-T shot``), for the message.
+
+        Raises:
+            PromptFileError: Listing every problem of the file at once.
+
+        """
         path = Path(path)
-        data = read_json(path, "prompt file", PromptFileError, " (-T prompt_file)")
-        if not isinstance(data, dict):
-            raise PromptFileError(f"prompt file {path}: expected a JSON object")
-        for key in _REQUIRED_FIELDS:
-            if key not in data:
-                raise PromptFileError(f'prompt file {path}: missing field "{key}"')
-        for key in _REQUIRED_FIELDS[:-1]:
-            if not isinstance(data[key], str):
-                raise PromptFileError(f'prompt file {path}: field "{key}" must be a string')
-        if not isinstance(data["demos"], list):
-            raise PromptFileError(f'prompt file {path}: field "demos" must be a list')
-        # Demonstrations show documents only where the demo prompt has a {D} slot.
-        needs_docs = "{D}" in data["demo_prompt"]
-        for i, demo in enumerate(data["demos"]):
-            problem = demo_problem(demo, needs_docs)
+        data = read_json(path, "prompt file", PromptFileError, f" ({flag})")
+        problems = prompt_file_problems(data)
+        demos = data.get("demos") if isinstance(data, dict) else None
+        if shot is not None and isinstance(demos, list):
+            problem = shot_problem(shot, len(demos), shot_flag)
             if problem is not None:
-                raise PromptFileError(f"prompt file {path}: demos[{i}] {problem}")
+                problems.append(problem)
+        if problems:
+            raise PromptFileError(f"prompt file {path}: {'; '.join(problems)} ({flag})")
         return cls(
             instruction=data["instruction"],
             demo_sep=data["demo_sep"],
@@ -128,6 +138,36 @@ class PromptFile:
             demos=data["demos"],
             source=str(path),
         )
+
+
+def prompt_file_problems(data: Any) -> list[str]:
+    """Everything that keeps a parsed prompt file from being used ([] when nothing does).
+
+    The format (docs/alce.md, "Prompt files"): a JSON object with the strings
+    ``instruction``, ``demo_sep``, ``demo_prompt``, ``doc_prompt`` and the list ``demos``.
+    """
+    if not isinstance(data, dict):
+        return [f"expected a JSON object with the fields {', '.join(_REQUIRED_FIELDS)}"]
+    missing = [key for key in _REQUIRED_FIELDS if key not in data]
+    problems = []
+    if missing:
+        fields = ", ".join(f'"{key}"' for key in missing)
+        problems.append(f"missing field{'s' if len(missing) > 1 else ''} {fields}")
+    for key in _REQUIRED_FIELDS[:-1]:
+        if key in data and not isinstance(data[key], str):
+            problems.append(f'field "{key}" must be a string')
+    demos = data.get("demos")
+    if "demos" in data and not isinstance(demos, list):
+        problems.append('field "demos" must be a list')
+    elif isinstance(demos, list):
+        # Demonstrations show documents only where the demo prompt has a {D} slot.
+        demo_prompt = data.get("demo_prompt")
+        needs_docs = isinstance(demo_prompt, str) and "{D}" in demo_prompt
+        for i, demo in enumerate(demos):
+            problem = demo_problem(demo, needs_docs)
+            if problem is not None:
+                problems.append(f"demos[{i}] {problem}")
+    return problems
 
 
 def prompt_name(dataset: AlceDatasetName, variant: PromptVariant) -> str:
@@ -227,17 +267,34 @@ def alce_prompt_path(name: str) -> Path:
 
 
 def load_prompt_file(
-    dataset: AlceDatasetName, variant: PromptVariant, prompt_file: str | None = None
+    dataset: AlceDatasetName,
+    variant: PromptVariant,
+    prompt_file: str | None = None,
+    flag: str = "-T prompt_file",
+    shot: int | None = None,
+    shot_flag: str = "shot",
 ) -> PromptFile:
     """The prompt file a run reads for a dataset's variant: ``prompt_file``, else ALCE's.
+
+    Args:
+        dataset: The ALCE dataset.
+        variant: The prompt variant.
+        prompt_file: The user's own file, named by ``flag``.
+        flag: How the user named ``prompt_file`` (``-T prompt_file`` or ``-S prompt_file``).
+        shot: Demonstrations the run draws from it (checked with its fields), given by
+            ``shot_flag``.
+        shot_flag: How the user gave ``shot``.
 
     Raises:
         PromptFileError: When the file cannot be had, or is not a valid ALCE prompt file.
 
     """
-    if prompt_file is not None:
-        return PromptFile.load(prompt_file)
-    return PromptFile.load(alce_prompt_path(prompt_name(dataset, variant)))
+    if prompt_file is None:
+        path: str | Path = alce_prompt_path(prompt_name(dataset, variant))
+        flag = PROMPT_DIR_ENV if prompt_dir_override() else "ALCE's official file"
+    else:
+        path = prompt_file
+    return PromptFile.load(path, flag=flag, shot=shot, shot_flag=shot_flag)
 
 
 def prompt_provenance(
@@ -323,13 +380,30 @@ def make_demo(
     return prompt.replace("{A}", "").rstrip()
 
 
+def shot_problem(shot: int, n_demos: int, flag: str = "shot") -> str | None:
+    """Why ``shot`` demonstrations cannot be drawn from ``n_demos``, or None."""
+    if shot <= n_demos:
+        return None
+    return f"{flag}={shot} needs {shot} demos, it has {n_demos}"
+
+
+def check_shot(shot: int, prompt_file: PromptFile) -> None:
+    """Refuse more demonstrations than the prompt file holds, naming the file.
+
+    Raises:
+        PromptFileError: ``prompt file X: shot=2 needs 2 demos, it has 0``.
+
+    """
+    problem = shot_problem(shot, len(prompt_file.demos))
+    if problem is not None:
+        raise PromptFileError(f"prompt file {prompt_file.source}: {problem}")
+
+
 def demo_ids(n_demos: int, shot: int, seed: int) -> list[int]:
     """Demo choice as run.py: ``np.random.seed(seed)``, then ``np.random.choice`` (no replacement).
 
     A private ``RandomState`` gives the same draws as the global seed without touching global state.
     """
-    if shot > n_demos:
-        raise PromptFileError(f"shot={shot} but the prompt file has only {n_demos} demos")
     rng = np.random.RandomState(seed)
     return [int(i) for i in rng.choice(n_demos, shot, replace=False)]
 
@@ -383,6 +457,7 @@ class AlcePromptBuilder:
         ndoc_in_demo: int | None = None,
     ) -> None:
         check_counts(shot=shot, ndoc=ndoc, ndoc_in_demo=ndoc_in_demo)
+        check_shot(shot, prompt_file)
         self.prompt_file = prompt_file
         self.ndoc = ndoc
         self.use_shorter = use_shorter
@@ -400,18 +475,24 @@ class AlcePromptBuilder:
             head += prompt_file.demo_sep
         self.head = head
 
-    def build(self, item: dict[str, Any]) -> str:
-        """The full prompt for an item: demonstrations, then the test block (ends "Answer:")."""
+    def build(self, item: dict[str, Any], ndoc: int | None = None) -> str:
+        """The full prompt for an item: demonstrations, then the test block (ends "Answer:").
+
+        Args:
+            item: ``question`` and ``docs``.
+            ndoc: Documents the item shows (default: as many as each demonstration).
+
+        """
         return self.head + make_demo(
             item,
             prompt=self.prompt_file.demo_prompt,
-            ndoc=self.ndoc,
+            ndoc=self.ndoc if ndoc is None else ndoc,
             doc_prompt=self.prompt_file.doc_prompt,
             instruction=self.prompt_file.instruction,
             use_shorter=self.use_shorter,
             test=True,
         )
 
-    def docs(self, item: dict[str, Any]) -> list[dict[str, Any]]:
+    def docs(self, item: dict[str, Any], ndoc: int | None = None) -> list[dict[str, Any]]:
         """The documents kept with the item for scoring (full passages, in prompt order)."""
-        return shown_docs(item["docs"], self.ndoc, self.use_shorter)
+        return shown_docs(item["docs"], self.ndoc if ndoc is None else ndoc, self.use_shorter)

@@ -3,11 +3,23 @@
 import argparse
 import importlib.util
 import sys
+import tempfile
 from pathlib import Path
+from typing import Any
+
+import yaml
+
+# Private: the error Inspect raises for what a user must fix (no such task, a missing
+# package); PreflightError is one. No public import exists in inspect_ai 0.3.285.
+from inspect_ai._util.error import PrerequisiteError
+from rich.text import Text
 
 from inspect_cite import calibrate
 from inspect_cite.http_client import redact_text
 from inspect_cite.report import terminal_table, write_report
+
+# Stands in for every model while a task is checked: nothing is loaded or called.
+CHECK_MODEL = "mockllm/model"
 
 
 def lm_eval_config_dir() -> Path:
@@ -21,10 +33,79 @@ def lm_eval_config_dir() -> Path:
     return Path(next(iter(spec.submodule_search_locations))).resolve() / "lm_eval"
 
 
+def cli_value(text: str) -> Any:
+    """A ``-T`` value as ``inspect eval`` reads it: YAML, an unquoted ``a,b`` a list."""
+    value = yaml.safe_load(text)
+    if isinstance(value, str) and "," in value:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        if isinstance(node, yaml.ScalarNode) and node.style is None:
+            return value.split(",")
+    return value
+
+
+def _pairs(values: list[str], flag: str) -> dict[str, str]:
+    pairs = {}
+    for value in values:
+        key, sep, rest = value.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"inspect-cite check: {flag} {value}: expected NAME=VALUE")
+        pairs[key.replace("-", "_")] = rest
+    return pairs
+
+
+def check_task(task: str, task_args: dict[str, Any], roles: list[str]) -> str:
+    """Build a task as ``inspect eval`` does, with no model, so that its preflight runs.
+
+    Inspect loads the model under test before it builds the task; this builds the task alone
+    (every model, including the roles named, is Inspect's ``mockllm``), so a wrong ``-T``
+    value, a missing file or an unusable NLI model is reported in seconds. The data and
+    prompt files are fetched (and cached) as the run would.
+
+    Args:
+        task: A registry name (``alce_tasks/asqa``) or a task file (``my_task.py[@name]``).
+        task_args: The ``-T`` values, parsed as ``inspect eval`` parses them.
+        roles: Model roles the run will bind (``--model-role grader=...``).
+
+    Returns:
+        What was checked, e.g. ``ok: alce_tasks/asqa (948 samples)``.
+
+    Raises:
+        PreflightError: The refusal the run would stop with.
+
+    """
+    from inspect_ai import eval as inspect_eval
+
+    with tempfile.TemporaryDirectory(prefix="inspect-cite-check-") as log_dir:
+        logs = inspect_eval(
+            task,
+            task_args=task_args,
+            model=CHECK_MODEL,
+            model_roles=dict.fromkeys(roles, CHECK_MODEL),
+            run_samples=False,
+            display="none",
+            log_dir=log_dir,
+        )
+    counts = []
+    for log in logs:
+        n = log.eval.dataset.samples or 0
+        counts.append(f"{log.eval.task_registry_name or log.eval.task}: {n} sample{'s' * (n != 1)}")
+    return f"ok: {', '.join(counts)}"
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``inspect-cite``: ``report``, ``calibrate`` and ``lm-eval-path``."""
+    """Entry point of ``inspect-cite``: ``check``, ``report``, ``calibrate``, ``lm-eval-path``."""
     parser = argparse.ArgumentParser(prog="inspect-cite", description="inspect-cite utilities")
     sub = parser.add_subparsers(dest="command", required=True)
+    chk = sub.add_parser(
+        "check",
+        help="build a task with its -T arguments and no model: print ok or what stops the run",
+    )
+    chk.add_argument("task", help="a task name (alce_tasks/asqa) or file (my_task.py[@name])")
+    chk.add_argument("-T", dest="task_args", action="append", default=[], metavar="NAME=VALUE")
+    chk.add_argument(
+        "--model-role", dest="roles", action="append", default=[], metavar="ROLE=MODEL",
+        help="a model role the run binds (only its name is used)",
+    )  # fmt: skip
     rep = sub.add_parser("report", help="tables and charts comparing the runs in a log directory")
     rep.add_argument("log_dir", help="a directory of Inspect logs (e.g. an eval-set directory)")
     rep.add_argument("--out", default=None, help="output directory (default: LOG_DIR/report)")
@@ -33,6 +114,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "calibrate":
         return calibrate.main(args)
+    if args.command == "check":
+        task_args = {k: cli_value(v) for k, v in _pairs(args.task_args, "-T").items()}
+        try:
+            print(check_task(args.task, task_args, list(_pairs(args.roles, "--model-role"))))
+        except PrerequisiteError as e:
+            # This project's refusals, and Inspect's own (no such task, a missing package).
+            message = e.message if isinstance(e.message, str) else str(e)
+            print(Text.from_markup(message).plain.strip(), file=sys.stderr)
+            return 1
+        return 0
     if args.command == "lm-eval-path":
         print(lm_eval_config_dir())
         return 0

@@ -11,6 +11,10 @@ A parameter annotated as a number or a boolean (``int``, ``float``, ``bool``, ea
 ``| None``) refuses what is not one (``-T ndoc=abc``, ``-T qa=maybe``), and an option the
 factory does not take (``-S max_position=3``) is refused with the options it does take, before
 anything is built. YAML leaves ``1e-3`` (no decimal point) as text; a number parameter reads it.
+
+A refusal (:class:`inspect_cite.errors.PreflightError`) leaving a decorated factory is printed to
+stderr if nobody catches it, whatever Inspect's ``--display``
+(:func:`inspect_cite.errors.report_uncaught_refusals`).
 """
 
 import functools
@@ -23,7 +27,12 @@ from typing import Any, TypeVar, Union
 
 import numpy as np
 
-from inspect_cite.errors import ArgumentTypeError, PreflightError, TaskArgumentTypeError
+from inspect_cite.errors import (
+    ArgumentTypeError,
+    PreflightError,
+    TaskArgumentTypeError,
+    report_uncaught_refusals,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -166,8 +175,7 @@ def accept_cli_values(flag: str) -> Callable[[F], F]:
 
         refused = TaskArgumentTypeError if flag == "-T" else ArgumentTypeError
 
-        @functools.wraps(fn)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
+        def build(*args: Any, **kwargs: Any) -> Any:
             unknown = [] if takes_any else [k for k in kwargs if k not in signature.parameters]
             if unknown:
                 name = unknown[0]
@@ -204,6 +212,16 @@ def accept_cli_values(flag: str) -> Callable[[F], F]:
                 if not keep:
                     bound.arguments[name] = as_text(value, name=name, flag=flag)
             return fn(*bound.args, **bound.kwargs)
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return build(*args, **kwargs)
+            except PreflightError:
+                # Inspect builds factories once its exception hook is in place: an uncaught
+                # refusal must reach stderr under every --display (none silences Inspect's).
+                report_uncaught_refusals()
+                raise
 
         return typing.cast(F, wrapper)
 

@@ -1,5 +1,11 @@
 """The error a user fixes by changing a flag, a file or the machine: shown as its message alone."""
 
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import TracebackType
+from typing import Any
+
 from rich.markup import escape
 
 try:
@@ -64,3 +70,103 @@ class TaskArgumentTypeError(ArgumentTypeError, ValueError):
     Also a ``ValueError``, as the tasks' other ``-T`` checks are: Inspect builds a task outside
     the ``--scorer`` loader, so no message is lost.
     """
+
+
+class PreflightErrors(PreflightError):
+    """Several independent things a run needs are missing: all of them, in one message.
+
+    Args:
+        errors: The refusals of the checks that failed, in the order they ran.
+
+    """
+
+    def __init__(self, errors: list[PreflightError]) -> None:
+        self.errors = errors
+        items = []
+        for i, error in enumerate(errors, 1):
+            first, *rest = str(error).splitlines() or [""]
+            items.append("\n".join([f"{i}. {first}", *(f"   {line}" for line in rest)]))
+        super().__init__(f"{len(errors)} problems stop this run:\n" + "\n".join(items))
+
+
+class Refusals:
+    """Collects the refusals of independent checks, so that one run reports all of them.
+
+    Example::
+
+        refusals = Refusals()
+        with refusals.check():
+            check_data()
+        with refusals.check():
+            check_prompt_file()
+        refusals.raise_any()
+
+    """
+
+    def __init__(self) -> None:
+        self.errors: list[PreflightError] = []
+
+    def __bool__(self) -> bool:
+        return bool(self.errors)
+
+    @contextmanager
+    def check(self) -> Iterator[None]:
+        """Run a check; a :class:`PreflightError` it raises is kept instead of propagating."""
+        try:
+            yield
+        except PreflightError as e:
+            # Two checks may need the same missing file: it is named once.
+            if str(e) not in (str(seen) for seen in self.errors):
+                self.errors.append(e)
+
+    def raise_any(self) -> None:
+        """Raise what was collected: one refusal as it is, several as :class:`PreflightErrors`."""
+        if len(self.errors) == 1:
+            raise self.errors[0]
+        if self.errors:
+            raise PreflightErrors(self.errors)
+
+
+def _refusal(error: BaseException | None) -> PreflightError | None:
+    """The PreflightError an uncaught exception is, or holds in its exception group."""
+    if isinstance(error, PreflightError):
+        return error
+    for inner in getattr(error, "exceptions", None) or ():
+        found = _refusal(inner)
+        if found is not None:
+            return found
+    return None
+
+
+ExceptHook = Callable[[type[BaseException], BaseException, TracebackType | None], Any]
+
+
+class _RefusalHook:
+    """``sys.excepthook`` that prints an uncaught refusal's message to stderr, alone."""
+
+    def __init__(self, inner: ExceptHook) -> None:
+        self.inner = inner
+
+    def __call__(
+        self, kind: type[BaseException], error: BaseException, traceback: TracebackType | None
+    ) -> None:
+        refusal = _refusal(error)
+        if refusal is None:
+            self.inner(kind, error, traceback)
+            return
+        # Plain text, not wrapped to the terminal: the message names paths and flags to copy.
+        print(f"\n{refusal}\n", file=sys.stderr, flush=True)
+
+
+def report_uncaught_refusals() -> None:
+    """Have a refusal that nobody catches end the process with its message on stderr.
+
+    Inspect's exception hook prints a PrerequisiteError through its rich console, which
+    ``--display none`` silences (scripts and CI then see exit code 1 and nothing else), and
+    on stdout otherwise. Called when a refusal leaves a task, solver or scorer factory (that
+    is, once Inspect's hook is in place): the hook installed here prints the message to
+    stderr, once, under every display, and hands any other exception to the hook it wraps.
+    A caller that catches the error (``inspect_ai.eval`` in Python) sees no output from it.
+    """
+    if not isinstance(sys.excepthook, _RefusalHook):
+        sys.excepthook = _RefusalHook(sys.excepthook)

@@ -31,6 +31,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Literal
 
+from inspect_ai.model import GenerateConfig, ModelName
+
 from inspect_cite.errors import PreflightError
 
 ModelKind = Literal[
@@ -550,3 +552,36 @@ def check_nli(spec: str, *, flag: str) -> None:
 def reset_preflight() -> None:
     """Forget the checks that passed (tests)."""
     _passed.clear()
+
+
+def check_sampling(task_config: GenerateConfig) -> None:
+    """Refuse a temperature the model under test cannot sample at, while the task is built.
+
+    Inspect's ``hf/`` provider samples unless ``-M do_sample=false``, and transformers refuses
+    to sample at a temperature of 0 or less: without this check ``--temperature 0`` fails at
+    the first sample, after the weights were loaded. Other providers read 0 as greedy.
+
+    Args:
+        task_config: The task's generate config (``--temperature`` overrides its temperature).
+
+    Raises:
+        PreflightError: Naming ``--temperature`` and the fix, ``-M do_sample=false``.
+
+    """
+    try:
+        # Private: the model an eval is building the task for (as in bound_model_roles).
+        from inspect_ai.model._model import active_model
+    except ImportError:
+        return
+    model = active_model()
+    if model is None or ModelName(model).api != "hf":
+        return
+    temperature = model.config.temperature
+    if temperature is None:
+        temperature = task_config.temperature
+    if temperature is None or temperature > 0 or model.model_args.get("do_sample") is False:
+        return
+    raise PreflightError(
+        f"--temperature {temperature:g}: the hf/ provider samples, and cannot sample at a "
+        "temperature of 0.\nPass -M do_sample=false to decode greedily (or a temperature above 0)."
+    )

@@ -21,6 +21,7 @@ import numpy as np
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
+from inspect_cite.alce_items import field_problem
 from inspect_cite.alce_prompts import AlceDatasetName, check_dataset_argument
 from inspect_cite.citations.alce import alce_scoring_output, remove_citations
 from inspect_cite.cli_values import accept_cli_values
@@ -121,8 +122,33 @@ def qampari_scores(output: str, answers: list[list[str]]) -> dict[str, float]:
     }
 
 
+def gold_problems(item: dict[str, Any], dataset: AlceDatasetName) -> dict[str, str]:
+    """Why each correctness key cannot be computed: its gold field is missing or malformed.
+
+    ``length`` and ``num_preds`` need no gold. Returns ``{key: problem}``, empty when every
+    key can be computed (the fields as :mod:`inspect_cite.alce_items` checks them).
+    """
+    needs: dict[str, tuple[str, ...]] = {}
+    if dataset == "asqa":
+        needs["qa_pairs"] = ("str_em", "str_hit")
+    if dataset in ("asqa", "eli5"):
+        # eval.py compares with ASQA's two annotated long answers when present.
+        asqa_annotations = dataset == "asqa" and item.get("annotations") is not None
+        needs["annotations" if asqa_annotations else "answer"] = ("rougeLsum",)
+    if dataset == "qampari":
+        needs["answers"] = tuple(k for k in CORRECTNESS_KEYS["qampari"][2:])
+    problems = {}
+    for field, keys in needs.items():
+        problem = field_problem(item, field)
+        if problem is not None:
+            problems.update(dict.fromkeys(keys, problem))
+    return problems
+
+
 def correctness(output: str, item: dict[str, Any], dataset: AlceDatasetName) -> dict[str, float]:
     """All correctness values of one item, on eval.py's scale (x100 for rates).
+
+    A key whose gold field the item lacks (:func:`gold_problems`) is nan.
 
     Args:
         output: The first-line output, citations still in (as eval.py's ``data[i]["output"]``).
@@ -131,32 +157,48 @@ def correctness(output: str, item: dict[str, Any], dataset: AlceDatasetName) -> 
 
     """
     text = remove_citations(output)
+    missing = gold_problems(item, dataset)
     values: dict[str, float] = {"length": float(len(text.split()))}
-    if dataset == "asqa":
+    if dataset == "asqa" and "str_em" not in missing:
         em, hit = str_em(text, item["qa_pairs"])
         values["str_em"], values["str_hit"] = 100 * em, 100 * hit
-        annotations = item.get("annotations")
+    if dataset in ("asqa", "eli5") and "rougeLsum" not in missing:
+        annotations = item.get("annotations") if dataset == "asqa" else None
         refs = (
             [annotations[0]["long_answer"], annotations[1]["long_answer"]]
             if annotations
             else [item["answer"]]
         )
         values["rougeLsum"] = 100 * rouge_lsum(text, refs)
-    elif dataset == "eli5":
-        values["rougeLsum"] = 100 * rouge_lsum(text, [item["answer"]])
-    else:
-        for key, value in qampari_scores(text, item["answers"]).items():
-            values[key] = value if key == "num_preds" else 100 * value
-    return values
+    if dataset == "qampari":
+        if "qampari_rec" in missing:
+            values["num_preds"] = qampari_scores(text, [])["num_preds"]
+        else:
+            for key, value in qampari_scores(text, item["answers"]).items():
+                values[key] = value if key == "num_preds" else 100 * value
+    return {key: values.get(key, math.nan) for key in CORRECTNESS_KEYS[dataset]}
 
 
-def _explanation(output: str, values: dict[str, float], dataset: str) -> str:
+def _explanation(
+    output: str, values: dict[str, float], dataset: str, missing: dict[str, str]
+) -> str:
     rows = "\n".join(f"| {k} | {v:.2f} |" for k, v in values.items())
     shown = output if output.strip() else "*(empty output)*"
-    return (
+    text = (
         f"**Scored output ({dataset}, first line, citations removed for these metrics):**"
         f"\n\n{shown}\n\n| metric | value |\n|---|---|\n{rows}"
     )
+    if missing:
+        return f"**Not scored:** {_reason(missing)}.\n\n{text}"
+    return text
+
+
+def _reason(missing: dict[str, str]) -> str:
+    """``str_em, str_hit: missing field "qa_pairs"``, one clause per gold field."""
+    by_problem: dict[str, list[str]] = {}
+    for key, problem in missing.items():
+        by_problem.setdefault(problem, []).append(key)
+    return "; ".join(f"{', '.join(keys)}: {problem}" for problem, keys in by_problem.items())
 
 
 @scorer(metrics={"*": [mean(), stderr()]})
@@ -164,8 +206,11 @@ def _explanation(output: str, values: dict[str, float], dataset: str) -> str:
 def alce_correctness(dataset: AlceDatasetName | None = None) -> Scorer:
     """ALCE correctness (length, STR-EM/HIT, ROUGE-Lsum, QAMPARI precision/recall) as eval.py.
 
-    The output is cleaned as ALCE does (the reasoning it starts with, ``<|im_end|>`` and a
-    trailing ``End.`` removed), cut to its first line, and citations are removed.
+    The output is cleaned as ALCE does (the reasoning it starts with, ``<|im_end|>`` and a trailing
+    ``End.`` removed), cut to its first line, and citations are removed. Gold answers come from
+    the metadata (ASQA ``qa_pairs`` and ``annotations`` or ``answer``, QAMPARI ``answers``,
+    ELI5 ``answer``; the target stands in for a missing ``answer``): a key whose gold field a
+    sample lacks is nan, with the field named in the explanation and ``metadata["reason"]``.
 
     Args:
         dataset: ``asqa``, ``qampari`` or ``eli5``; ``None`` reads ``metadata["dataset"]``.
@@ -185,7 +230,16 @@ def alce_correctness(dataset: AlceDatasetName | None = None) -> Scorer:
         output = alce_scoring_output(
             state.output.completion, prompt_opened=think_opened_by_prompt(state.output)
         )
-        values = correctness(output, state.metadata, ds)
-        return Score(value=values, answer=output, explanation=_explanation(output, values, ds))
+        item = dict(state.metadata or {})
+        if "answer" not in item and target.text:
+            item["answer"] = target.text  # a task of one's own: the target is the reference
+        values = correctness(output, item, ds)
+        missing = gold_problems(item, ds)
+        return Score(
+            value=values,
+            answer=output,
+            explanation=_explanation(output, values, ds, missing),
+            metadata={"reason": _reason(missing)} if missing else None,
+        )
 
     return score

@@ -1,6 +1,5 @@
 """ALCE citation recall and precision judged by NLI (definitions in inspect_cite.autoais)."""
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -33,7 +32,7 @@ from inspect_cite.preflight import check_nli
 from inspect_cite.text import highlight_markdown
 from inspect_cite.thinking import think_opened_by_prompt
 from scorers.judge_correction import calibration_for, calibration_metadata, corrected, share
-from scorers.no_answer import no_answer_score
+from scorers.no_answer import no_answer_score, unscored_score
 
 
 def _cell(text: str) -> str:
@@ -102,15 +101,8 @@ CITATION_KEYS = ("citation_rec", "citation_prec")
 
 def _unscored(reason: str, output: str, diagnose: bool) -> Score:
     keys = (*CITATION_KEYS, *DIAGNOSE_KEYS) if diagnose else CITATION_KEYS
-    metadata: dict[str, Any] = {"reason": reason}
-    if diagnose:
-        metadata[METADATA_KEY] = diagnose_metadata(not_diagnosed(reason))
-    return Score(
-        value=dict.fromkeys(keys, math.nan),
-        answer=output,
-        explanation=f"**Not scored:** {reason}",
-        metadata=metadata,
-    )
+    metadata = {METADATA_KEY: diagnose_metadata(not_diagnosed(reason))} if diagnose else None
+    return unscored_score(keys, reason, output, metadata=metadata)
 
 
 # The diagnose keys are declared here and logged only with diagnose=true: Inspect resolves a
@@ -173,11 +165,14 @@ def citation_nli(
         docs = get_docs(metadata, where)
         qampari = (dataset or metadata.get("dataset")) == "qampari"
         question = metadata.get("question")
-        if qampari and not isinstance(question, str):
-            raise ValueError(f'{where}: QAMPARI citation scoring needs metadata["question"]')
         keys = (*CITATION_KEYS, *DIAGNOSE_KEYS) if diagnose else CITATION_KEYS
         if unscored := no_answer_score(state, keys):
             return unscored
+        if qampari and not isinstance(question, str):
+            # QAMPARI statements are "question entity": without the question none can be judged.
+            return _unscored(
+                'QAMPARI statements need metadata["question"], and it is missing', output, diagnose
+            )
         try:
             result = await citation_scores(
                 output,

@@ -3,13 +3,13 @@
 The definition (eval.py's ``compute_claims``, :func:`claims_score`) and its Inspect scorer.
 """
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
+from inspect_cite.alce_items import field_problem
 from inspect_cite.citations.alce import alce_scoring_output, remove_citations
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.http_client import redact_text
@@ -17,7 +17,7 @@ from inspect_cite.nli import NLIBackend, NLIError, get_nli
 from inspect_cite.preflight import check_nli
 from inspect_cite.thinking import think_opened_by_prompt
 from scorers.judge_correction import calibration_for, calibration_metadata, corrected
-from scorers.no_answer import no_answer_score
+from scorers.no_answer import no_answer_score, unscored_score
 
 NO_CLAIMS_REASON = "no reference claims to check (eval.py divides by their number)"
 """Why a sample without claims has no claims_nli (nan): eval.py defines no value for it."""
@@ -57,15 +57,6 @@ async def claims_score(output: str, claims: Sequence[str], nli: NLIBackend) -> C
     return ClaimsResult(score, verdicts)
 
 
-def _unscored(reason: str, output: str) -> Score:
-    return Score(
-        value={"claims_nli": math.nan},
-        answer=output,
-        explanation=f"**Not scored:** {reason}",
-        metadata={"reason": reason},
-    )
-
-
 @scorer(metrics={"claims_nli": [mean(), stderr(), corrected("claims_nli")]})
 @accept_cli_values("-S")
 def claim_coverage(
@@ -74,7 +65,8 @@ def claim_coverage(
     """ALCE ELI5 claims_nli (x100): share of ``metadata["claims"]`` entailed by the output.
 
     As eval.py: the premise is the first-line output with citations removed, each claim is a
-    hypothesis. A sample whose NLI call fails, or that has no claims, is not scored (nan).
+    hypothesis. A sample whose NLI call fails, or that has no claims (or no valid
+    ``metadata["claims"]``), is not scored (nan, with the reason).
 
     Args:
         nli: NLI backend spec (see ``citation_nli``).
@@ -89,23 +81,21 @@ def claim_coverage(
 
     async def score(state: TaskState, target: Target) -> Score:
         metadata = state.metadata or {}
-        claims = metadata.get("claims")
-        if not isinstance(claims, list) or not all(isinstance(c, str) for c in claims):
-            raise ValueError(
-                f'sample {state.sample_id}: claim_coverage needs metadata["claims"], a list of '
-                "strings (ELI5)"
-            )
         if unscored := no_answer_score(state, ["claims_nli"]):
             return unscored
         output = alce_scoring_output(
             state.output.completion, prompt_opened=think_opened_by_prompt(state.output)
         )
+        problem = field_problem(metadata, "claims")
+        if problem is not None:
+            return unscored_score(["claims_nli"], f"{problem} (ELI5's reference claims)", output)
+        claims = metadata["claims"]
         try:
             result = await claims_score(output, claims, backend)
         except NLIError as e:
-            return _unscored(f"NLI failed: {e}", output)
+            return unscored_score(["claims_nli"], f"NLI failed: {e}", output)
         if result.score is None:
-            return _unscored(NO_CLAIMS_REASON, output)
+            return unscored_score(["claims_nli"], NO_CLAIMS_REASON, output)
         rows = "\n".join(
             f"{i}. {'✅ entailed' if ok else '❌ not entailed'}: {' '.join(claim.split())}"
             for i, (claim, ok) in enumerate(result.verdicts, 1)

@@ -46,7 +46,7 @@ from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.errors import ArgumentError
 from inspect_cite.shared import shared_instance
 from inspect_cite.thinking import think_opened_by_prompt
-from scorers.no_answer import no_answer_score
+from scorers.no_answer import no_answer_score, unscored_score
 
 MAUVE_MODEL = "gpt2-large"
 MAUVE_MAX_WORDS = 100
@@ -335,13 +335,17 @@ def mauve(
     async def score(state: TaskState, target: Target) -> Score:
         metadata = state.metadata or {}
         question = metadata.get("question")
-        if not isinstance(question, str):
-            raise ValueError(f'sample {state.sample_id}: MAUVE needs metadata["question"]')
         reference = metadata.get("answer")
         if not isinstance(reference, str):
             reference = target.text
         if unscored := no_answer_score(state, ["mauve"], {"mauve_seeds": seeds_count}):
             return unscored  # no features: the sample stays out of the corpus MAUVE
+        if not isinstance(question, str):
+            return unscored_score(  # no features either
+                ["mauve"],
+                'MAUVE texts are "question answer": metadata["question"] is missing',
+                metadata={"mauve_seeds": seeds_count},
+            )
         output = alce_answer_text(
             state.output.completion, prompt_opened=think_opened_by_prompt(state.output)
         )

@@ -1,4 +1,7 @@
-"""The score of a sample whose output holds no answer, shared by every scorer that reads it.
+"""The score of a sample that cannot be scored, shared by every scorer: nan, with the reason.
+
+A sample whose output holds no answer, or that lacks the gold field a key needs, is not
+scored.
 
 The rule (:func:`inspect_cite.thinking.no_answer_reason`): an output that ended inside the
 model's thinking, or a generation that was not attempted (a raw prompt longer than
@@ -23,6 +26,32 @@ _HINT = (
 )
 
 
+def unscored_score(
+    keys: Iterable[str],
+    reason: str,
+    answer: str = "",
+    metadata: dict[str, Any] | None = None,
+    hint: str = "",
+) -> Score:
+    """The score of a sample that cannot be scored: every key nan, never a zero.
+
+    Args:
+        keys: The scorer's value keys (all present, each nan).
+        reason: Why, for ``Score.metadata["reason"]`` and the explanation ("**Not scored:**").
+        answer: What the scorer read from the output.
+        metadata: More score metadata the scorer's metrics read (e.g. weights).
+        hint: A paragraph after the reason (what to change).
+
+    """
+    explanation = f"**Not scored:** {reason}" + (f".\n\n{hint}" if hint else "")
+    return Score(
+        value=dict.fromkeys(keys, math.nan),
+        answer=answer,
+        explanation=explanation,
+        metadata={**(metadata or {}), "reason": reason},
+    )
+
+
 def no_answer_score(
     state: TaskState, keys: Iterable[str], metadata: dict[str, Any] | None = None
 ) -> Score | None:
@@ -40,9 +69,4 @@ def no_answer_score(
     stop = state.output.stop_reason if state.output and state.output.choices else "unknown"
     # The thinking budget is the fix only when thinking ran out of it.
     hint = _HINT.format(stop=stop) if reason == NO_ANSWER_THINKING else ""
-    return Score(
-        value=dict.fromkeys(keys, math.nan),
-        answer="",
-        explanation=f"**Not scored:** {reason}." + (f"\n\n{hint}" if hint else ""),
-        metadata={**(metadata or {}), "reason": reason},
-    )
+    return unscored_score(keys, reason, metadata=metadata, hint=hint)

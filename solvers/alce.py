@@ -3,7 +3,8 @@
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE, add_system_message
+from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
+from solvers.alce_prompting import use_alce_prompt, vanilla_prompts
 from solvers.thinking import thinking_generate
 
 
@@ -15,7 +16,11 @@ def alce_vanilla(
     """VANILLA: answer the ALCE prompt (demonstrations, documents, question) in one generation.
 
     The ALCE tasks put the full ALCE prompt in the sample input. As ALCE's run.py does for chat
-    models, the prompt is sent as the user message after a fixed system message.
+    models, the prompt is sent as the user message after a fixed system message. A sample of
+    one's own task (its input is the question, its documents in ``metadata["docs"]``) gets
+    VANILLA's prompt built around its question and all its documents, from the prompt file of
+    ``metadata["dataset"]`` (ASQA's when absent): see
+    :func:`solvers.alce_prompting.use_alce_prompt`.
 
     Args:
         system_message: The system message; ``None`` sends the prompt alone.
@@ -23,10 +28,11 @@ def alce_vanilla(
             ``inspect_cite.thinking``; off by default).
 
     """
+    prompts = vanilla_prompts(system_message)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         generate = thinking_generate(state, generate, thinking)
-        add_system_message(state.messages, system_message)
+        use_alce_prompt(state, prompts)
         return await generate(state)
 
     return solve

@@ -9,6 +9,10 @@ pool of retrieved documents the sample comes with, and each solver leaves there 
 documents its output's ``[n]`` refer to, renumbered ``"1".."k"`` in prompt order, so
 citation scorers check the right passages (always the full text, even when the prompt
 showed summaries).
+
+A task of one's own has the question as the input and the documents in ``metadata["docs"]``:
+VANILLA, RERANK and ``constrained_citations`` give it VANILLA's prompt (:func:`use_alce_prompt`),
+and a sample naming no dataset gets ASQA's prompts.
 """
 
 import logging
@@ -29,20 +33,28 @@ from inspect_cite.alce_prompts import (
     load_prompt_file,
 )
 from inspect_cite.documents import get_docs
-from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE, system_messages
+from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE, add_system_message, system_messages
 from inspect_cite.thinking import mark_think_opened
 
 logger = logging.getLogger(__name__)
 
 
+DEFAULT_DATASET: AlceDatasetName = "asqa"
+"""Whose ALCE prompts a sample gets when neither ``dataset=`` nor ``metadata["dataset"]`` names
+one (a task of one's own): ASQA's, long-form answers citing ``[n]``."""
+
+VANILLA_NDOC = 5
+"""Documents each VANILLA demonstration shows (ALCE's setting for ChatGPT)."""
+
+
 def sample_dataset(state: TaskState, dataset: str | None = None) -> AlceDatasetName:
-    """The ALCE dataset of a sample: ``dataset`` if given, else ``metadata["dataset"]``.
+    """The ALCE dataset of a sample: ``dataset`` if given, else ``metadata["dataset"]``, else ASQA.
 
     Raises:
-        ValueError: When neither names asqa, qampari or eli5.
+        ValueError: When the name given is not asqa, qampari or eli5.
 
     """
-    name = dataset or (state.metadata or {}).get("dataset")
+    name = dataset or (state.metadata or {}).get("dataset") or DEFAULT_DATASET
     if name not in get_args(AlceDatasetName):
         raise ValueError(
             f"sample {state.sample_id}: ALCE solvers need dataset= or metadata['dataset'] in "
@@ -52,11 +64,25 @@ def sample_dataset(state: TaskState, dataset: str | None = None) -> AlceDatasetN
 
 
 def sample_question(state: TaskState) -> str:
-    """``metadata["question"]``, the question ALCE prompts are built around."""
+    """The question ALCE prompts are built around: ``metadata["question"]``, else the input."""
     question = (state.metadata or {}).get("question")
-    if not isinstance(question, str):
-        raise ValueError(f'sample {state.sample_id}: ALCE solvers need metadata["question"]')
-    return question
+    if isinstance(question, str):
+        return question
+    if state.input_text.strip():
+        return state.input_text.strip()
+    raise ValueError(f'sample {state.sample_id}: ALCE solvers need metadata["question"]')
+
+
+def input_is_prompt(state: TaskState) -> bool:
+    """Whether the sample's input is a prompt built around its question (the ALCE tasks').
+
+    The ALCE tasks put VANILLA's prompt (demonstrations, documents, question) in the input and
+    the question in ``metadata["question"]``. A sample of one's own task has its question as
+    the input (with or without ``metadata["question"]``) and its documents in
+    ``metadata["docs"]`` only.
+    """
+    question = (state.metadata or {}).get("question")
+    return isinstance(question, str) and state.input_text.strip() != question.strip()
 
 
 def pool_docs(state: TaskState) -> list[dict[str, Any]]:
@@ -123,7 +149,9 @@ class AlcePrompts:
         key = (dataset, use_shorter)
         if key not in self._builders:
             self._builders[key] = AlcePromptBuilder(
-                load_prompt_file(dataset, self.variant, prompt_file=self.prompt_file),
+                load_prompt_file(
+                    dataset, self.variant, prompt_file=self.prompt_file, flag="-S prompt_file"
+                ),
                 shot=self.shot,
                 ndoc=self.ndoc,
                 seed=self.seed,
@@ -209,6 +237,38 @@ def set_prompt(state: TaskState, prompt: str, system_message: str | None) -> Non
         *system_messages(state.messages, system_message),
         ChatMessageUser(content=prompt),
     ]
+
+
+def use_alce_prompt(state: TaskState, prompts: AlcePrompts) -> None:
+    """Make the conversation the sample's ALCE prompt, with its documents in it.
+
+    A sample whose input is its prompt (:func:`input_is_prompt`) is sent as it is, after the
+    system message. Any other sample gets VANILLA's prompt from ``prompts`` (the dataset's
+    prompt file, its demonstrations with :data:`VANILLA_NDOC` documents each) around its
+    question and every document in ``metadata["docs"]``, in order, as ``Document [1]``..;
+    ``metadata["docs"]`` then holds them numbered as shown, each original id kept as
+    ``passage_id``.
+
+    Raises:
+        DocumentError: When the sample has no valid ``metadata["docs"]``.
+
+    """
+    if input_is_prompt(state):
+        add_system_message(state.messages, prompts.system_message)
+        return
+    ds = sample_dataset(state, prompts.dataset)
+    pool = pool_docs(state)
+    builder = prompts.builder(ds, None)
+    prompt = builder.build({"question": sample_question(state), "docs": pool}, ndoc=len(pool))
+    set_prompt(state, prompt, prompts.system_message)
+    state.metadata["docs"] = [
+        {"passage_id": doc["id"], **doc, "id": str(i + 1)} for i, doc in enumerate(pool)
+    ]
+
+
+def vanilla_prompts(system_message: str | None, dataset: str | None = None) -> AlcePrompts:
+    """VANILLA's prompt construction with ALCE's defaults, for a sample of one's own task."""
+    return AlcePrompts("default", ndoc=VANILLA_NDOC, system_message=system_message, dataset=dataset)
 
 
 def set_output(state: TaskState, text: str) -> TaskState:

@@ -11,9 +11,15 @@ from inspect_cite.documents import get_docs
 from inspect_cite.errors import ArgumentError
 from inspect_cite.nli import get_nli
 from inspect_cite.preflight import check_nli
-from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE, add_system_message
+from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
 from inspect_cite.thinking import think_opened_by_prompt
-from solvers.alce_prompting import sample_dataset, sample_outputs, sample_question
+from solvers.alce_prompting import (
+    sample_dataset,
+    sample_outputs,
+    sample_question,
+    use_alce_prompt,
+    vanilla_prompts,
+)
 from solvers.thinking import thinking_generate
 
 
@@ -28,6 +34,9 @@ def alce_rerank(
     thinking: bool = False,
 ) -> Solver:
     """RERANK: draw ``n`` answers to the task's prompt and keep the best-supported one.
+
+    A sample of one's own task gets VANILLA's prompt around its question and documents, as
+    ``alce_vanilla`` builds it.
 
     Each candidate is judged as the citation scorer will judge it (first line, eval.py's
     statement and citation rules, ``nli`` backend) and the highest citation recall wins; ties
@@ -52,13 +61,14 @@ def alce_rerank(
         raise ArgumentError(f"alce_rerank: {problem}")
     check_dataset_argument(dataset, who="alce_rerank")
     check_nli(nli, flag="-S nli")
+    prompts = vanilla_prompts(system_message, dataset)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         generate = thinking_generate(state, generate, thinking)
         name = sample_dataset(state, dataset)
-        docs = get_docs(state.metadata, where=f"sample {state.sample_id}")
         question = sample_question(state)
-        add_system_message(state.messages, system_message)
+        use_alce_prompt(state, prompts)
+        docs = get_docs(state.metadata, where=f"sample {state.sample_id}")
         candidates = await sample_outputs(state, generate, n)
         backend = get_nli(nli)
         recalls = []

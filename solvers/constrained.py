@@ -47,7 +47,7 @@ from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.documents import Document, doc_texts, get_docs
 from inspect_cite.errors import ArgumentError
 from inspect_cite.forwarding import forwards_to
-from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE, add_system_message
+from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
 from inspect_cite.structured_outputs import forwards_extra_body, with_structured_outputs
 from inspect_cite.thinking import (
     THINK_OPENED_KEY,
@@ -56,6 +56,7 @@ from inspect_cite.thinking import (
     split_output,
 )
 from inspect_cite.verbatim import find_verbatim
+from solvers.alce_prompting import use_alce_prompt, vanilla_prompts
 from solvers.grammar import AnswerLimits, alce_grammar, fullcite_grammar
 from solvers.prompted import (
     FULLCITE_DOCUMENT,
@@ -194,7 +195,8 @@ def constrained_citations(
     FullCite format: the prompt is the FullCite prompt (as ``prompted_citations``) and the
     grammar allows claims each followed by ``{doc_id: <id>, snippet: <verbatim words of that
     document>}``. ALCE format (ALCE samples under ``format="auto"``): the sample's own ALCE
-    prompt is kept and the grammar allows statements each followed by ``[1]``..``[ndoc]``.
+    prompt is kept (a sample of one's own task gets VANILLA's, as ``alce_vanilla`` builds it)
+    and the grammar allows statements each followed by ``[1]``..``[ndoc]``.
 
     Args:
         format: ``auto`` (ALCE for ALCE samples, else FullCite), ``fullcite`` or ``alce``.
@@ -233,10 +235,15 @@ def constrained_citations(
     check_templates(template, document_template)
     answer_limits = AnswerLimits(**limits)
 
+    alce_prompts = vanilla_prompts(system_message or ALCE_SYSTEM_MESSAGE)
+
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         generate = thinking_generate(state, generate, thinking)
-        docs = get_docs(state.metadata, where=f"sample {state.sample_id}")
         fmt = answer_format(state.metadata, format)
+        if fmt == "alce":
+            # Before the documents are read: a sample of one's own task gets them numbered.
+            use_alce_prompt(state, alce_prompts)
+        docs = get_docs(state.metadata, where=f"sample {state.sample_id}")
         model = get_model()
         chosen = detect_backend(model) if backend == "auto" else backend
         if chosen == "unconstrained":
@@ -250,7 +257,6 @@ def constrained_citations(
             set_fullcite_prompt(state, template, document_template, system_message)
             grammar = fullcite_grammar(docs, limits=sample_limits)
         else:
-            add_system_message(state.messages, system_message or ALCE_SYSTEM_MESSAGE)
             ids = [d["id"] for d in docs]
             grammar = alce_grammar(ids, limits=sample_limits)
 

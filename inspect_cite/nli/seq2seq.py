@@ -97,7 +97,9 @@ class Seq2SeqNLI(LazyModel):
         self.max_new_tokens = max_new_tokens
         if true_checks:
             problem = true_resource_problem()
-            if problem is not None:
+            # Only when the load will go ahead (too little GPU memory, or the CPU allowed):
+            # where it will be refused, the refusal gives the same advice, once.
+            if problem is not None and (cuda_available() or cpu_allowed()):
                 logger.warning(true_resource_message(problem))
 
     def _load(self) -> tuple[Any, Any]:

@@ -150,7 +150,7 @@ def test_prompt_file_errors_name_file_and_field(tmp_path, alce_prompt_dir):
         PromptFile.load(bad)
     with pytest.raises(PromptFileError, match="does not exist"):
         PromptFile.load(tmp_path / "missing.json")
-    with pytest.raises(PromptFileError, match="only 4 demos"):
+    with pytest.raises(PromptFileError, match="asqa_default.json: shot=5 needs 5 demos, it has 4"):
         AlcePromptBuilder(PromptFile.load(alce_prompt_dir / "asqa_default.json"), shot=5)
 
 

@@ -5,9 +5,9 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.model import get_model
 
 from alce_tasks import asqa, eli5, qampari
-from alce_tasks.data import AlceDataError
 from inspect_cite.alce_prompts import ALCE_PROMPT_COMMIT, PROMPT_SHA256, PromptFile
 from inspect_cite.download import sha256_file
+from inspect_cite.errors import PreflightError
 from tests.conftest import FIXTURES, load_fixture, official_prompts_dir
 from tests.helpers.scripted_models import scripted_model
 
@@ -82,7 +82,8 @@ def test_closedbook_and_summary_variants(tiny_model, own_prompts, tmp_path):
 
 
 def test_missing_dataset_file_is_a_clear_error(own_prompts, tmp_path):
-    with pytest.raises(AlceDataError, match="does not exist"):
+    # Named with whatever else stops the run (here nli=true without a GPU), in one message.
+    with pytest.raises(PreflightError, match=r"dataset file .*nope\.json does not exist"):
         qampari(dataset_path=str(tmp_path / "nope.json"))
 
 

@@ -224,6 +224,23 @@ def test_console_script_module_runs(tmp_path):
     assert "claims_nli" in json.loads(Path(f"{path}.score").read_text())
 
 
+def test_nli_true_without_a_gpu_gives_its_advice_once(tmp_path):
+    path = write_result(tmp_path, "asqa.json", synthetic_items("asqa", 2))
+    env = dict(os.environ, PYTHONPATH=str(ROOT), CUDA_VISIBLE_DEVICES="")
+    env.pop("INSPECT_CITE_NLI_ALLOW_CPU", None)
+    proc = subprocess.run(
+        [sys.executable, "-m", "alce_tasks.eval_cli", "--f", str(path), "--citations"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=300,
+    )
+    assert proc.returncode == 1
+    assert proc.stderr.count("Lighter NLI choices") == 1, proc.stderr
+    assert proc.stderr.startswith("alce-eval: NLI 'true' (google/t5_xxl_true_nli_mixture")
+
+
 # --- one validation with the Inspect tasks; each bad input is one line, before scoring -------
 
 

@@ -22,8 +22,8 @@ pytestmark = pytest.mark.slow
 NLI = f"python:{ROOT / 'tests' / 'helpers' / 'nli_fns.py'}:word_entail"
 
 
-def inspect_cli(args: list[str], cwd: Path) -> tuple[int, list[str]]:
-    """Run ``inspect`` as a user would here; its exit code and the lines it printed."""
+def user_env(cwd: Path, **extra: str) -> dict[str, str]:
+    """A user's environment here: offline, empty caches, no GPU, 80 columns; then ``extra``."""
     env = {
         **os.environ,
         "HF_HUB_OFFLINE": "1",
@@ -34,11 +34,20 @@ def inspect_cli(args: list[str], cwd: Path) -> tuple[int, list[str]]:
         "COLUMNS": "80",
         "PYTHONPATH": "",
     }
-    env.pop("INSPECT_CITE_NLI_ALLOW_CPU", None)
-    env.pop("HF_HUB_CACHE", None)
-    proc = subprocess.run(
-        [INSPECT, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
+    for name in ("INSPECT_CITE_NLI_ALLOW_CPU", "HF_HUB_CACHE", "INSPECT_CITE_ALCE_PROMPT_DIR"):
+        env.pop(name, None)
+    return {**env, **extra}
+
+
+def run_cli(args: list[str], cwd: Path, **extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        args, cwd=cwd, env=user_env(cwd, **extra), capture_output=True, text=True, timeout=600
     )
+
+
+def inspect_cli(args: list[str], cwd: Path) -> tuple[int, list[str]]:
+    """Run ``inspect`` as a user would here; its exit code and the lines it printed."""
+    proc = run_cli([INSPECT, *args], cwd)
     # The hf provider's progress bar for loading the generator is not part of the message.
     lines = [
         line
@@ -208,3 +217,119 @@ def test_a_bad_scorer_argument_is_one_line_from_inspect_score(tmp_path):
         assert code != 0 and len(lines) <= 2, "\n".join(lines)
         assert lines[0].startswith(message), "\n".join(lines)
     assert not (tmp_path / "rescored.eval").exists()
+
+
+# --- issue 24, items 17, 18, 20, 21: what a new user hits ------------------------------------
+
+CHECK = str(Path(INSPECT).with_name("inspect-cite"))
+DISPLAYS = ("full", "rich", "plain", "log", "none", "conversation")
+
+
+@pytest.mark.parametrize("display", DISPLAYS)
+def test_a_refusal_reaches_stderr_once_under_every_display(display, tmp_path):
+    missing = tmp_path / "nowhere.json"
+    proc = run_cli(
+        [
+            INSPECT, "eval", "alce_tasks/asqa", "--model", "mockllm/model",
+            "-T", f"dataset_path={missing}", "-T", f"prompt_file={own_prompt_file(tmp_path)}",
+            "-T", f"nli={NLI}", "--log-dir", str(tmp_path / "logs"), "--display", display,
+        ],
+        tmp_path,
+    )  # fmt: skip
+    message = f"dataset file {missing} does not exist (-T dataset_path)"
+    assert proc.returncode != 0
+    assert proc.stderr.count(message) == 1, proc.stderr
+    assert message not in proc.stdout and "Traceback" not in proc.stdout + proc.stderr
+
+
+def test_check_builds_a_task_without_a_model(tmp_path):
+    args = [
+        "-T", f"dataset_path={FIXTURES / 'alce_asqa.json'}",
+        "-T", f"prompt_file={own_prompt_file(tmp_path)}", "-T", f"nli={NLI}",
+    ]  # fmt: skip
+    proc = run_cli([CHECK, "check", "alce_tasks/asqa", *args], tmp_path)
+    assert (proc.returncode, proc.stdout.strip()) == (0, "ok: alce_tasks/asqa: 3 samples")
+    # A wrong -T value is refused exactly as `inspect eval` refuses it, before any model.
+    proc = run_cli([CHECK, "check", "alce_tasks/asqa", *args, "-T", "ndoc=abc"], tmp_path)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr.strip() == "-T ndoc must be an integer, got 'abc'"
+    # A run's missing files: every one in the one message.
+    proc = run_cli(
+        [CHECK, "check", "fullcite_tasks/expertqa", "-T", f"dataset_path={tmp_path / 'x.jsonl'}"],
+        tmp_path,
+    )
+    assert proc.returncode == 1 and str(tmp_path / "x.jsonl") in proc.stderr
+
+
+def test_temperature_zero_on_hf_is_refused_before_the_first_sample(tiny_qwen3, tmp_path):
+    base = [
+        INSPECT, "eval", "alce_tasks/asqa", "--model", f"hf/{tiny_qwen3}", "-M", "device=cpu",
+        "-T", f"dataset_path={FIXTURES / 'alce_asqa.json'}",
+        "-T", f"prompt_file={own_prompt_file(tmp_path)}", "-T", f"nli={NLI}",
+        "--limit", "1", "--max-tokens", "8", "--log-dir", str(tmp_path / "logs"),
+        "--display", "plain", "--temperature", "0",
+    ]  # fmt: skip
+    proc = run_cli(base, tmp_path)
+    assert proc.returncode != 0
+    # The hf provider's progress bar for loading the generator is not part of the message.
+    lines = [line for line in proc.stderr.splitlines() if line and "Loading weights" not in line]
+    assert lines == [
+        "--temperature 0: the hf/ provider samples, and cannot sample at a temperature of 0.",
+        "Pass -M do_sample=false to decode greedily (or a temperature above 0).",
+    ], proc.stderr
+    assert not list(tmp_path.glob("logs/*.eval")), "a log was started"
+    # The fix the message names runs.
+    proc = run_cli([*base, "-M", "do_sample=false"], tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+MY_TASK = """\
+from inspect_ai import Task, task
+from inspect_ai.dataset import Sample
+
+DOCS = [
+    {"id": "eiffel", "title": "Eiffel Tower", "text": "The Eiffel Tower stands in Paris."},
+    {"id": "louvre", "title": "Louvre", "text": "The Louvre is a museum in Paris."},
+]
+
+
+@task
+def my_task():
+    sample = Sample(input="Where is the Eiffel Tower?", target="In Paris.", metadata={"docs": DOCS})
+    return Task(dataset=[sample])
+"""
+
+
+def test_readme_own_data_commands_show_the_documents_and_score(
+    tiny_qwen3, alce_prompt_dir, tmp_path
+):
+    from inspect_ai.log import read_eval_log
+
+    (tmp_path / "my_task.py").write_text(MY_TASK)
+    prompts = {"INSPECT_CITE_ALCE_PROMPT_DIR": str(alce_prompt_dir)}
+    proc = run_cli(
+        [
+            INSPECT, "eval", "my_task.py", "--solver", "solvers/alce_vanilla",
+            "--model", f"hf/{tiny_qwen3}", "-M", "device=cpu", "--max-tokens", "8",
+            "--log-dir", "logs", "--display", "none",
+        ],
+        tmp_path,
+        **prompts,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    [log_path] = (tmp_path / "logs").glob("*.eval")
+    [sample] = read_eval_log(str(log_path)).samples
+    prompt = sample.messages[1].text
+    assert "Document [1](Title: Eiffel Tower): The Eiffel Tower stands in Paris." in prompt
+    assert "Document [2](Title: Louvre): The Louvre is a museum in Paris." in prompt
+    proc = run_cli(
+        [
+            INSPECT, "score", str(log_path), "--scorer", "scorers/alce_correctness",
+            "-S", "dataset=asqa", "--display", "none", "--output-file", "scored.eval",
+        ],
+        tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    [scored] = read_eval_log(str(tmp_path / "scored.eval")).samples
+    score = scored.scores["alce_correctness"]
+    assert 'str_em, str_hit: missing field "qa_pairs"' in score.metadata["reason"]

@@ -285,7 +285,7 @@ def test_unreachable_default_similarity_model_stops_fullcite(empty_hub, tmp_path
 
 
 @pytest.mark.parametrize("strategy", ["posthoc", "postcite", "inlinesearch"])
-def test_unreachable_default_retrieval_model_stops_alce(strategy, empty_hub, tmp_path):
+def test_unreachable_default_retrieval_model_stops_alce(strategy, empty_hub, own_prompts, tmp_path):
     message = refused(eli5, alce_args(tmp_path, nli=NLI, strategy=strategy), tmp_path)
     assert message.startswith("-T retrieval_model=sentence-transformers/gtr-t5-large: not in")
     assert "-T retrieval_model=DIR" in message
@@ -548,3 +548,69 @@ def test_a_failed_retriever_load_is_not_retried_per_sample(monkeypatch, tmp_path
             get_retriever(name, "cpu")
         assert isinstance(e.value.__cause__, OSError)
     assert len(calls) == 1
+
+
+# --- an offline ALCE run: everything it lacks, in one message (issue 24, item 19) -------------
+
+
+@pytest.fixture
+def offline_alce(cache_root, monkeypatch):
+    """An empty cache, no overrides, the hub offline and ALCE's prompt host unreachable."""
+    from alce_tasks.data import ALCE_DATA_DIR_ENV
+    from inspect_cite import alce_prompts
+
+    monkeypatch.delenv(alce_prompts.PROMPT_DIR_ENV, raising=False)
+    monkeypatch.delenv(ALCE_DATA_DIR_ENV, raising=False)
+    # Port 9 (discard) refuses the connection at once: nothing leaves the machine.
+    url = "http://127.0.0.1:9/{repo}/{commit}/prompts/{name}.json"
+    monkeypatch.setattr(alce_prompts, "ALCE_PROMPT_URL", url)
+
+
+def refused_at_once(task_args: dict, tmp_path: Path) -> str:
+    """The message of a run refused before any generation (however many lines it has)."""
+    model = CountingModel()
+    with pytest.raises(PreflightError) as e:
+        inspect_eval(
+            eli5,
+            task_args=task_args,
+            model=model.model,
+            log_dir=str(tmp_path / "logs"),
+            display="none",
+        )
+    assert model.calls == 0
+    return str(e.value)
+
+
+def test_an_offline_alce_run_names_the_data_and_the_prompt_file_at_once(offline_alce, tmp_path):
+    message = refused_at_once({"nli": NLI}, tmp_path)
+    assert message.startswith("2 problems stop this run:\n1. ALCE data file eli5_eval_bm25")
+    first, second = message.split("\n2. ")
+    assert "could not be downloaded" in first and "HF_HUB_OFFLINE is set" in first
+    assert "-T dataset_path=" in first and "INSPECT_CITE_ALCE_DATA_DIR" in first
+    assert second.startswith("ALCE prompt file eli5_default.json is not cached")
+    assert "-T prompt_file=PATH" in second
+
+
+def test_a_prompt_file_s_problems_are_named_together_with_the_flags(offline_alce, tmp_path):
+    bad = tmp_path / "mine.json"
+    bad.write_text(json.dumps({"instruction": "x", "demo_prompt": "{INST} {Q}", "demos": []}))
+    args = {"nli": NLI, "dataset_path": str(FIXTURES / "alce_eli5.json"), "prompt_file": str(bad)}
+    message = refused_at_once(args, tmp_path)
+    assert message == (
+        f'prompt file {bad}: missing fields "demo_sep", "doc_prompt"; -T shot=2 needs 2 demos, '
+        "it has 0 (-T prompt_file)"
+    )
+    # A file that is otherwise fine: the demonstrations alone, with both flags.
+    good = own_prompt_file(tmp_path)
+    message = refused_at_once({**args, "prompt_file": str(good), "shot": 3}, tmp_path)
+    assert message == f"prompt file {good}: -T shot=3 needs 3 demos, it has 2 (-T prompt_file)"
+
+
+def test_every_problem_of_a_run_is_in_its_one_message(offline_alce, empty_hub, tmp_path):
+    missing = tmp_path / "nowhere.json"
+    args = {"dataset_path": str(missing), "nli": "classifier:./no-such-nli", "shot": 9}
+    message = refused_at_once(args, tmp_path)
+    assert message.startswith("3 problems stop this run:")
+    assert f"1. dataset file {missing} does not exist (-T dataset_path)" in message
+    assert "2. ALCE prompt file eli5_default.json is not cached" in message
+    assert "3. -T nli=classifier:./no-such-nli: directory no-such-nli does not exist." in message
