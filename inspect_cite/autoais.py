@@ -142,8 +142,13 @@ def format_doc(doc: Mapping[str, Any]) -> str:
     return DOC_TEMPLATE.format(title=doc["title"], text=text)
 
 
+def format_passage(docs: Sequence[Mapping[str, Any]]) -> str:
+    """Documents joined as eval.py joins the cited documents of a statement for NLI."""
+    return "\n".join(format_doc(doc) for doc in docs)
+
+
 def _passage(docs: Sequence[Mapping[str, Any]], refs: Sequence[int]) -> str:
-    return "\n".join(format_doc(docs[r]) for r in refs)
+    return format_passage([docs[r] for r in refs])
 
 
 Statement = tuple[str, str, list[int | None]]

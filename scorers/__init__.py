@@ -53,7 +53,14 @@ FullCite log keys (``fullcite_tasks/*``):
 | failed_docs                            |                        |
 | (fullcite_tasks/annotate_spans)        |                        |
 
-``n_citations`` (citations in the answer) is reported by three scorers; Inspect names each by
+Tool-using models and agents (any log of a tool-using model):
+
+| Log keys                               | Scorer file            | Definition
+|----------------------------------------|------------------------|------------------------------
+| cited_source_seen, supported_claims,   | source_support.py      | here (sources, claims:
+| uncited_claims, n_citations            |                        | inspect_cite/transcript.py)
+
+``n_citations`` (citations in the answer) is reported by four scorers; Inspect names each by
 its scorer in the log.
 """
 
@@ -68,6 +75,7 @@ from scorers.claim_support import claim_support
 from scorers.doc_snippet_f1 import doc_snippet_f1
 from scorers.fullcite_answer import fullcite_answer
 from scorers.mauve import mauve, mauve_corpus
+from scorers.source_support import source_support
 from scorers.span_agreement import span_agreement
 
 __all__ = [
@@ -83,5 +91,6 @@ __all__ = [
     "fullcite_answer",
     "mauve",
     "mauve_corpus",
+    "source_support",
     "span_agreement",
 ]
