@@ -53,10 +53,12 @@ FullCite log keys (``fullcite_tasks/*``):
 | failed_docs                            |                        |
 | (fullcite_tasks/annotate_spans)        |                        |
 
-Tool-using models and agents (any log of a tool-using model):
+Native citations and agents (``-T strategy=native``/``agent``, any log of a tool-using model):
 
 | Log keys                               | Scorer file            | Definition
 |----------------------------------------|------------------------|------------------------------
+| native_citations, unmapped_citations,  | native_counts.py       | inspect_cite/citations/
+| replies_without_citations              |                        | native.py
 | cited_source_seen, supported_claims,   | source_support.py      | here (sources, claims:
 | uncited_claims, n_citations            |                        | inspect_cite/transcript.py)
 
@@ -75,6 +77,7 @@ from scorers.claim_support import claim_support
 from scorers.doc_snippet_f1 import doc_snippet_f1
 from scorers.fullcite_answer import fullcite_answer
 from scorers.mauve import mauve, mauve_corpus
+from scorers.native_counts import native_counts
 from scorers.source_support import source_support
 from scorers.span_agreement import span_agreement
 
@@ -91,6 +94,7 @@ __all__ = [
     "fullcite_answer",
     "mauve",
     "mauve_corpus",
+    "native_counts",
     "source_support",
     "span_agreement",
 ]

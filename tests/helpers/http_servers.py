@@ -1,11 +1,13 @@
 """Local HTTP servers on 127.0.0.1 that record each request: one answering from a function, one
-standing in for an OpenAI-compatible chat-completions endpoint."""
+standing in for an OpenAI-compatible chat-completions endpoint, one for Anthropic's Messages
+API."""
 
 import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 from inspect_ai.model import GenerateConfig, get_model
 
@@ -126,3 +128,40 @@ class ChatServer:
             config=GenerateConfig(**config),  # type: ignore[arg-type]
             memoize=False,
         )
+
+
+class AnthropicServer:
+    """A Messages API stand-in answering ``reply(request body)`` (a Messages API reply as JSON);
+    ``bodies`` lists the request bodies. Point ``anthropic/`` models at ``url``."""
+
+    def __init__(self, reply: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+        self.bodies: list[dict[str, Any]] = []
+        self.paths: list[str] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                server.bodies.append(body)
+                server.paths.append(self.path)
+                payload = json.dumps(reply(body)).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def __enter__(self) -> "AnthropicServer":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
