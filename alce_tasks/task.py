@@ -47,6 +47,7 @@ from scorers.citation_nli import citation_nli
 from scorers.claim_coverage import claim_coverage
 from scorers.mauve import mauve as mauve_scorer
 from scorers.native_counts import native_counts
+from scorers.source_support import source_support
 from solvers import (
     alce_closedbook,
     alce_inlinesearch,
@@ -58,6 +59,7 @@ from solvers import (
     alce_vanilla,
     constrained_citations,
 )
+from solvers.agent import agent_citations
 from solvers.native import NATIVE_FIX, native_citations
 
 # Bump when a change to data handling, prompts or scoring can move the numbers.
@@ -80,6 +82,7 @@ Strategy = Literal[
     "constrained",
     "posthoc",
     "native",
+    "agent",
 ]
 """The names of :data:`STRATEGIES` (its docstring says what each means)."""
 
@@ -204,6 +207,12 @@ STRATEGIES: dict[Strategy, AlceStrategy] = {
     "native": AlceStrategy(
         lambda s: native_citations(format="alce", thinking=s.thinking), task_prompt=False
     ),
+    # The tools search the item's whole retrieval list.
+    "agent": AlceStrategy(
+        lambda s: agent_citations(format="alce", thinking=s.thinking),
+        task_prompt=False,
+        pool=True,
+    ),
 }
 """ALCE's strategies, one row each: the one place the task reads a strategy's needs from.
 
@@ -211,7 +220,8 @@ ALCE's baselines (paper, Section 4) plus the FullCite strategy names: `prompt` =
 `constrained` = VANILLA's prompt under a ``[1]``..``[ndoc]`` grammar, and `posthoc` = ALCE's
 POSTCITE after VANILLA (each uncited statement cited with its most similar shown document).
 `native` sends the shown documents as documents and writes the provider's own citations as
-``[n]``.
+``[n]``; `agent` shows none and gives the model ``search``/``read`` tools over the item's
+retrieval list (docs/native.md).
 On the FullCite tasks `posthoc` means something else: Jaccard alignment of snippets
 (``fullcite_tasks.task``).
 """
@@ -391,8 +401,9 @@ def alce_task(
             `vanilla`, `closedbook`, `summ`, `snippet`, `oracle`, `rerank`, `postcite`,
             `interact`, `inlinesearch`, or the FullCite names `prompt` (= vanilla),
             `constrained` (vanilla's prompt under a grammar allowing only [1]..[ndoc] after
-            statements), `posthoc` (ALCE's POSTCITE after vanilla) and `native` (the provider's
-            own document citations, written as [n]: anthropic/ models).
+            statements) and `posthoc` (ALCE's POSTCITE after vanilla); `native` (the provider's
+            own document citations, written as [n]: anthropic/ models) and `agent` (the model
+            finds documents with search and read tools; see docs/native.md).
         qa: Add eval.py's QA accuracy (QA-EM, QA-F1, QA-Hit): an extractive QA model
             answers each disambiguated question from the output (ASQA only).
         qa_model: The QA model (hub id or local dir; eval.py's by default).
@@ -482,6 +493,8 @@ def alce_task(
         scorers.append(mauve_scorer(mauve_model=mauve_model, mauve_seeds=mauve_seeds))
     if strategy == "native":
         scorers.append(native_counts())
+    if strategy == "agent":
+        scorers.append(source_support(nli=nli))
     solver = strategy_solver(
         strategy,
         StrategySettings.pick({**given, "ndoc": ndoc}),

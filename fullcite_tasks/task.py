@@ -49,6 +49,8 @@ from scorers.claim_support import claim_support
 from scorers.doc_snippet_f1 import doc_snippet_f1
 from scorers.fullcite_answer import fullcite_answer
 from scorers.native_counts import native_counts
+from scorers.source_support import source_support
+from solvers.agent import agent_citations
 from solvers.constrained import constrained_citations
 from solvers.native import NATIVE_FIX, native_citations
 from solvers.posthoc import posthoc_citations
@@ -60,7 +62,7 @@ logger = getLogger(__name__)
 FULLCITE_TASK_VERSION = 1
 
 Source = Literal["bioasq", "asqa", "expertqa"]
-Strategy = Literal["prompt", "constrained", "posthoc", "native"]
+Strategy = Literal["prompt", "constrained", "posthoc", "native", "agent"]
 # Each dataset's own options: its task offers these and not the other datasets'.
 DATA_OPTIONS: dict[str, tuple[str, ...]] = {
     "bioasq": ("abstracts_path", "question_types"),
@@ -76,7 +78,7 @@ def other_data_options(source: str) -> tuple[str, ...]:
 
 
 DocOrder = Literal["retrieval", "shuffled", "reversed"]
-STRATEGIES = ("prompt", "constrained", "posthoc", "native")
+STRATEGIES = ("prompt", "constrained", "posthoc", "native", "agent")
 DOC_ORDERS = ("retrieval", "shuffled", "reversed")
 
 # Snippets are verbatim copies, so FullCite answers run longer than plain ones.
@@ -155,6 +157,8 @@ def strategy_solver(strategy: str, thinking: bool = False) -> Solver:
         return posthoc_citations(thinking=thinking)
     if strategy == "native":
         return native_citations(format="fullcite", thinking=thinking)
+    if strategy == "agent":
+        return agent_citations(format="fullcite", thinking=thinking)
     return prompted_citations(thinking=thinking)
 
 
@@ -202,7 +206,8 @@ def fullcite_scorers(
 ) -> list[Scorer]:
     """Doc/Snippet-F1, bias and QA; similarity, judge and NLI claim support on request.
 
-    ``native`` adds the counts of the provider's citations.
+    ``native`` adds the counts of the provider's citations; ``agent`` with ``attribution``
+    adds ``source_support`` (its claims against what the tools returned, by the same NLI).
     """
     scorers = [
         doc_snippet_f1(),
@@ -215,6 +220,8 @@ def fullcite_scorers(
         scorers.append(citation_judge())
     if attribution:
         scorers.append(attribution_scorer(nli))
+        if strategy == "agent":
+            scorers.append(source_support(nli=nli))
     if strategy == "native":
         scorers.append(native_counts())
     return scorers
@@ -326,9 +333,11 @@ def fullcite_task(
         seed: Seed of the ``shuffled`` order.
         strategy: ``prompt`` (instructions only), ``constrained`` (grammar-constrained
             decoding), ``posthoc`` (FullCite's posthoc: snippets aligned to the documents
-            afterwards by word-set Jaccard; on ALCE tasks ``posthoc`` means ALCE's POSTCITE)
-            or ``native`` (the documents go to the model as documents and the provider's own
-            citations become FullCite citations: ``anthropic/`` models).
+            afterwards by word-set Jaccard; on ALCE tasks ``posthoc`` means ALCE's POSTCITE),
+            ``native`` (the documents go to the model as documents and the provider's own
+            citations become FullCite citations: ``anthropic/`` models) or ``agent`` (no
+            documents in the prompt: the model finds them with ``search`` and ``read``
+            tools; citations of documents no tool returned are invalid). See docs/native.md.
         question_types: BioASQ: keep only these types (``yesno``, ``factoid``, ``list``,
             ``summary``; a list or comma-separated); all by default.
         similarity_model: sentence-transformers model for claim-snippet similarity (name or

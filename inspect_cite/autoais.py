@@ -41,7 +41,7 @@ default, quirks included:
 """
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -196,6 +196,11 @@ def _fixed_statements(output: str, question: str, qampari: bool) -> list[Stateme
     return statements
 
 
+def _allowed(ref: int, docs: Sequence[Any], allowed: Collection[int] | None) -> bool:
+    """Whether an in-range citation may be judged (``[0]``'s -1 is the last document)."""
+    return allowed is None or ref % len(docs) in allowed
+
+
 def _in_range(statement: StatementVerdict) -> list[int]:
     """The kept citations of a ``checked`` statement (all in range by then)."""
     refs = [r for r in statement.used if r is not None]
@@ -211,6 +216,7 @@ async def citation_scores(
     qampari: bool = False,
     at_most_citations: int | None = 3,
     alce_compat: bool = True,
+    allowed: Collection[int] | None = None,
 ) -> CitationResult:
     """Citation recall and precision of one output, as ALCE's eval.py computes them.
 
@@ -225,6 +231,9 @@ async def citation_scores(
         qampari: Judge each comma-separated entity as a statement (QAMPARI).
         at_most_citations: Judge at most this many citations per statement (None: all).
         alce_compat: Reproduce eval.py exactly (True) or fix its defects (see module doc).
+        allowed: The documents (0-based) a citation may name; a citation of another one is
+            invalid, as one out of range is (the agent strategy: documents its tools returned,
+            :mod:`inspect_cite.agent_records`). None: every document.
 
     Returns:
         Recall, precision and the verdict on every statement.
@@ -243,11 +252,16 @@ async def citation_scores(
         if alce_compat:
             # eval.py: any(ref >= len(docs)) before truncation; "[0]" -> -1 is the last doc
             # (with no docs at all eval.py would crash; it is invalid here).
-            invalid = any(r is None or r >= len(docs) or r < -len(docs) for r in refs)
+            invalid = any(
+                r is None or r >= len(docs) or r < -len(docs) or not _allowed(r, docs, allowed)
+                for r in refs
+            )
             used = refs if at_most_citations is None else refs[:at_most_citations]
         else:
             used = refs if at_most_citations is None else refs[:at_most_citations]
-            invalid = any(r is None or r < 0 or r >= len(docs) for r in used)
+            invalid = any(
+                r is None or r < 0 or r >= len(docs) or not _allowed(r, docs, allowed) for r in used
+            )
         if not refs:
             status: StatementStatus = "uncited"
         else:

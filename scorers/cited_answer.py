@@ -9,7 +9,8 @@ so that they agree on what a citation is. Decisions:
 - A citation is **invalid** when its doc id is not one of the context documents
   (``unknown_doc_id``), or when the posthoc solver could not align its snippet
   (``unaligned``: the posthoc record at the citation's offsets in the output says so, see
-  :mod:`inspect_cite.posthoc_records`). Invalid citations stay
+  :mod:`inspect_cite.posthoc_records`), or when the agent strategy's tools never returned its
+  document (``not_retrieved``: :mod:`inspect_cite.agent_records`). Invalid citations stay
   in every count (they are wrong in precision) and never match gold.
 - A citation's ``position`` is the 1-based place of its document in ``metadata["docs"]``.
 - ``verbatim``: the snippet is a non-empty exact substring of the cited document's text.
@@ -27,6 +28,7 @@ from weakref import WeakKeyDictionary
 from inspect_ai.solver import TaskState
 from rapidfuzz import fuzz
 
+from inspect_cite.agent_records import AGENT_KEY, returned_doc_ids
 from inspect_cite.citations import Claim, ParsedAnswer, parse_citations
 from inspect_cite.documents import Document, DocumentError, doc_positions, docs_by_id, get_docs
 from inspect_cite.posthoc_records import unaligned_spans
@@ -37,7 +39,7 @@ from inspect_cite.thinking import split_output
 NEAR_VERBATIM_SCORE = 95.0
 """Least rapidfuzz partial ratio (0-100) of a near-verbatim snippet against its document."""
 
-CitationStatus = Literal["valid", "unknown_doc_id", "unaligned"]
+CitationStatus = Literal["valid", "unknown_doc_id", "unaligned", "not_retrieved"]
 
 
 @dataclass(frozen=True)
@@ -55,7 +57,7 @@ class CheckedCitation:
 
     @property
     def valid(self) -> bool:
-        """The citation names a context document (and, after posthoc, was aligned)."""
+        """The citation names a context document, aligned (posthoc) and returned (agent)."""
         return self.status == "valid"
 
     @property
@@ -135,7 +137,13 @@ def read_cited_answer(state: TaskState) -> CitedAnswer:
     """
     metadata = state.metadata or {}
     answer_text = split_output(state.output).answer.strip()
-    key = (answer_text, id(metadata), id(metadata.get("docs")), id(metadata.get("posthoc")))
+    key = (
+        answer_text,
+        id(metadata),
+        id(metadata.get("docs")),
+        id(metadata.get("posthoc")),
+        id(metadata.get(AGENT_KEY)),
+    )
     cached = _READ.get(state)
     if cached is not None and cached[0] == key:
         return cached[1]
@@ -157,6 +165,7 @@ def _read(sample_id: Any, metadata: dict[str, Any], text: str) -> CitedAnswer:
     unaligned = unaligned_spans(
         metadata, citations=[(c.doc_id, c.snippet, c.start, c.end) for c in parsed.citations]
     )
+    returned = returned_doc_ids(metadata)
     answer = CitedAnswer(text=text, parsed=parsed, docs=docs, problems=problems)
     index = 0
     for claim in parsed.claims:
@@ -167,6 +176,8 @@ def _read(sample_id: Any, metadata: dict[str, Any], text: str) -> CitedAnswer:
                 status = "unknown_doc_id"
             elif (c.start, c.end) in unaligned:
                 status = "unaligned"
+            elif returned is not None and c.doc_id not in returned:
+                status = "not_retrieved"
             doc = answer.doc(c.doc_id)
             verbatim = bool(c.snippet) and doc is not None and c.snippet in doc["text"]
             near = not verbatim and doc is not None and near_verbatim(c.snippet, doc["text"])

@@ -1,5 +1,6 @@
 """Citation generation solvers, registered as ``solvers/<name>``."""
 
+from solvers.agent import agent_citations
 from solvers.alce import alce_vanilla
 from solvers.alce_baselines import alce_closedbook, alce_snippet, alce_summ
 from solvers.alce_interactive import alce_inlinesearch, alce_interact
@@ -11,6 +12,7 @@ from solvers.posthoc import posthoc_citations
 from solvers.prompted import prompted_citations
 
 __all__ = [
+    "agent_citations",
     "alce_closedbook",
     "alce_inlinesearch",
     "alce_interact",

@@ -63,7 +63,9 @@ Question: {question}"""
 
 NATIVE_DOCUMENT = "- {id}: {title}"
 
-NATIVE_FIX = "Use an anthropic/ model, or another -T strategy (prompt, constrained, posthoc)."
+NATIVE_FIX = (
+    "Use an anthropic/ model, or another -T strategy (prompt, constrained, posthoc, agent)."
+)
 
 
 def document_content(doc: Document) -> ContentDocument:
