@@ -1,6 +1,6 @@
 """Local HTTP servers on 127.0.0.1 that record each request: one answering from a function, one
-standing in for an OpenAI-compatible chat-completions endpoint, one for Anthropic's Messages
-API."""
+standing in for an OpenAI-compatible chat-completions endpoint; ``json_api`` makes the first a
+JSON API (Anthropic's Messages API in the native-citation tests)."""
 
 import json
 import threading
@@ -130,38 +130,15 @@ class ChatServer:
         )
 
 
-class AnthropicServer:
-    """A Messages API stand-in answering ``reply(request body)`` (a Messages API reply as JSON);
-    ``bodies`` lists the request bodies. Point ``anthropic/`` models at ``url``."""
+def json_api(answer: Callable[[dict[str, Any]], dict[str, Any]]) -> Callable[[Seen], Reply]:
+    """A reply function for a JSON API: the request body in, ``answer(body)`` out as JSON.
 
-    def __init__(self, reply: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
-        self.bodies: list[dict[str, Any]] = []
-        self.paths: list[str] = []
-        server = self
+    With :class:`RecordingServer` and :func:`tests.helpers.native_models.messages_reply` it
+    stands in for Anthropic's Messages API (point ``anthropic/`` models at its ``url``).
+    """
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.bodies.append(body)
-                server.paths.append(self.path)
-                payload = json.dumps(reply(body)).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+    def reply(seen: Seen) -> Reply:
+        body = json.dumps(answer(json.loads(seen.body))).encode()
+        return Reply(200, body, {"Content-Type": "application/json"})
 
-            def log_message(self, format: str, *args: object) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    def __enter__(self) -> "AnthropicServer":
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+    return reply

@@ -3,9 +3,9 @@
 - ``citingdocs/<name>``: a model provider of the tests' own that answers with Anthropic-style
   ``DocumentCitation``s (document index in ``internal``, ``cited_text``, a ``char`` range) on
   the ``ContentDocument``s it receives: one claim per document, citing its first sentence.
-- :func:`messages_reply`: what ``tests.helpers.http_servers.AnthropicServer`` (a local Messages
-  API stand-in) answers by default: ``char_location`` citations, for Inspect's real
-  ``anthropic/`` provider and SDK.
+- :func:`messages_reply`: a Messages API reply with ``char_location`` citations, for a local
+  stand-in of Anthropic's API (``tests.helpers.http_servers.json_api``) that Inspect's real
+  ``anthropic/`` provider and SDK talk to.
 """
 
 from __future__ import annotations

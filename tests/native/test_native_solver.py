@@ -14,7 +14,7 @@ from inspect_cite.log_metrics import log_metrics
 from inspect_cite.preflight import check_native_citations, native_citations_problem
 from solvers.native import NATIVE_FIX
 from tests.conftest import ASQA_ARGS, BIOASQ_ARGS, EXPERTQA_ARGS, FIXTURES, ROOT
-from tests.helpers.http_servers import AnthropicServer, ChatServer
+from tests.helpers.http_servers import ChatServer, RecordingServer, json_api
 from tests.helpers.native_models import first_sentence, messages_reply
 
 NLI = "python:tests.helpers.nli_fns:word_entail"
@@ -89,14 +89,16 @@ def test_alce_native_writes_markers_that_citation_nli_reads(own_prompts, tmp_pat
 
 
 def test_anthropic_provider_through_the_real_sdk(tmp_path, cache_root):
-    with AnthropicServer(messages_reply) as server:
+    with RecordingServer(json_api(messages_reply)) as server:
         model = get_model(
             "anthropic/claude-test", base_url=server.url, api_key="test-key", memoize=False
         )
         task = asqa(**ASQA_ARGS, strategy="native", similarity_model=None)
         [log] = inspect_eval(task, model=model, display="none", log_dir=str(tmp_path), limit=1)
     assert log.status == "success", log.error
-    [body] = server.bodies
+    [request] = server.requests
+    assert request.path == "/v1/messages"
+    body = json.loads(request.body)
     blocks = body["messages"][-1]["content"]
     docs = [b for b in blocks if b["type"] == "document"]
     sample = log.samples[0]
