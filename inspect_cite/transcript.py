@@ -273,7 +273,9 @@ def _results(sources: TranscriptSources, value: Any) -> None:
         url, doc_id = item.get("url"), item.get("doc_id")
         if isinstance(url, str) and url.strip():
             found.append((url_key(url), url.strip(), text, title, number))
-        elif isinstance(doc_id, (str, int)) and str(doc_id).strip():
+        elif (
+            isinstance(doc_id, (str, int)) and not isinstance(doc_id, bool) and str(doc_id).strip()
+        ):
             found.append((doc_key(doc_id), str(doc_id).strip(), text, title, number))
     _number(sources, found)
 

@@ -147,13 +147,13 @@ def explanation(
         for index, source in zip(check.claim.citations, check.sources, strict=True):
             ref = answer.citations[index]
             where = (
-                f"retrieved ({_cell(source.label, 120)}"
+                f"retrieved ({_cell(redact_text(source.label), 120)}"
                 + ("" if source.texts else ", no text recorded")
                 + ")"
                 if source is not None
                 else "**never retrieved** (fabricated citation)"
             )
-            lines.append(f"   - {ref.kind} `{_cell(ref.target, 200)}`: {where}")
+            lines.append(f"   - {ref.kind} `{_cell(redact_text(ref.target), 200)}`: {where}")
         if not check.claim.citations:
             lines.append("   - no citation")
         lines.append(f"   - verdict: **{check.verdict}**")
@@ -216,11 +216,14 @@ def source_support(
             explanation=f"**nan:** {reason}\n\n{shown}" if reason else shown,
             metadata={
                 "reason": reason or None,
-                "sources": sorted(sources.by_key),
+                # URLs as the log may show them: credentials never reach it.
+                "sources": sorted(redact_text(key) for key in sources.by_key),
                 "claims": [
                     {
                         "claim": c.claim.hypothesis,
-                        "citations": [answer.citations[i].target for i in c.claim.citations],
+                        "citations": [
+                            redact_text(answer.citations[i].target) for i in c.claim.citations
+                        ],
                         "retrieved": [s is not None for s in c.sources],
                         "verdict": c.verdict,
                     }

@@ -236,3 +236,14 @@ def test_an_answer_only_in_the_output_is_read_from_there(fresh_nli):
     rescored = inspect_score(log, scorers=[source_support(nli=NLI)], display="none")
     value = rescored.samples[0].scores["source_support"].value
     assert (value["n_citations"], value["supported_claims"]) == (3, 25)
+
+
+def test_credentials_in_cited_urls_never_reach_the_score(fresh_nli):
+    secret = "https://user:hunter2@example.org/eiffel?api_key=hunter2"
+    answer = [
+        ContentText(text="The Eiffel Tower stands in Paris.", citations=[UrlCitation(url=secret)])
+    ]
+    log = eval_log([sample(agent_messages(answer))])
+    rescored = inspect_score(log, scorers=[source_support(nli=NLI)], display="none")
+    score = rescored.samples[0].scores["source_support"]
+    assert "hunter2" not in score.explanation + str(score.metadata)
