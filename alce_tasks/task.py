@@ -46,7 +46,9 @@ from inspect_cite.forwarding import given_arguments
 from inspect_cite.http_client import redact_text
 from inspect_cite.hub_files import check_dataset_path, dataset_file
 from inspect_cite.preflight import (
+    active_model_name,
     check_model,
+    check_native_citations,
     check_nli,
     check_sampling,
     eval_generate_config,
@@ -61,6 +63,8 @@ from scorers.alce_qa import alce_qa
 from scorers.citation_nli import citation_nli
 from scorers.claim_coverage import claim_coverage
 from scorers.mauve import mauve as mauve_scorer
+from scorers.native_counts import native_counts
+from scorers.source_support import source_support
 from solvers import (
     alce_closedbook,
     alce_inlinesearch,
@@ -73,7 +77,9 @@ from solvers import (
     alce_vanilla,
     constrained_citations,
 )
+from solvers.agent import agent_citations
 from solvers.alce_interactive import INTERACT_USE_SHORTER
+from solvers.native import NATIVE_FIX, native_citations
 
 # Bump when a change to data handling, prompts or scoring can move the numbers.
 ALCE_TASK_VERSION = 1
@@ -94,6 +100,8 @@ Strategy = Literal[
     "prompt",
     "constrained",
     "posthoc",
+    "native",
+    "agent",
 ]
 """The names of :data:`STRATEGIES` (its docstring says what each means)."""
 
@@ -244,12 +252,25 @@ STRATEGIES: dict[Strategy, AlceStrategy] = {
         retrieval=True,
         run_py=None,
     ),
+    # The solver sends the shown documents as documents (no demonstrations): its own prompt.
+    "native": AlceStrategy(
+        lambda s: native_citations(format="alce", thinking=s.thinking), task_prompt=False
+    ),
+    # The tools search the item's whole retrieval list.
+    "agent": AlceStrategy(
+        lambda s: agent_citations(format="alce", thinking=s.thinking),
+        task_prompt=False,
+        pool=True,
+    ),
 }
 """ALCE's strategies, one row each: the one place the task reads a strategy's needs from.
 
 ALCE's baselines (paper, Section 4) plus the FullCite strategy names: `prompt` = VANILLA,
 `constrained` = VANILLA's prompt under a ``[1]``..``[ndoc]`` grammar, and `posthoc` = ALCE's
 POSTCITE after VANILLA (each uncited statement cited with its most similar shown document).
+`native` sends the shown documents as documents and writes the provider's own citations as
+``[n]``; `agent` shows none and gives the model ``search``/``read`` tools over the item's
+retrieval list (docs/native.md).
 On the FullCite tasks `posthoc` means something else: Jaccard alignment of snippets
 (``fullcite_tasks.task``).
 """
@@ -541,6 +562,8 @@ def preflight_models(
 ) -> None:
     """Refuse, before any generation, a model the task will need that cannot be loaded here."""
     check_nli(nli, flag="-T nli")
+    if strategy == "native":
+        check_native_citations(active_model_name(), what="-T strategy=native", fix=NATIVE_FIX)
     if STRATEGIES[strategy].retrieval:
         check_retriever(retrieval_model, flag="-T retrieval_model")
     if qa_model is not None:
@@ -626,7 +649,9 @@ def alce_task(
             `vanilla`, `closedbook`, `summ`, `snippet`, `oracle`, `rerank`, `postcite`,
             `interact`, `inlinesearch`, or the FullCite names `prompt` (= vanilla),
             `constrained` (vanilla's prompt under a grammar allowing only [1]..[ndoc] after
-            statements) and `posthoc` (ALCE's POSTCITE after vanilla).
+            statements) and `posthoc` (ALCE's POSTCITE after vanilla); `native` (the provider's
+            own document citations, written as [n]: anthropic/ models) and `agent` (the model
+            finds documents with search and read tools; see docs/native.md).
         qa: Add eval.py's QA accuracy (QA-EM, QA-F1, QA-Hit): an extractive QA model
             answers each disambiguated question from the output (ASQA only).
         qa_model: The QA model (hub id or local dir; eval.py's by default).
@@ -820,6 +845,10 @@ def alce_task(
         scorers.append(alce_qa(qa_model=qa_model))
     if mauve:
         scorers.append(mauve_scorer(mauve_model=mauve_model, mauve_seeds=mauve_seeds))
+    if strategy == "native":
+        scorers.append(native_counts())
+    if strategy == "agent":
+        scorers.append(source_support(nli=nli))
     solver = strategy_solver(
         strategy,
         StrategySettings.pick(

@@ -33,7 +33,15 @@ from inspect_cite.errors import PreflightError
 from inspect_cite.http_client import redact_text
 from inspect_cite.hub_files import file_provenance
 from inspect_cite.nli import NLIConfigError, parse_nli_spec
-from inspect_cite.preflight import check_model, check_nli, check_role, check_sampling, nli_message
+from inspect_cite.preflight import (
+    active_model_name,
+    check_model,
+    check_native_citations,
+    check_nli,
+    check_role,
+    check_sampling,
+    nli_message,
+)
 from inspect_cite.thinking import DEFAULT_THINKING_TOKENS, thinking_generate_config
 from scorers.citation_bias import citation_bias
 from scorers.citation_judge import citation_judge
@@ -41,7 +49,11 @@ from scorers.citation_similarity import DEFAULT_SIMILARITY_MODEL, citation_simil
 from scorers.claim_support import claim_support
 from scorers.doc_snippet_f1 import doc_snippet_f1
 from scorers.fullcite_answer import fullcite_answer
+from scorers.native_counts import native_counts
+from scorers.source_support import source_support
+from solvers.agent import agent_citations
 from solvers.constrained import constrained_citations
+from solvers.native import NATIVE_FIX, native_citations
 from solvers.posthoc import posthoc_citations
 from solvers.prompted import prompted_citations
 
@@ -51,7 +63,7 @@ logger = getLogger(__name__)
 FULLCITE_TASK_VERSION = 1
 
 Source = Literal["bioasq", "asqa", "expertqa"]
-Strategy = Literal["prompt", "constrained", "posthoc"]
+Strategy = Literal["prompt", "constrained", "posthoc", "native", "agent"]
 # Each dataset's own options: its task offers these and not the other datasets'.
 DATA_OPTIONS: dict[str, tuple[str, ...]] = {
     "bioasq": ("abstracts_path", "question_types"),
@@ -67,7 +79,7 @@ def other_data_options(source: str) -> tuple[str, ...]:
 
 
 DocOrder = Literal["retrieval", "shuffled", "reversed"]
-STRATEGIES = ("prompt", "constrained", "posthoc")
+STRATEGIES = ("prompt", "constrained", "posthoc", "native", "agent")
 DOC_ORDERS = ("retrieval", "shuffled", "reversed")
 
 # Snippets are verbatim copies, so FullCite answers run longer than plain ones.
@@ -144,6 +156,10 @@ def strategy_solver(strategy: str, thinking: bool = False) -> Solver:
         return constrained_citations(format="fullcite", thinking=thinking)
     if strategy == "posthoc":
         return posthoc_citations(thinking=thinking)
+    if strategy == "native":
+        return native_citations(format="fullcite", thinking=thinking)
+    if strategy == "agent":
+        return agent_citations(format="fullcite", thinking=thinking)
     return prompted_citations(thinking=thinking)
 
 
@@ -188,8 +204,13 @@ def fullcite_scorers(
     attribution: bool = False,
     nli: str = "true",
     diagnose: bool = False,
+    strategy: str = "prompt",
 ) -> list[Scorer]:
-    """Doc/Snippet-F1, bias and QA; similarity, judge and NLI claim support on request."""
+    """Doc/Snippet-F1, bias and QA; similarity, judge and NLI claim support on request.
+
+    ``native`` adds the counts of the provider's citations; ``agent`` with ``attribution``
+    adds ``source_support`` (its claims against what the tools returned, by the same NLI).
+    """
     scorers = [
         doc_snippet_f1(),
         citation_bias(max_positions=ndoc),
@@ -201,6 +222,10 @@ def fullcite_scorers(
         scorers.append(citation_judge())
     if attribution:
         scorers.append(attribution_scorer(nli, diagnose))
+        if strategy == "agent":
+            scorers.append(source_support(nli=nli))
+    if strategy == "native":
+        scorers.append(native_counts())
     return scorers
 
 
@@ -310,8 +335,12 @@ def fullcite_task(
             ``reversed``; to measure primacy bias.
         seed: Seed of the ``shuffled`` order.
         strategy: ``prompt`` (instructions only), ``constrained`` (grammar-constrained
-            decoding) or ``posthoc`` (FullCite's posthoc: snippets aligned to the documents
-            afterwards by word-set Jaccard; on ALCE tasks ``posthoc`` means ALCE's POSTCITE).
+            decoding), ``posthoc`` (FullCite's posthoc: snippets aligned to the documents
+            afterwards by word-set Jaccard; on ALCE tasks ``posthoc`` means ALCE's POSTCITE),
+            ``native`` (the documents go to the model as documents and the provider's own
+            citations become FullCite citations: ``anthropic/`` models) or ``agent`` (no
+            documents in the prompt: the model finds them with ``search`` and ``read``
+            tools; citations of documents no tool returned are invalid). See docs/native.md.
         question_types: BioASQ: keep only these types (``yesno``, ``factoid``, ``list``,
             ``summary``; a list or comma-separated); all by default.
         similarity_model: sentence-transformers model for claim-snippet similarity (name or
@@ -339,6 +368,8 @@ def fullcite_task(
     }
     check_choice("doc_order", doc_order, DOC_ORDERS)
     check_choice("strategy", strategy, STRATEGIES)
+    if strategy == "native":
+        check_native_citations(active_model_name(), what="-T strategy=native", fix=NATIVE_FIX)
     nli = nli_spec(nli)
     # The classes are claim_support's verdicts taken further: asking for them asks for it.
     attribution = attribution or diagnose
@@ -413,6 +444,7 @@ def fullcite_task(
             attribution=attribution,
             nli=nli,
             diagnose=diagnose,
+            strategy=strategy,
         ),
         config=config,
         version=FULLCITE_TASK_VERSION,

@@ -44,7 +44,7 @@ misattributed, unsupported or uncited (:mod:`inspect_cite.diagnose`) for ``-S di
 """
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -146,8 +146,13 @@ def format_doc(doc: Mapping[str, Any]) -> str:
     return DOC_TEMPLATE.format(title=doc["title"], text=text)
 
 
+def format_passage(docs: Sequence[Mapping[str, Any]]) -> str:
+    """Documents joined as eval.py joins the cited documents of a statement for NLI."""
+    return "\n".join(format_doc(doc) for doc in docs)
+
+
 def _passage(docs: Sequence[Mapping[str, Any]], refs: Sequence[int]) -> str:
-    return "\n".join(format_doc(docs[r]) for r in refs)
+    return format_passage([docs[r] for r in refs])
 
 
 Statement = tuple[str, str, list[int | None]]
@@ -195,6 +200,11 @@ def _fixed_statements(output: str, question: str, qampari: bool) -> list[Stateme
     return statements
 
 
+def _allowed(ref: int, docs: Sequence[Any], allowed: Collection[int] | None) -> bool:
+    """Whether an in-range citation may be judged (``[0]``'s -1 is the last document)."""
+    return allowed is None or ref % len(docs) in allowed
+
+
 def _in_range(statement: StatementVerdict) -> list[int]:
     """The kept citations of a ``checked`` statement (all in range by then)."""
     refs = [r for r in statement.used if r is not None]
@@ -210,6 +220,7 @@ async def citation_scores(
     qampari: bool = False,
     at_most_citations: int | None = 3,
     alce_compat: bool = True,
+    allowed: Collection[int] | None = None,
 ) -> CitationResult:
     """Citation recall and precision of one output, as ALCE's eval.py computes them.
 
@@ -224,6 +235,9 @@ async def citation_scores(
         qampari: Judge each comma-separated entity as a statement (QAMPARI).
         at_most_citations: Judge at most this many citations per statement (None: all).
         alce_compat: Reproduce eval.py exactly (True) or fix its defects (see module doc).
+        allowed: The documents (0-based) a citation may name; a citation of another one is
+            invalid, as one out of range is (the agent strategy: documents its tools returned,
+            :mod:`inspect_cite.agent_records`). None: every document.
 
     Returns:
         Recall, precision and the verdict on every statement.
@@ -242,11 +256,16 @@ async def citation_scores(
         if alce_compat:
             # eval.py: any(ref >= len(docs)) before truncation; "[0]" -> -1 is the last doc
             # (with no docs at all eval.py would crash; it is invalid here).
-            invalid = any(r is None or r >= len(docs) or r < -len(docs) for r in refs)
+            invalid = any(
+                r is None or r >= len(docs) or r < -len(docs) or not _allowed(r, docs, allowed)
+                for r in refs
+            )
             used = refs if at_most_citations is None else refs[:at_most_citations]
         else:
             used = refs if at_most_citations is None else refs[:at_most_citations]
-            invalid = any(r is None or r < 0 or r >= len(docs) for r in used)
+            invalid = any(
+                r is None or r < 0 or r >= len(docs) or not _allowed(r, docs, allowed) for r in used
+            )
         if not refs:
             status: StatementStatus = "uncited"
         else:

@@ -15,7 +15,9 @@ after every sample was generated. Nothing heavy is loaded:
 - ``nli=true`` (ALCE's T5-11B) needs a CUDA GPU with about 23 GB free, unless
   ``INSPECT_CITE_NLI_ALLOW_CPU=1``;
 - a model role (``model:<role>`` NLI, the FullCite judge or annotator) must be bound with
-  ``--model-role`` when Inspect builds the task.
+  ``--model-role`` when Inspect builds the task;
+- provider-native document citations (``-T strategy=native``) need a provider that returns
+  them: Inspect's other providers are refused.
 
 Loading the weights stays lazy; a check that passed is remembered for the process.
 """
@@ -61,6 +63,17 @@ _TOKENIZER = (
 REFETCH = "download or copy the model again"
 """The fix for a model folder whose weight files are cut or corrupt."""
 MISSING_SHARD = "missing shard"
+NATIVE_CITATION_PROVIDERS = ("anthropic",)
+"""Inspect providers that return document citations (``ContentText.citations``)."""
+
+NO_DOCUMENT_CITATIONS = frozenset(
+    "openai openai-api openai-api-completions google hf vllm vllm-completions sglang "
+    "cloudflare mistral grok together fireworks moonshot meta litellm-proxy deepseek "
+    "sambanova ollama openrouter perplexity llama-cpp-python azureai bedrock sagemaker "
+    "transformer_lens nnterp none hf-inference-providers groq".split()
+)
+"""Inspect's own providers that never return document citations (see
+:func:`native_citations_problem`)."""
 
 _passed: set[tuple[str, ...]] = set()
 
@@ -404,6 +417,52 @@ def bound_model_roles() -> set[str] | None:
     if eval_model() is None:
         return None
     return set(model_roles())
+
+
+def active_model_name() -> str | None:
+    """``provider/model`` of the model an eval is building the task for; None when unknown."""
+    from inspect_ai.model import ModelName
+
+    model = eval_model()
+    return None if model is None else str(ModelName(model))
+
+
+def native_citations_problem(model: str) -> str | None:
+    """Why ``model`` (``provider/name``) cannot return document citations, or None.
+
+    Inspect's providers were read for where they make ``DocumentCitation``s from the
+    documents they were sent (inspect_ai 0.3.285): only ``anthropic/`` does (its
+    ``char_location`` citations, also through ``anthropic/bedrock/`` and ``anthropic/vertex/``).
+    ``openai/``'s Responses API makes them only from its own file search, ``google/``,
+    ``perplexity/``, ``grok/`` and ``mistral/`` return URL citations only, and the others none.
+    ``mockllm/`` replays what it is given and a plugin's own provider cannot be known: both
+    pass.
+    """
+    provider = model.split("/", 1)[0]
+    if provider in NATIVE_CITATION_PROVIDERS or provider not in NO_DOCUMENT_CITATIONS:
+        return None
+    names = ", ".join(f"{p}/" for p in NATIVE_CITATION_PROVIDERS)
+    return (
+        f"the {provider}/ provider cannot return document citations; only {names} models "
+        "can (Claude, also as anthropic/bedrock/ and anthropic/vertex/)"
+    )
+
+
+def check_native_citations(model: str | None, *, what: str, fix: str) -> None:
+    """Refuse a model whose provider cannot return document citations (where it is known).
+
+    Args:
+        model: ``provider/name``; None (not known yet) passes.
+        what: What needs the citations, e.g. ``-T strategy=native``.
+        fix: The alternative to offer.
+
+    Raises:
+        PreflightError: One line naming the providers that can, and the fix.
+
+    """
+    problem = None if model is None else native_citations_problem(model)
+    if problem is not None:
+        raise PreflightError(f"{what} with {model}: {problem}. {fix}")
 
 
 def check_role(roles: Iterable[str], *, what: str, fix: str) -> None:

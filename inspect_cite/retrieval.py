@@ -1,9 +1,17 @@
-"""Dense search within a question's documents, as ALCE's ``SearcherWithinDocs`` (GTR mode).
+"""Search within a question's documents: dense (ALCE's) and lexical (BM25).
+
+Dense search is ALCE's ``SearcherWithinDocs`` (GTR mode); BM25 serves the agent strategy's
+``search`` tool.
 
 POSTCITE and INLINESEARCH pick the single document most similar to a statement or query:
 documents are embedded as ``title + ". " + text`` and queries as they are, both L2-normalised
 by a sentence-transformers model (ALCE: ``sentence-transformers/gtr-t5-large``), and the
 document with the largest dot product wins (the first on ties, as ``np.argmax``).
+
+:class:`BM25Searcher` ranks the same texts by Okapi BM25 (``bm25s``: its tokenizer, English
+stop words removed, words reduced by NLTK's Porter stemmer so that "vaccines" finds
+"vaccine", its default k1 1.5 and b 0.75); documents that share no word with the query are
+not returned, and ties keep the documents' order.
 """
 
 import threading
@@ -95,3 +103,43 @@ def check_retriever(model: str, *, flag: str) -> None:
         kind="sentence-transformers",
         fix=f"Pass a local sentence-transformers folder (ALCE's: GTR-large): {flag}=DIR",
     )
+
+
+class BM25Searcher:
+    """Ranked lexical search within a fixed list of documents (BM25, via ``bm25s``).
+
+    Args:
+        docs: The documents (``title``, ``text``), indexed as :func:`doc_to_text` writes them.
+
+    """
+
+    def __init__(self, docs: Sequence[Mapping[str, Any]]) -> None:
+        import bm25s
+        from nltk.stem import PorterStemmer
+
+        porter = PorterStemmer()
+        self._bm25s = bm25s
+        self._stem = lambda words: [porter.stem(w) for w in words]
+        self.n_docs = len(docs)
+        self.index = bm25s.BM25()
+        if docs:
+            corpus = bm25s.tokenize(
+                [doc_to_text(d) for d in docs],
+                stopwords="en",
+                stemmer=self._stem,
+                show_progress=False,
+            )
+            self.index.index(corpus, show_progress=False)
+
+    def search(self, query: str, k: int) -> list[tuple[int, float]]:
+        """The best ``k`` documents for ``query``: (0-based index, score), best first."""
+        if not self.n_docs:
+            return []
+        [words] = self._bm25s.tokenize(
+            [query], stopwords="en", stemmer=self._stem, return_ids=False, show_progress=False
+        )
+        if not words:
+            return []
+        scores = np.asarray(self.index.get_scores(words), dtype=float)
+        order = np.argsort(-scores, kind="stable")[:k]
+        return [(int(i), float(scores[i])) for i in order if scores[i] > 0]

@@ -59,7 +59,16 @@ FullCite log keys (``fullcite_tasks/*``):
 | failed_docs                            |                        |
 | (fullcite_tasks/annotate_spans)        |                        |
 
-``n_citations`` (citations in the answer) is reported by three scorers; Inspect names each by
+Native citations and agents (``-T strategy=native``/``agent``, any log of a tool-using model):
+
+| Log keys                               | Scorer file            | Definition
+|----------------------------------------|------------------------|------------------------------
+| native_citations, unmapped_citations,  | native_counts.py       | inspect_cite/citations/
+| replies_without_citations              |                        | native.py
+| cited_source_seen, supported_claims,   | source_support.py      | here (sources, claims:
+| uncited_claims, n_citations            |                        | inspect_cite/transcript.py)
+
+``n_citations`` (citations in the answer) is reported by four scorers; Inspect names each by
 its scorer in the log.
 
 With ``-S calibration=FILE``, ``citation_nli``, ``claim_coverage`` and ``claim_support`` add the
@@ -79,6 +88,8 @@ from scorers.claim_support import claim_support
 from scorers.doc_snippet_f1 import doc_snippet_f1
 from scorers.fullcite_answer import fullcite_answer
 from scorers.mauve import mauve, mauve_corpus
+from scorers.native_counts import native_counts
+from scorers.source_support import source_support
 from scorers.span_agreement import span_agreement
 
 __all__ = [
@@ -94,5 +105,7 @@ __all__ = [
     "fullcite_answer",
     "mauve",
     "mauve_corpus",
+    "native_counts",
+    "source_support",
     "span_agreement",
 ]

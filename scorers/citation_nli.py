@@ -6,6 +6,7 @@ from typing import Any
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
+from inspect_cite.agent_records import returned_doc_ids
 from inspect_cite.alce_prompts import AlceDatasetName, check_dataset_argument
 from inspect_cite.autoais import (
     CitationResult,
@@ -55,7 +56,7 @@ def _statement_lines(i: int, s: StatementVerdict, docs: Sequence[Mapping[str, An
     if s.status == "uncited":
         verdict = "not supported (no citation)"
     elif s.status == "invalid":
-        verdict = "not supported (a citation is out of range)"
+        verdict = "not supported (a citation is out of range or names a document no tool returned)"
     else:
         # A checked statement's citations are all in range (never None).
         judged = ", ".join(render_marker(r + 1) for r in s.used if r is not None)
@@ -129,6 +130,8 @@ def citation_nli(
     The output is cleaned as ALCE does and cut to its first line; citations ``[n]`` refer to
     ``metadata["docs"]`` in order. An output with no statements (empty) is not scored (nan,
     as eval.py skips it); a sample whose NLI call fails is not scored either, with the reason.
+    For the agent strategy a citation of a document its tools never returned is invalid, as
+    one out of range is (:mod:`inspect_cite.agent_records`).
 
     Args:
         nli: NLI backend spec, one of the forms in :data:`inspect_cite.nli.registry.NLI_SPECS`
@@ -163,6 +166,11 @@ def citation_nli(
             state.output.completion, prompt_opened=think_opened_by_prompt(state.output)
         )
         docs = get_docs(metadata, where)
+        returned = returned_doc_ids(metadata)
+        # The agent strategy: only documents its tools returned may be cited.
+        allowed = (
+            None if returned is None else {i for i, d in enumerate(docs) if d["id"] in returned}
+        )
         qampari = (dataset or metadata.get("dataset")) == "qampari"
         question = metadata.get("question")
         keys = (*CITATION_KEYS, *DIAGNOSE_KEYS) if diagnose else CITATION_KEYS
@@ -182,6 +190,7 @@ def citation_nli(
                 qampari=qampari,
                 at_most_citations=at_most_citations,
                 alce_compat=alce_compat,
+                allowed=allowed,
             )
         except NLIError as e:
             return _unscored(f"NLI failed: {e}", output, diagnose)

@@ -9,7 +9,8 @@ so that they agree on what a citation is. Decisions:
 - A citation is **invalid** when its doc id is not one of the context documents
   (``unknown_doc_id``), or when the posthoc solver could not align its snippet
   (``unaligned``: the posthoc record at the citation's offsets in the output says so, see
-  :mod:`inspect_cite.posthoc_records`). Invalid citations stay
+  :mod:`inspect_cite.posthoc_records`), or when the agent strategy's tools never returned its
+  document (``not_retrieved``: :mod:`inspect_cite.agent_records`). Invalid citations stay
   in every count (they are wrong in precision) and never match gold.
 - A citation's ``position`` is the 1-based place of its document in ``metadata["docs"]``.
 - ``verbatim``: the snippet is a non-blank substring of the cited document's text, up to
@@ -31,6 +32,7 @@ from weakref import WeakKeyDictionary
 
 from inspect_ai.solver import TaskState
 
+from inspect_cite.agent_records import AGENT_KEY, returned_doc_ids
 from inspect_cite.citations import Claim, ParsedAnswer, parse_citations
 from inspect_cite.documents import Document, DocumentError, doc_positions, docs_by_id, get_docs
 from inspect_cite.posthoc_records import unaligned_spans
@@ -38,7 +40,7 @@ from inspect_cite.text import highlight_markdown
 from inspect_cite.thinking import split_output
 from inspect_cite.verbatim import match_snippet
 
-CitationStatus = Literal["valid", "unknown_doc_id", "unaligned"]
+CitationStatus = Literal["valid", "unknown_doc_id", "unaligned", "not_retrieved"]
 
 
 @dataclass(frozen=True)
@@ -75,7 +77,7 @@ class CheckedCitation:
 
     @property
     def valid(self) -> bool:
-        """The citation names a context document (and, after posthoc, was aligned)."""
+        """The citation names a context document, aligned (posthoc) and returned (agent)."""
         return self.status == "valid"
 
     @property
@@ -167,7 +169,13 @@ def read_cited_answer(state: TaskState) -> CitedAnswer:
     """
     metadata = state.metadata or {}
     answer_text = split_output(state.output).answer.strip()
-    key = (answer_text, id(metadata), id(metadata.get("docs")), id(metadata.get("posthoc")))
+    key = (
+        answer_text,
+        id(metadata),
+        id(metadata.get("docs")),
+        id(metadata.get("posthoc")),
+        id(metadata.get(AGENT_KEY)),
+    )
     cached = _READ.get(state)
     if cached is not None and cached[0] == key:
         return cached[1]
@@ -189,6 +197,7 @@ def _read(sample_id: Any, metadata: dict[str, Any], text: str) -> CitedAnswer:
     unaligned = unaligned_spans(
         metadata, citations=[(c.doc_id, c.snippet, c.start, c.end) for c in parsed.citations]
     )
+    returned = returned_doc_ids(metadata)
     answer = CitedAnswer(text=text, parsed=parsed, docs=docs, problems=problems)
     index = 0
     for claim in parsed.claims:
@@ -199,6 +208,8 @@ def _read(sample_id: Any, metadata: dict[str, Any], text: str) -> CitedAnswer:
                 status = "unknown_doc_id"
             elif (c.start, c.end) in unaligned:
                 status = "unaligned"
+            elif returned is not None and c.doc_id not in returned:
+                status = "not_retrieved"
             doc = answer.doc(c.doc_id)
             found = match_snippet(c.snippet, doc["text"]) if doc is not None else None
             evidence = None

@@ -1,6 +1,7 @@
-"""Local HTTP servers on 127.0.0.1: one that records each request and answers from a function,
-one standing in for an OpenAI-compatible chat-completions endpoint, and one that trickles its
-reply one byte at a time."""
+"""Local HTTP servers on 127.0.0.1: one that records each request and answers from a function
+(``json_api`` makes it a JSON API: Anthropic's Messages API in the native-citation tests), one
+standing in for an OpenAI-compatible chat-completions endpoint, and one that trickles its reply
+one byte at a time."""
 
 import json
 import threading
@@ -197,3 +198,17 @@ def within(seconds: float, fn: Callable[..., T], *args: Any) -> T:
         return pool.submit(fn, *args).result(timeout=seconds)
     finally:
         pool.shutdown(wait=False)
+
+
+def json_api(answer: Callable[[dict[str, Any]], dict[str, Any]]) -> Callable[[Seen], Reply]:
+    """A reply function for a JSON API: the request body in, ``answer(body)`` out as JSON.
+
+    With :class:`RecordingServer` and :func:`tests.helpers.native_models.messages_reply` it
+    stands in for Anthropic's Messages API (point ``anthropic/`` models at its ``url``).
+    """
+
+    def reply(seen: Seen) -> Reply:
+        body = json.dumps(answer(json.loads(seen.body))).encode()
+        return Reply(200, body, {"Content-Type": "application/json"})
+
+    return reply

@@ -38,6 +38,8 @@ from scorers import (
     claim_support,
     doc_snippet_f1,
     fullcite_answer,
+    native_counts,
+    source_support,
 )
 from scorers.alce_correctness import CORRECTNESS_KEYS, correctness
 from scorers.citation_judge import citation_judge, parse_judgement
@@ -159,6 +161,8 @@ def scorer_cases() -> list[tuple[str, Any, dict[str, Any]]]:
             fullcite_meta | {"question_type": "yesno", "exact_answer": "yes"},
         ),
         ("fullcite_answer_asqa", fullcite_answer("asqa"), fullcite_meta | {"source": "asqa"}),
+        ("source_support", source_support(nli=NLI), asqa_meta),
+        ("native_counts", native_counts(), fullcite_meta),
     ]
 
 

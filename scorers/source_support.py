@@ -1,0 +1,235 @@
+r"""Citations of tool-using models and agents, checked against what the transcript retrieved.
+
+For any Inspect log whose model used tools or web search (agents, server-side search, the
+``-T strategy=agent`` runs, provider-native citations). Sources and claims are read from the
+sample's conversation by :mod:`inspect_cite.transcript`: a source is what a tool returned
+(the text of a fetched URL, search results with their content, a document read by id,
+server-side search results Inspect recorded, documents given to the model); a claim is a
+sentence of the final answer, and its citations are the ``UrlCitation``/``DocumentCitation``\ s
+of its text blocks, its markdown links, its ``[n]`` markers and FullCite citations. URLs are
+compared after :func:`inspect_cite.urls.normalize_url`; no page is fetched again.
+
+Per sample (x100 except the count, then the mean over samples):
+
+- ``cited_source_seen``: share of the answer's citations whose source the transcript
+  retrieved. A URL never retrieved is a fabricated citation. nan without citations.
+- ``supported_claims``: share of the claims entailed by their cited, retrieved text: the
+  claim's retrieved cited sources (the first ``at_most_citations``, in citation order) are
+  joined as ALCE joins documents (``"Title: {title}\n{text}"`` per source, one per line;
+  :func:`inspect_cite.autoais.format_passage`) and judged by ``-S nli`` as ``citation_nli``
+  judges ALCE's citation recall. A claim with no citation, or whose citations name nothing
+  retrieved, is unsupported. A claim whose retrieved sources hold no text in the transcript
+  (server-side results some providers record encrypted) cannot be judged: it is left out
+  of this share (nan when no claim can be judged), with the reason.
+- ``uncited_claims``: share of the claims without any citation. nan without claims.
+- ``n_citations``: citations in the answer (a text block's citation counts once, however
+  many sentences the block holds).
+"""
+
+import math
+from dataclasses import dataclass, field
+
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
+from inspect_ai.solver import TaskState
+
+from inspect_cite.autoais import at_most_citations_problem, format_passage
+from inspect_cite.cli_values import accept_cli_values
+from inspect_cite.errors import ArgumentError
+from inspect_cite.http_client import redact_text
+from inspect_cite.nli import NLIError, Pair, get_nli
+from inspect_cite.preflight import check_nli
+from inspect_cite.transcript import (
+    AnswerClaim,
+    ClaimedAnswer,
+    Source,
+    TranscriptSources,
+    answer_claims,
+    final_answer,
+    transcript_sources,
+)
+from scorers.no_answer import no_answer_score
+
+SOURCE_SUPPORT_KEYS = ("cited_source_seen", "supported_claims", "uncited_claims", "n_citations")
+
+
+@dataclass
+class ClaimCheck:
+    """How one claim was judged.
+
+    Attributes:
+        claim: The claim and its citations.
+        sources: The retrieved source of each citation (None: never retrieved).
+        premise: The joined retrieved text it is judged against (None: nothing to judge).
+        verdict: ``supported``, ``not supported``, ``uncited``, ``not retrieved`` or
+            ``no text`` (cannot be judged).
+
+    """
+
+    claim: AnswerClaim
+    sources: list[Source | None] = field(default_factory=list)
+    premise: str | None = None
+    verdict: str = "uncited"
+
+
+def check_claims(
+    answer: ClaimedAnswer, sources: TranscriptSources, at_most_citations: int | None
+) -> list[ClaimCheck]:
+    """Each claim with its citations' sources and the premise to judge (verdicts but NLI's)."""
+    checks = []
+    for claim in answer.claims:
+        check = ClaimCheck(claim, [sources.resolve(answer.citations[i]) for i in claim.citations])
+        seen = list({s.key: s for s in check.sources if s is not None}.values())
+        with_text = [s for s in seen if s.texts]
+        if at_most_citations is not None:
+            with_text = with_text[:at_most_citations]
+        if not claim.citations:
+            check.verdict = "uncited"
+        elif not seen:
+            check.verdict = "not retrieved"
+        elif not with_text:
+            check.verdict = "no text"
+        else:
+            check.premise = format_passage(
+                [{"title": s.title or s.label, "text": s.text} for s in with_text]
+            )
+        checks.append(check)
+    return checks
+
+
+def support_values(answer: ClaimedAnswer, checks: list[ClaimCheck]) -> tuple[dict[str, float], str]:
+    """The four values of one answer and the reasons for any nan ("" when none)."""
+    values = dict.fromkeys(SOURCE_SUPPORT_KEYS, math.nan)
+    n = len(answer.citations)
+    values["n_citations"] = float(n)
+    reasons = []
+    citation_seen = _citations_seen(answer, checks)
+    if n:
+        values["cited_source_seen"] = 100 * sum(citation_seen) / n
+    else:
+        reasons.append("no citations: cited_source_seen is undefined")
+    if not checks:
+        reasons.append("no claims: the answer has no text to judge")
+        return values, "; ".join(reasons)
+    values["uncited_claims"] = 100 * sum(not c.claim.citations for c in checks) / len(checks)
+    judged = [c for c in checks if c.verdict != "no text"]
+    if judged:
+        values["supported_claims"] = (
+            100 * sum(c.verdict == "supported" for c in judged) / len(judged)
+        )
+    else:
+        reasons.append("no claim can be judged: the transcript holds no text of its sources")
+    return values, "; ".join(reasons)
+
+
+def _citations_seen(answer: ClaimedAnswer, checks: list[ClaimCheck]) -> list[bool]:
+    """Whether each citation of the answer names a retrieved source (each citation once)."""
+    seen: dict[int, bool] = {}
+    for check in checks:
+        for i, source in zip(check.claim.citations, check.sources, strict=True):
+            seen[i] = source is not None
+    # Every citation belongs to a claim, except one on a block with no claim text: unseen.
+    return [seen.get(i, False) for i in range(len(answer.citations))]
+
+
+def _cell(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    return (text if len(text) <= limit else text[: limit - 1] + "…") or "*(empty)*"
+
+
+def explanation(
+    answer: ClaimedAnswer, checks: list[ClaimCheck], values: dict[str, float], nli: str
+) -> str:
+    """Markdown: the values, then each claim, its citations (retrieved or not) and verdict."""
+    shown = ", ".join(f"{k} {'nan' if math.isnan(v) else f'{v:.2f}'}" for k, v in values.items())
+    lines = [f"**Source support:** {shown} (NLI `{redact_text(nli)}`)", ""]
+    for i, check in enumerate(checks, 1):
+        lines.append(f"{i}. {_cell(check.claim.text)}")
+        for index, source in zip(check.claim.citations, check.sources, strict=True):
+            ref = answer.citations[index]
+            where = (
+                f"retrieved ({_cell(redact_text(source.label), 120)}"
+                + ("" if source.texts else ", no text recorded")
+                + ")"
+                if source is not None
+                else "**never retrieved** (fabricated citation)"
+            )
+            lines.append(f"   - {ref.kind} `{_cell(redact_text(ref.target), 200)}`: {where}")
+        if not check.claim.citations:
+            lines.append("   - no citation")
+        lines.append(f"   - verdict: **{check.verdict}**")
+    if not checks:
+        lines.append("*(no claims)*")
+    return "\n".join(lines)
+
+
+@scorer(metrics={key: [mean(), stderr()] for key in SOURCE_SUPPORT_KEYS})
+@accept_cli_values("-S")
+def source_support(
+    nli: str = "true",
+    at_most_citations: int = 3,
+    nli_cache: str | None = None,
+) -> Scorer:
+    """Citations of tool-using models checked against the transcript's retrieved sources.
+
+    ``cited_source_seen``, ``supported_claims``, ``uncited_claims`` (x100) and
+    ``n_citations``; definitions in this module's docstring.
+
+    Args:
+        nli: NLI backend spec, as ``citation_nli``'s (``true``: ALCE's T5-11B,
+            ``classifier:<model>``, ``python:<module>:<fn>``, ...).
+        at_most_citations: Judge a claim against at most this many of its retrieved cited
+            sources (``citation_nli``: 3).
+        nli_cache: SQLite file caching NLI decisions (default ``$INSPECT_CITE_NLI_CACHE``).
+
+    """
+    problem = at_most_citations_problem(at_most_citations)
+    if problem is not None:
+        raise ArgumentError(f"source_support: {problem}")
+    check_nli(nli, flag="-S nli")
+    backend = get_nli(nli, nli_cache)
+
+    async def score(state: TaskState, target: Target) -> Score:
+        if unscored := no_answer_score(state, SOURCE_SUPPORT_KEYS):
+            return unscored
+        answer = answer_claims(final_answer(state.messages, state.output))
+        sources = transcript_sources(state.messages, state.output)
+        checks = check_claims(answer, sources, at_most_citations)
+        judged = [c for c in checks if c.premise is not None]
+        pairs: list[Pair] = [(c.premise, c.claim.hypothesis) for c in judged if c.premise]
+        try:
+            results = await backend.entail(pairs)
+        except NLIError as e:
+            failure = f"NLI failed: {e}"
+            return Score(
+                value=dict.fromkeys(SOURCE_SUPPORT_KEYS, math.nan),
+                answer=answer.text,
+                explanation=f"**Not scored:** {failure}",
+                metadata={"reason": failure},
+            )
+        for check, result in zip(judged, results, strict=True):
+            check.verdict = "supported" if result.entailed else "not supported"
+        values, reason = support_values(answer, checks)
+        shown = explanation(answer, checks, values, nli)
+        return Score(
+            value=values,
+            answer=answer.text,
+            explanation=f"**nan:** {reason}\n\n{shown}" if reason else shown,
+            metadata={
+                "reason": reason or None,
+                # URLs as the log may show them: credentials never reach it.
+                "sources": sorted(redact_text(key) for key in sources.by_key),
+                "claims": [
+                    {
+                        "claim": c.claim.hypothesis,
+                        "citations": [
+                            redact_text(answer.citations[i].target) for i in c.claim.citations
+                        ],
+                        "retrieved": [s is not None for s in c.sources],
+                        "verdict": c.verdict,
+                    }
+                    for c in checks
+                ],
+            },
+        )
+
+    return score
