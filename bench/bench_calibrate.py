@@ -3,7 +3,7 @@
 Writes AttributionBench-format labelled claims (made-up words, every degree of overlap) and
 judges them with a tiny random TRUE-format T5 (``seq2seq:<dir>``), on CPU:
 
-1. batched: ``inspect_cite.calibrate.calibrate`` (chunks through the batching queue), its
+1. batched: ``inspect_cite.app.calibrate.calibrate`` (chunks through the batching queue), its
    pairs/s as ``calibration.json`` reports it;
 2. one pair at a time: the same backend kind with ``INSPECT_CITE_NLI_BATCH_SIZE=1``, each pair
    awaited before the next (eval.py's loop), on the first pairs only; every decision must
@@ -28,8 +28,8 @@ from pathlib import Path
 
 import torch
 
-from inspect_cite.calibrate import calibrate
-from inspect_cite.human_labels import load_human_data
+from inspect_cite.app.calibrate import calibrate
+from inspect_cite.app.human_labels import load_human_data
 from inspect_cite.nli import get_nli, reset_nli
 from inspect_cite.nli.hf import BATCH_SIZE_ENV
 from inspect_cite.nli.tiny_t5 import build_tiny_t5

@@ -8,7 +8,7 @@ SHA-256 against the manifest and need no network.
 
 In the core because two readers use it: FullCite's ExpertQA task (``fullcite_tasks``) and the
 per-claim human support labels that ``inspect-cite calibrate --data expertqa`` measures judges
-against (:mod:`inspect_cite.human_labels`).
+against (:mod:`inspect_cite.app.human_labels`).
 
 Each line is one question answered by one system (``answers`` has one key). Claim evidences
 look like ``"[2] https://...\\n\\n<passage>"``; the bracket number is the doc id, the URL the

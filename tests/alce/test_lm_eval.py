@@ -167,9 +167,3 @@ def test_lm_eval_run_survives_an_nli_failure(own_prompts):
     lm = results["results"]["alce_eli5"]
     expected = [s["citation_rec"] for s in samples[1:]]
     assert lm["citation_rec,none"] == pytest.approx(sum(expected) / len(expected))
-
-
-def test_the_console_command_locates_the_configs_without_importing_the_task_package():
-    from inspect_cite.cli import lm_eval_config_dir
-
-    assert lm_eval_config_dir() == CONFIG_DIR

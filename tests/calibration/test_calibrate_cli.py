@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from inspect_cite.cli import main
-from inspect_cite.human_labels import EVIDENCE_SEPARATOR
+from inspect_cite.app.cli import main
+from inspect_cite.app.human_labels import EVIDENCE_SEPARATOR
 from tests.helpers import nli_fns
 from tests.helpers.human_label_files import (
     attributionbench_row,

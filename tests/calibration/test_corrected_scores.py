@@ -10,11 +10,11 @@ from inspect_ai.dataset import Sample
 from inspect_ai.log import write_eval_log
 
 from alce_tasks import asqa, eli5
+from inspect_cite.app.cli import main
+from inspect_cite.app.report import load_runs
 from inspect_cite.calibration import Confusion, corrected_rate
-from inspect_cite.cli import main
 from inspect_cite.errors import ArgumentError
 from inspect_cite.log_metrics import log_metrics
-from inspect_cite.report import load_runs
 from scorers import citation_nli, claim_coverage, claim_support
 from tests.alce.test_citation_scorers import expected
 from tests.conftest import FIXTURES

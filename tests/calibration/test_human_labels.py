@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 from inspect_cite import hub_files
-from inspect_cite.download import git_blob_sha1
-from inspect_cite.human_labels import (
+from inspect_cite.app.human_labels import (
     ATTRIBUTIONBENCH_FILES,
     INCITE_FILES,
     HumanDataError,
     load_human_data,
 )
+from inspect_cite.download import git_blob_sha1
 from tests.conftest import reference_dir
 from tests.helpers.http_servers import RecordingServer, Reply
 from tests.helpers.human_label_files import (
@@ -185,7 +185,7 @@ def test_pinned_files_are_verified_by_git_blob_id_and_cached(cache_root, monkeyp
         hub_files.PinnedGitHubFile(p.repo, p.commit, p.path, git_blob_sha1(tmp_path / "a.jsonl"))
         for p in ATTRIBUTIONBENCH_FILES
     ]
-    monkeypatch.setattr("inspect_cite.human_labels.ATTRIBUTIONBENCH_FILES", tuple(pins))
+    monkeypatch.setattr("inspect_cite.app.human_labels.ATTRIBUTIONBENCH_FILES", tuple(pins))
     served = {f"/{p.repo}/{p.commit}/{p.path}": good for p in pins}
     with serve_files(served) as server:
         monkeypatch.setattr(hub_files, "GITHUB_RAW_URL", server.url + "/{repo}/{commit}/{path}")

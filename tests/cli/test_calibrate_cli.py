@@ -2,20 +2,18 @@
 console script and Inspect's CLI in subprocesses, outside the repository."""
 
 import json
-from pathlib import Path
 
 import pytest
 from inspect_ai.log import read_eval_log
 
 from alce_tasks import asqa
-from tests.cli.test_cli_e2e import INSPECT, NLI, require_installed, run
+from tests.cli.test_cli_e2e import INSPECT, INSPECT_CITE, NLI, require_installed, run
 from tests.conftest import FIXTURES
 from tests.helpers.evals import eval_one
 from tests.helpers.human_label_files import write_attributionbench
 from tests.helpers.scripted_models import scripted_model
 
 pytestmark = pytest.mark.slow
-INSPECT_CITE = str(Path(INSPECT).with_name("inspect-cite"))
 __all__ = ["require_installed"]  # the module fixture that skips a stale install
 
 

@@ -24,6 +24,7 @@ PACKAGES = ("alce_tasks", "fullcite_tasks", "solvers", "scorers")
 # The plugin's packages and the core they run on: a stale copy of any of them is a stale install.
 SOURCE_PACKAGES = (*PACKAGES, "inspect_cite")
 INSPECT = str(Path(sys.executable).with_name("inspect"))
+INSPECT_CITE = str(Path(INSPECT).with_name("inspect-cite"))
 # A deterministic NLI function given by file path: the subprocess runs outside the repository.
 NLI = f"python:{ROOT / 'tests' / 'helpers' / 'nli_fns.py'}:word_entail"
 
@@ -76,6 +77,14 @@ def test_entry_points_one_per_package():
     eps = {ep.name: ep.value for ep in importlib.metadata.entry_points(group="inspect_ai")}
     for package in PACKAGES:
         assert eps.get(package) == package
+
+
+def test_lm_eval_path_prints_the_configs_folder_the_package_declares(tmp_path, cache_root):
+    proc = run([INSPECT_CITE, "lm-eval-path"], cwd=tmp_path, cache=cache_root)
+    code = "from alce_tasks.lm_eval import CONFIG_DIR; print(CONFIG_DIR)"
+    installed = run([sys.executable, "-c", code], cwd=tmp_path, cache=cache_root)
+    assert proc.stdout == installed.stdout
+    assert (Path(proc.stdout.strip()) / "alce_asqa.yaml").is_file()
 
 
 @pytest.mark.parametrize(

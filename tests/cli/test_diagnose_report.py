@@ -2,8 +2,8 @@
 
 from inspect_ai.log import read_eval_log
 
-from inspect_cite.cli import main
-from inspect_cite.report import load_runs, misattributed_positions
+from inspect_cite.app.cli import main
+from inspect_cite.app.report import load_runs, misattributed_positions
 from scorers import citation_nli, claim_support
 from tests.helpers.diagnose_cases import (
     ALCE_FOUR,

@@ -12,9 +12,9 @@ from inspect_ai.scorer import Score
 from inspect_ai.solver import generate
 
 from alce_tasks import asqa
-from inspect_cite.cli import main
+from inspect_cite.app.cli import main
+from inspect_cite.app.report import cited_positions, load_runs, sample_positions
 from inspect_cite.log_metrics import HIGHER_IS_BETTER, LOWER_IS_BETTER, NO_DIRECTION
-from inspect_cite.report import cited_positions, load_runs, sample_positions
 from solvers.alce import alce_vanilla
 from tests.conftest import FIXTURES
 from tests.helpers.scripted_models import scripted_model, scripted_output

@@ -2,7 +2,8 @@
 import each other; the shared core (inspect_cite/) imports no task, solver or scorer package.
 
 Every import counts, wherever it is written (module level, inside a function, under
-``TYPE_CHECKING``), and so does ``importlib.import_module``/``__import__`` with a literal name.
+``TYPE_CHECKING``), and so do ``importlib.import_module``/``__import__`` with a literal name
+and ``importlib.util.find_spec``, which reaches a package's files without importing it.
 """
 
 import ast
@@ -49,7 +50,7 @@ def imported_modules(path: Path) -> Iterator[tuple[int, str]]:
             name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
             first = node.args[0] if node.args else None
             if (
-                name in ("import_module", "__import__")
+                name in ("import_module", "__import__", "find_spec")
                 and isinstance(first, ast.Constant)
                 and isinstance(first.value, str)
             ):
@@ -86,6 +87,7 @@ def test_every_import_form_is_seen(tmp_path, monkeypatch):
         "def f():\n"
         "    from fullcite_tasks import asqa\n"
         "    importlib.import_module('alce_tasks.data')\n"
+        "    importlib.util.find_spec('scorers')\n"
         "from . import fine\n"
         "import inspect_ai\n"
     )
@@ -93,4 +95,5 @@ def test_every_import_form_is_seen(tmp_path, monkeypatch):
         "inspect_cite/sub/mod.py:1 imports solvers.alce",
         "inspect_cite/sub/mod.py:4 imports fullcite_tasks",
         "inspect_cite/sub/mod.py:5 imports alce_tasks.data",
+        "inspect_cite/sub/mod.py:6 imports scorers",
     ]

@@ -16,8 +16,8 @@ from inspect_ai.dataset import Sample
 from fullcite_tasks import asqa
 from fullcite_tasks.data.incite import incite_records
 from fullcite_tasks.task import FullciteTaskError, record_to_sample
+from inspect_cite.app.cli import main
 from inspect_cite.citations import parse_citations, render_citation_any
-from inspect_cite.cli import main
 from inspect_cite.errors import PreflightError
 from inspect_cite.nli import get_nli, reset_nli
 from scorers import claim_support, doc_snippet_f1

@@ -1,7 +1,7 @@
 """``inspect-cite calibrate``: how far each citation judge agrees with human labels.
 
 For every judge (any NLI spec the tasks take, through the same backends, batching queue, disk
-cache and preflight as the scorers) and every dataset of :mod:`inspect_cite.human_labels`, each
+cache and preflight as the scorers) and every dataset of :mod:`inspect_cite.app.human_labels`, each
 labelled (evidence, claim) pair is judged once and compared with its human label. Per subset
 and for ``all``: the pairs, the confusion counts, the abstentions (a pair the judge failed to
 decide, or answered with nan: counted apart, never as a verdict), accuracy, balanced accuracy,
@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from inspect_cite.app.human_labels import DATASETS, AlceSentence, HumanData, load_human_data
 from inspect_cite.calibration import (
     ALL_SUBSET,
     BOOTSTRAP_DRAWS,
@@ -41,7 +42,6 @@ from inspect_cite.calibration import (
 from inspect_cite.errors import PreflightError
 from inspect_cite.files import write_atomic
 from inspect_cite.http_client import redact_text
-from inspect_cite.human_labels import DATASETS, AlceSentence, HumanData, load_human_data
 from inspect_cite.nli import NLI_SPECS, NLIError, NLIResult, Pair, get_nli
 from inspect_cite.nli.cached import CachedNLI
 from inspect_cite.preflight import check_nli

@@ -1,9 +1,9 @@
 """The ``inspect-cite`` console command."""
 
 import argparse
-import importlib.util
 import sys
 import tempfile
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -14,23 +14,31 @@ import yaml
 from inspect_ai._util.error import PrerequisiteError
 from rich.text import Text
 
-from inspect_cite import calibrate
+from inspect_cite.app import calibrate
+from inspect_cite.app.report import terminal_table, write_report
 from inspect_cite.http_client import redact_text
-from inspect_cite.report import terminal_table, write_report
 
 # Stands in for every model while a task is checked: nothing is loaded or called.
 CHECK_MODEL = "mockllm/model"
 
 
-def lm_eval_config_dir() -> Path:
-    """The folder of the lm-evaluation-harness task configs (``alce_tasks/lm_eval``).
+LM_EVAL_CONFIGS = "inspect_cite.lm_eval_configs"
+"""The entry point group naming the folder of lm-evaluation-harness task configs.
 
-    Located, not imported: the core imports no task package, and the configs are files.
-    """
-    spec = importlib.util.find_spec("alce_tasks")
-    if spec is None or not spec.submodule_search_locations:
-        raise SystemExit("inspect-cite lm-eval-path: the alce_tasks package is not installed")
-    return Path(next(iter(spec.submodule_search_locations))).resolve() / "lm_eval"
+The package that holds the configs declares it (``pyproject.toml``), as Inspect's own
+``inspect_ai`` group declares the packages to register: the core names no task package.
+"""
+
+
+def lm_eval_config_dir() -> Path:
+    """The folder of the lm-evaluation-harness task configs, as its package declares it."""
+    declared = entry_points(group=LM_EVAL_CONFIGS)
+    if not declared:
+        raise SystemExit(
+            f"inspect-cite lm-eval-path: no installed package declares a {LM_EVAL_CONFIGS} "
+            "entry point (run `pip install .`)"
+        )
+    return Path(next(iter(declared)).load()).resolve()
 
 
 def cli_value(text: str) -> Any:
