@@ -55,11 +55,9 @@ from inspect_cite.citations.alce import (
     strip_markers,
 )
 from inspect_cite.diagnose import ClaimToDiagnose, Diagnosis, classify_claims, not_diagnosed
+from inspect_cite.documents import format_doc, format_passage
 from inspect_cite.nli.base import NLIBackend, Pair
 from inspect_cite.text import sent_tokenize
-
-DOC_TEMPLATE = "Title: {title}\n{text}"
-"""How eval.py shows a document to the NLI model (``sent`` replaces ``text`` when present)."""
 
 _COMMA_OUTSIDE_BRACKETS = re.compile(r",(?![^\[\]]*\])")
 
@@ -138,17 +136,6 @@ class CitationResult:
     statements: list[StatementVerdict]
     total_citations: int
     skipped: str | None = None
-
-
-def format_doc(doc: Mapping[str, Any]) -> str:
-    """A document as eval.py shows it to NLI."""
-    text = doc["sent"] if "sent" in doc else doc["text"]
-    return DOC_TEMPLATE.format(title=doc["title"], text=text)
-
-
-def format_passage(docs: Sequence[Mapping[str, Any]]) -> str:
-    """Documents joined as eval.py joins the cited documents of a statement for NLI."""
-    return "\n".join(format_doc(doc) for doc in docs)
 
 
 def _passage(docs: Sequence[Mapping[str, Any]], refs: Sequence[int]) -> str:

@@ -3,10 +3,17 @@
 Every sample that solvers and scorers work on carries its context documents in
 ``metadata["docs"]``: a list of ``{"id": str, "title": str, "text": str}`` in the order the
 model saw them. Extra keys are allowed and kept (ALCE's ``summary``, ``extraction``, ``score``).
+
+Every NLI judge reads a document as ALCE's eval.py shows it (:func:`format_doc`): ALCE's
+citation scores, FullCite's claim support, native citations' source support and the human
+labels ``inspect-cite calibrate`` measures judges against.
 """
 
 from collections.abc import Mapping, Sequence
 from typing import Any, TypedDict, TypeVar, cast
+
+DOC_TEMPLATE = "Title: {title}\n{text}"
+"""How eval.py shows a document to the NLI model (``sent`` replaces ``text`` when present)."""
 
 
 class Document(TypedDict):
@@ -79,3 +86,14 @@ def doc_positions(docs: Sequence[Mapping[str, object]]) -> dict[str, int]:
     for i, doc in enumerate(docs):
         out.setdefault(cast(str, doc["id"]), i + 1)
     return out
+
+
+def format_doc(doc: Mapping[str, Any]) -> str:
+    """A document as eval.py shows it to NLI."""
+    text = doc["sent"] if "sent" in doc else doc["text"]
+    return DOC_TEMPLATE.format(title=doc["title"], text=text)
+
+
+def format_passage(docs: Sequence[Mapping[str, Any]]) -> str:
+    """Documents joined as eval.py joins the cited documents of a statement for NLI."""
+    return "\n".join(format_doc(doc) for doc in docs)

@@ -20,7 +20,7 @@ then the mean over samples):
   (:attr:`scorers.cited_answer.CheckedCitation.evidence`), never the model's words: a
   near-verbatim snippet shows the document's spelling, case and punctuation.
 - Premises are joined as ALCE joins documents (``"Title: {title}\n{text}"``, one per line;
-  :func:`inspect_cite.autoais.format_doc`): the snippet premise shows each distinct
+  :func:`inspect_cite.documents.format_doc`): the snippet premise shows each distinct
   evidence span of the claim, in citation order, under its document's title; the document
   premise shows each distinct validly cited document's full text.
 - ``snippet_support``: share of cited claims whose snippet premise entails the claim (a claim
@@ -49,7 +49,6 @@ from typing import Any
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from inspect_cite.autoais import format_doc
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.diagnose import (
     DIAGNOSE_KEYS,
@@ -62,6 +61,7 @@ from inspect_cite.diagnose import (
     diagnose_values,
     not_diagnosed,
 )
+from inspect_cite.documents import format_doc
 from inspect_cite.nli import NLIBackend, NLIError, Pair, get_nli
 from inspect_cite.preflight import check_nli
 from scorers.cited_answer import CheckedCitation, CitedAnswer, read_cited_answer

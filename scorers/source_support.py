@@ -16,7 +16,7 @@ Per sample (x100 except the count, then the mean over samples):
 - ``supported_claims``: share of the claims entailed by their cited, retrieved text: the
   claim's retrieved cited sources (the first ``at_most_citations``, in citation order) are
   joined as ALCE joins documents (``"Title: {title}\n{text}"`` per source, one per line;
-  :func:`inspect_cite.autoais.format_passage`) and judged by ``-S nli`` as ``citation_nli``
+  :func:`inspect_cite.documents.format_passage`) and judged by ``-S nli`` as ``citation_nli``
   judges ALCE's citation recall. A claim with no citation, or whose citations name nothing
   retrieved, is unsupported. A claim whose retrieved sources hold no text in the transcript
   (server-side results some providers record encrypted) cannot be judged: it is left out
@@ -32,8 +32,9 @@ from dataclasses import dataclass, field
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from inspect_cite.autoais import at_most_citations_problem, format_passage
+from inspect_cite.autoais import at_most_citations_problem
 from inspect_cite.cli_values import accept_cli_values
+from inspect_cite.documents import format_passage
 from inspect_cite.errors import ArgumentError
 from inspect_cite.http_client import redact_text
 from inspect_cite.nli import NLIError, Pair, get_nli

@@ -43,10 +43,10 @@ from pathlib import Path
 from typing import Any
 
 from inspect_cite.alce_prompts import ALCE_PROMPT_COMMIT, ALCE_REPO
-from inspect_cite.autoais import format_doc
 from inspect_cite.cache import cache_dir
 from inspect_cite.citations.alce import remove_citations, strip_markers
 from inspect_cite.citations.fullcite import parse_citations
+from inspect_cite.documents import format_doc
 from inspect_cite.errors import PreflightError
 from inspect_cite.expertqa_file import (
     EXPERTQA_HUB,

@@ -4,8 +4,9 @@ from collections.abc import Sequence
 
 import pytest
 
-from inspect_cite.autoais import citation_scores, format_doc
+from inspect_cite.autoais import citation_scores
 from inspect_cite.citations.alce import citation_number, marker_refs
+from inspect_cite.documents import format_doc
 from inspect_cite.nli import NLIError, NLIResult, get_nli
 from scorers.claim_coverage import claims_score
 from tests.helpers.nli_fns import word_entail
