@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any, get_args
 
 from alce_tasks.data import EVAL_FILES
-from inspect_cite.alce_configs import RUN_PY_OPTIONS, AlceConfigError, AlceRunConfig
-from inspect_cite.alce_prompts import AlceDatasetName, PromptVariant
+from inspect_cite.alce.prompts import AlceDatasetName, PromptVariant
+from inspect_cite.alce.run_configs import RUN_PY_OPTIONS, AlceConfigError, AlceRunConfig
 
 # run.py loads `sentence-transformers/<retriever>` when "gtr" is in the name.
 _DENSE_PREFIX = "sentence-transformers/"

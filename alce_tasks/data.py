@@ -11,8 +11,8 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from inspect_cite.alce_items import REQUIRED_FIELDS, item_problem
-from inspect_cite.alce_prompts import AlceDatasetName
+from inspect_cite.alce.items import REQUIRED_FIELDS, item_problem
+from inspect_cite.alce.prompts import AlceDatasetName
 from inspect_cite.cache import cache_dir, download_folder, verified_file, write_manifest
 from inspect_cite.download import (
     describe_failure,
@@ -201,7 +201,7 @@ def load_items(path: str | Path, dataset: AlceDatasetName) -> list[dict[str, Any
 
 
 def validate_item(item: Any, dataset: AlceDatasetName, where: str) -> None:
-    """Check one ALCE item has what prompts and scorers need (``inspect_cite.alce_items``).
+    """Check one ALCE item has what prompts and scorers need (``inspect_cite.alce.items``).
 
     Raises:
         AlceDataError: ``"<where>: <problem>"``, naming the field.

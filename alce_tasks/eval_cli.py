@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from inspect_cite.alce_items import FIELD_TYPES, field_problem
-from inspect_cite.autoais import at_most_citations_problem, citation_scores
+from inspect_cite.alce.autoais import at_most_citations_problem, citation_scores
+from inspect_cite.alce.items import FIELD_TYPES, field_problem
 from inspect_cite.citations.alce import remove_citations
 from inspect_cite.files import read_json, write_atomic
 from inspect_cite.nli import (
@@ -158,7 +158,7 @@ def load_result_file(path: str) -> list[dict[str, Any]]:
 def _require(
     data: list[dict[str, Any]], path: str, field: str, why: str, nli: bool = False, qa: bool = False
 ) -> None:
-    """Every item has ``field`` as the task's validation wants it (``inspect_cite.alce_items``)."""
+    """Every item has ``field`` as the task's validation wants it (``inspect_cite.alce.items``)."""
     typ = FIELD_TYPES[field]
     for i, item in enumerate(data):
         if not isinstance(item.get(field), typ):

@@ -30,8 +30,7 @@ from alce_tasks.data import (
     record_to_sample,
 )
 from inspect_cite import __version__
-from inspect_cite.alce_configs import load_alce_config
-from inspect_cite.alce_prompts import (
+from inspect_cite.alce.prompts import (
     AlceDatasetName,
     AlcePromptBuilder,
     PromptFile,
@@ -41,6 +40,7 @@ from inspect_cite.alce_prompts import (
     prompt_provenance,
     quick_test_ids,
 )
+from inspect_cite.alce.run_configs import load_alce_config
 from inspect_cite.errors import PreflightError, Refusals
 from inspect_cite.forwarding import given_arguments
 from inspect_cite.http_client import redact_text

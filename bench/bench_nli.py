@@ -29,7 +29,7 @@ from typing import Any
 
 import torch
 
-from inspect_cite.autoais import citation_scores
+from inspect_cite.alce.autoais import citation_scores
 from inspect_cite.nli import NLIResult, get_nli, reset_nli
 from inspect_cite.nli.seq2seq import TRUE_TEMPLATE
 from scorers.claim_coverage import claims_score

@@ -10,7 +10,7 @@ ALCE log keys (``alce_tasks/*``; the same definitions score ``alce-eval`` and lm
 
 | Log keys                               | Scorer file            | Definition
 |----------------------------------------|------------------------|------------------------------
-| citation_rec, citation_prec            | citation_nli.py        | inspect_cite/autoais.py
+| citation_rec, citation_prec            | citation_nli.py        | inspect_cite/alce/autoais.py
 |                                        |                        | (RERANK needs it too)
 | supported, misattributed, unsupported, | citation_nli.py        | inspect_cite/diagnose.py
 | uncited, uncited_but_supported         |                        | (classes), autoais.py

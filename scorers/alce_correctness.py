@@ -21,8 +21,8 @@ import numpy as np
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from inspect_cite.alce_items import field_problem
-from inspect_cite.alce_prompts import AlceDatasetName, check_dataset_argument
+from inspect_cite.alce.items import field_problem
+from inspect_cite.alce.prompts import AlceDatasetName, check_dataset_argument
 from inspect_cite.citations.alce import alce_scoring_output, remove_citations
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.squad import normalize_answer
@@ -126,7 +126,7 @@ def gold_problems(item: dict[str, Any], dataset: AlceDatasetName) -> dict[str, s
     """Why each correctness key cannot be computed: its gold field is missing or malformed.
 
     ``length`` and ``num_preds`` need no gold. Returns ``{key: problem}``, empty when every
-    key can be computed (the fields as :mod:`inspect_cite.alce_items` checks them).
+    key can be computed (the fields as :mod:`inspect_cite.alce.items` checks them).
     """
     needs: dict[str, tuple[str, ...]] = {}
     if dataset == "asqa":

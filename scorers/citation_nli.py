@@ -1,4 +1,4 @@
-"""ALCE citation recall and precision judged by NLI (definitions in inspect_cite.autoais)."""
+"""ALCE citation recall and precision judged by NLI (definitions in inspect_cite.alce.autoais)."""
 
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -7,14 +7,14 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from inspect_cite.agent_records import returned_doc_ids
-from inspect_cite.alce_prompts import AlceDatasetName, check_dataset_argument
-from inspect_cite.autoais import (
+from inspect_cite.alce.autoais import (
     CitationResult,
     StatementVerdict,
     at_most_citations_problem,
     citation_scores,
     diagnose_statements,
 )
+from inspect_cite.alce.prompts import AlceDatasetName, check_dataset_argument
 from inspect_cite.citations.alce import alce_scoring_output, marker_spans, render_marker
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.diagnose import (
@@ -138,7 +138,7 @@ def citation_nli(
             (``true``: ALCE's T5-11B).
         at_most_citations: Judge at most this many citations per statement (eval.py: 3).
         alce_compat: Reproduce eval.py's quirks (True) or fix its defects (False); see
-            ``inspect_cite.autoais``.
+            ``inspect_cite.alce.autoais``.
         dataset: ``qampari`` judges each listed entity as a statement; ``None`` reads
             ``metadata["dataset"]``.
         nli_cache: SQLite file caching NLI decisions (default ``$INSPECT_CITE_NLI_CACHE``).

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from inspect_cite.alce_items import field_problem
+from inspect_cite.alce.items import field_problem
 from inspect_cite.citations.alce import alce_scoring_output, remove_citations
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.http_client import redact_text

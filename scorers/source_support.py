@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from inspect_cite.autoais import at_most_citations_problem
+from inspect_cite.alce.autoais import at_most_citations_problem
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.documents import format_passage
 from inspect_cite.errors import ArgumentError

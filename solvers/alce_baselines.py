@@ -4,7 +4,7 @@ from typing import Any
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from inspect_cite.alce_prompts import PromptVariant, UseShorter
+from inspect_cite.alce.prompts import PromptVariant, UseShorter
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.forwarding import forwards_to
 from solvers.alce_prompting import AlcePrompts, prepare, warn_small_pool

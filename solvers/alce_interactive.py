@@ -27,7 +27,7 @@ import anyio.to_thread
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageUser
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from inspect_cite.alce_prompts import UseShorter, make_doc_prompt
+from inspect_cite.alce.prompts import UseShorter, make_doc_prompt
 from inspect_cite.citations.alce import (
     alce_postprocess,
     marker_refs,

@@ -7,7 +7,7 @@ import anyio.to_thread
 from inspect_ai.log import transcript
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from inspect_cite.alce_prompts import check_dataset_argument
+from inspect_cite.alce.prompts import check_dataset_argument
 from inspect_cite.citations.alce import (
     alce_postprocess,
     marker_refs,

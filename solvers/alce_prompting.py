@@ -23,7 +23,7 @@ from typing import Any, cast, get_args
 from inspect_ai.model import ChatMessageUser, ModelOutput
 from inspect_ai.solver import Generate, TaskState
 
-from inspect_cite.alce_prompts import (
+from inspect_cite.alce.prompts import (
     AlceDatasetName,
     AlcePromptBuilder,
     PromptVariant,

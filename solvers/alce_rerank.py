@@ -3,8 +3,8 @@
 from inspect_ai.model import ChatMessageAssistant
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from inspect_cite.alce_prompts import check_dataset_argument
-from inspect_cite.autoais import at_most_citations_problem, citation_scores
+from inspect_cite.alce.autoais import at_most_citations_problem, citation_scores
+from inspect_cite.alce.prompts import check_dataset_argument
 from inspect_cite.citations.alce import alce_scoring_output
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.documents import get_docs

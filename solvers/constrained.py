@@ -40,7 +40,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from inspect_cite.alce_prompts import AlceDatasetName
+from inspect_cite.alce.prompts import AlceDatasetName
 from inspect_cite.citations import parse_citations
 from inspect_cite.citations.alce import ids_problem, last_marker_end, marker_problems
 from inspect_cite.cli_values import accept_cli_values

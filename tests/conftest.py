@@ -105,7 +105,7 @@ def own_prompts(cache_root, alce_prompt_dir, monkeypatch) -> Path:
     The cache stays empty, so nothing can fall back to a downloaded official file. Returns the
     prompt folder.
     """
-    from inspect_cite.alce_prompts import PROMPT_DIR_ENV
+    from inspect_cite.alce.prompts import PROMPT_DIR_ENV
 
     monkeypatch.setenv(PROMPT_DIR_ENV, str(alce_prompt_dir))
     return alce_prompt_dir
@@ -114,7 +114,7 @@ def own_prompts(cache_root, alce_prompt_dir, monkeypatch) -> Path:
 @pytest.fixture
 def prompt_cache(cache_root, monkeypatch) -> Path:
     """A cache already holding ALCE's official prompt files (copied from the reference files)."""
-    from inspect_cite.alce_prompts import ALCE_PROMPT_COMMIT, PROMPT_DIR_ENV
+    from inspect_cite.alce.prompts import ALCE_PROMPT_COMMIT, PROMPT_DIR_ENV
 
     source = official_prompts_dir()
     monkeypatch.delenv(PROMPT_DIR_ENV, raising=False)

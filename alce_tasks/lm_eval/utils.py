@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from alce_tasks.data import alce_data_path, eval_file_name, load_items
-from inspect_cite.alce_prompts import AlceDatasetName, AlcePromptBuilder, load_prompt_file
-from inspect_cite.autoais import citation_scores
+from inspect_cite.alce.autoais import citation_scores
+from inspect_cite.alce.prompts import AlceDatasetName, AlcePromptBuilder, load_prompt_file
 from inspect_cite.citations.alce import alce_scoring_output
 from inspect_cite.nli import NLIError, get_nli
 from inspect_cite.text import split_think

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from inspect_cite.alce_prompts import ALCE_PROMPT_COMMIT, ALCE_REPO
+from inspect_cite.alce.prompts import ALCE_PROMPT_COMMIT, ALCE_REPO
 from inspect_cite.cache import cache_dir
 from inspect_cite.citations.alce import remove_citations, strip_markers
 from inspect_cite.citations.fullcite import parse_citations

@@ -4,7 +4,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from inspect_cite.autoais import citation_scores
+from inspect_cite.alce.autoais import citation_scores
 from inspect_cite.citations.alce import citation_number, marker_refs
 from inspect_cite.documents import format_doc
 from inspect_cite.nli import NLIError, NLIResult, get_nli

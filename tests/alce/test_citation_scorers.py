@@ -11,7 +11,7 @@ from inspect_ai import score as inspect_score
 from inspect_ai.model import get_model
 
 from alce_tasks import asqa, eli5, qampari
-from inspect_cite.autoais import citation_scores
+from inspect_cite.alce.autoais import citation_scores
 from inspect_cite.citations.alce import alce_scoring_output
 from inspect_cite.nli import get_nli
 from scorers import citation_nli

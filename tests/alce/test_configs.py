@@ -22,13 +22,13 @@ from inspect_ai.log import resolve_sample_attachments
 from inspect_ai.model import get_model
 
 from alce_tasks import asqa, eli5, qampari
-from inspect_cite.alce_configs import (
+from inspect_cite.alce.prompts import ALCE_PROMPT_COMMIT, PROMPT_SHA256
+from inspect_cite.alce.run_configs import (
     CONFIG_DIR_ENV,
     CONFIG_SHA256,
     AlceConfigError,
     load_alce_config,
 )
-from inspect_cite.alce_prompts import ALCE_PROMPT_COMMIT, PROMPT_SHA256
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
 from tests.conftest import FIXTURES, load_fixture, reference_dir
 from tests.helpers.scripted_models import scripted_model, scripted_output

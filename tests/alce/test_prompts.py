@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from inspect_cite.alce_prompts import (
+from inspect_cite.alce.prompts import (
     PROMPT_SHA256,
     AlcePromptBuilder,
     PromptFile,
@@ -178,7 +178,7 @@ def test_official_prompt_offline_error_names_url_and_override(cache_root, monkey
 
 
 def test_corrupted_cached_prompt_is_not_used(cache_root, monkeypatch):
-    from inspect_cite.alce_prompts import ALCE_PROMPT_COMMIT
+    from inspect_cite.alce.prompts import ALCE_PROMPT_COMMIT
 
     dest = cache_root / "alce" / "prompts" / ALCE_PROMPT_COMMIT[:12]
     dest.mkdir(parents=True)
@@ -189,7 +189,8 @@ def test_corrupted_cached_prompt_is_not_used(cache_root, monkeypatch):
         calls.append(url)
         raise ValueError(f"Checksum mismatch for {url}")
 
-    from inspect_cite import alce_prompts, http_client
+    from inspect_cite import http_client
+    from inspect_cite.alce import prompts as alce_prompts
 
     monkeypatch.setattr(http_client, "download", fake_download)
     monkeypatch.setattr(alce_prompts, "ensure_reachable", lambda url: None)
@@ -199,7 +200,7 @@ def test_corrupted_cached_prompt_is_not_used(cache_root, monkeypatch):
 
 
 def test_prompt_dir_replaces_official_files(cache_root, alce_prompt_dir, monkeypatch, tmp_path):
-    from inspect_cite.alce_prompts import PROMPT_DIR_ENV, alce_prompt_path
+    from inspect_cite.alce.prompts import PROMPT_DIR_ENV, alce_prompt_path
 
     def no_network(url, sha256, dest, **kwargs):
         raise ConnectionError("network unreachable")

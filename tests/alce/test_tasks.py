@@ -5,7 +5,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.model import get_model
 
 from alce_tasks import asqa, eli5, qampari
-from inspect_cite.alce_prompts import ALCE_PROMPT_COMMIT, PROMPT_SHA256, PromptFile
+from inspect_cite.alce.prompts import ALCE_PROMPT_COMMIT, PROMPT_SHA256, PromptFile
 from inspect_cite.download import sha256_file
 from inspect_cite.errors import PreflightError
 from tests.conftest import FIXTURES, load_fixture, official_prompts_dir

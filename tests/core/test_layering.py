@@ -1,5 +1,9 @@
-"""The import layering README states: tasks import solvers and scorers; solvers and scorers never
-import each other; the shared core (inspect_cite/) imports no task, solver or scorer package.
+"""The import layering docs/development.md states, one rule a line of ``RULES``.
+
+Tasks import solvers and scorers; solvers and scorers never import each other nor a task
+package; the core (inspect_cite/) imports no task, solver or scorer package. Inside the core,
+the ALCE room (inspect_cite/alce/) and the app (inspect_cite/app/) stand on the shared modules,
+never under them, and the ALCE room does not import the app.
 
 Every import counts, wherever it is written (module level, inside a function, under
 ``TYPE_CHECKING``), and so do ``importlib.import_module``/``__import__`` with a literal name
@@ -8,18 +12,44 @@ and ``importlib.util.find_spec``, which reaches a package's files without import
 
 import ast
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import ROOT
 
-# package -> the top-level packages it must never import
-FORBIDDEN = {
-    "solvers": {"scorers"},
-    "scorers": {"solvers"},
-    "inspect_cite": {"alce_tasks", "fullcite_tasks", "solvers", "scorers"},
-}
+TASKS = ("alce_tasks", "fullcite_tasks")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """The files under ``folder`` (except those under ``besides``) never import ``forbidden``.
+
+    A forbidden name covers the modules inside it: ``inspect_cite.app`` covers
+    ``inspect_cite.app.cli``.
+    """
+
+    folder: str
+    forbidden: tuple[str, ...]
+    besides: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return self.folder + (f" besides {', '.join(self.besides)}" if self.besides else "")
+
+
+RULES = (
+    Rule("solvers", ("scorers", *TASKS)),
+    Rule("scorers", ("solvers", *TASKS)),
+    Rule("inspect_cite", (*TASKS, "solvers", "scorers")),
+    Rule(
+        "inspect_cite",
+        ("inspect_cite.alce", "inspect_cite.app"),
+        besides=("inspect_cite/alce", "inspect_cite/app"),
+    ),
+    Rule("inspect_cite/alce", ("inspect_cite.app",)),
+)
 
 
 def module_name(path: Path) -> str:
@@ -57,23 +87,27 @@ def imported_modules(path: Path) -> Iterator[tuple[int, str]]:
                 yield node.lineno, first.value
 
 
-def violations(package: str) -> list[str]:
+def covers(forbidden: str, module: str) -> bool:
+    return module == forbidden or module.startswith(forbidden + ".")
+
+
+def violations(rule: Rule) -> list[str]:
     found = []
-    for path in sorted((ROOT / package).rglob("*.py")):
+    for path in sorted((ROOT / rule.folder).rglob("*.py")):
+        where = path.relative_to(ROOT)
+        if any(where.is_relative_to(b) for b in rule.besides):
+            continue
         for line, module in sorted(imported_modules(path)):
-            top = module.split(".")[0]
-            if top in FORBIDDEN[package]:
-                found.append(f"{path.relative_to(ROOT)}:{line} imports {module}")
+            if any(covers(f, module) for f in rule.forbidden):
+                found.append(f"{where}:{line} imports {module}")
     return found
 
 
-@pytest.mark.parametrize("package", sorted(FORBIDDEN))
-def test_layering(package):
-    assert (ROOT / package / "__init__.py").is_file()
-    found = violations(package)
-    assert not found, f"{package}/ must not import {sorted(FORBIDDEN[package])}:\n" + "\n".join(
-        found
-    )
+@pytest.mark.parametrize("rule", RULES, ids=lambda rule: rule.name)
+def test_layering(rule):
+    assert (ROOT / rule.folder / "__init__.py").is_file()
+    found = violations(rule)
+    assert not found, f"{rule.name} must not import {list(rule.forbidden)}:\n" + "\n".join(found)
 
 
 def test_every_import_form_is_seen(tmp_path, monkeypatch):
@@ -91,9 +125,21 @@ def test_every_import_form_is_seen(tmp_path, monkeypatch):
         "from . import fine\n"
         "import inspect_ai\n"
     )
-    assert violations("inspect_cite") == [
+    assert violations(RULES[2]) == [
         "inspect_cite/sub/mod.py:1 imports solvers.alce",
         "inspect_cite/sub/mod.py:4 imports fullcite_tasks",
         "inspect_cite/sub/mod.py:5 imports alce_tasks.data",
         "inspect_cite/sub/mod.py:6 imports scorers",
     ]
+
+
+def test_a_room_rule_sees_the_room_and_passes_over_its_own_files(tmp_path, monkeypatch):
+    monkeypatch.setattr(f"{__name__}.ROOT", tmp_path)
+    for folder in ("inspect_cite", "inspect_cite/alce", "inspect_cite/app"):
+        (tmp_path / folder).mkdir(parents=True, exist_ok=True)
+    (tmp_path / "inspect_cite" / "text.py").write_text("from .alce import prompts\n")
+    (tmp_path / "inspect_cite" / "alceish.py").write_text("import inspect_cite.alceish\n")
+    (tmp_path / "inspect_cite" / "alce" / "autoais.py").write_text("from ..app import cli\n")
+    (tmp_path / "inspect_cite" / "app" / "cli.py").write_text("import inspect_cite.alce.items\n")
+    assert violations(RULES[3]) == ["inspect_cite/text.py:1 imports inspect_cite.alce"]
+    assert violations(RULES[4]) == ["inspect_cite/alce/autoais.py:1 imports inspect_cite.app"]

@@ -25,7 +25,7 @@ from fullcite_tasks.data.bioasq import BioasqDataError, bioasq_source, load_bioa
 from fullcite_tasks.data.expertqa import ExpertqaDataError, expertqa_source, load_expertqa
 from fullcite_tasks.data.incite import incite_records
 from fullcite_tasks.data.spans import SpansFileError, load_span_cache, load_spans_file
-from inspect_cite.autoais import citation_scores
+from inspect_cite.alce.autoais import citation_scores
 from inspect_cite.citations import parse_citations, strip_citations
 from inspect_cite.citations.alce import alce_scoring_output
 from inspect_cite.errors import ArgumentError, PreflightError
@@ -347,7 +347,7 @@ def test_unreadable_dataset_files_are_one_line_naming_the_file(tmp_path, own_pro
 def test_malformed_prompt_file_demos_name_the_demo_and_field(
     tmp_path, alce_prompt_dir, mutate, message
 ):
-    from inspect_cite.alce_prompts import PromptFile, PromptFileError
+    from inspect_cite.alce.prompts import PromptFile, PromptFileError
 
     data = json.loads((alce_prompt_dir / "asqa_default.json").read_text(encoding="utf-8"))
     mutate(data["demos"][1])

@@ -17,8 +17,9 @@ import pytest
 import tenacity.nap
 
 from alce_tasks.data import AlceDataError, alce_data_path, data_cache_dir
-from inspect_cite import alce_prompts, http_client
-from inspect_cite.alce_prompts import (
+from inspect_cite import http_client
+from inspect_cite.alce import prompts as alce_prompts
+from inspect_cite.alce.prompts import (
     ALCE_PROMPT_COMMIT,
     PROMPT_SHA256,
     PromptFileError,

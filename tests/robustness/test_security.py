@@ -12,7 +12,7 @@ from inspect_ai import eval as inspect_eval
 
 from alce_tasks import asqa
 from fullcite_tasks.data.pubmed import PubMedClient, PubMedError
-from inspect_cite.alce_prompts import PromptFileError, official_prompt_path
+from inspect_cite.alce.prompts import PromptFileError, official_prompt_path
 from inspect_cite.app.cli import main
 from inspect_cite.errors import PreflightError
 from inspect_cite.http_client import redact_text, redact_url

@@ -23,7 +23,7 @@ from inspect_ai.model import Model, get_model
 
 from alce_tasks import asqa as alce_asqa
 from fullcite_tasks import asqa as fullcite_asqa
-from inspect_cite.alce_prompts import PROMPT_DIR_ENV
+from inspect_cite.alce.prompts import PROMPT_DIR_ENV
 from inspect_cite.citations import parse_citations
 from inspect_cite.nli import get_nli, reset_nli
 from scorers.citation_judge import judge_citation

@@ -7,7 +7,7 @@ from inspect_ai.dataset import MemoryDataset
 from inspect_ai.model import GenerateConfig, ModelUsage, get_model
 
 from alce_tasks.data import load_items, record_to_sample
-from inspect_cite.alce_prompts import (
+from inspect_cite.alce.prompts import (
     AlcePromptBuilder,
     PromptFile,
     alce_prompt_path,

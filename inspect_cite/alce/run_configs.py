@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from inspect_cite.alce_prompts import ALCE_PROMPT_COMMIT, ALCE_REPO, pinned_alce_file
+from inspect_cite.alce.prompts import ALCE_PROMPT_COMMIT, ALCE_REPO, pinned_alce_file
 from inspect_cite.cache import cache_dir
 from inspect_cite.errors import PreflightError
 from inspect_cite.hub_files import file_provenance

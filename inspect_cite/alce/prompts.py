@@ -23,7 +23,7 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from inspect_cite import http_client
-from inspect_cite.alce_items import demo_problem
+from inspect_cite.alce.items import demo_problem
 from inspect_cite.cache import NOT_CACHED, cache_dir, cached_file_problem
 from inspect_cite.download import describe_failure
 from inspect_cite.errors import ArgumentError, PreflightError
