@@ -210,3 +210,13 @@ def match_snippet(snippet: str, document: str) -> SnippetMatch | None:
     if span is not None:
         return SnippetMatch(span[0], span[1], verbatim=False)
     return None
+
+
+def near_verbatim(snippet: str, document: str) -> bool:
+    """Whether a snippet that is not verbatim in ``document`` has the words of a span of it.
+
+    Near-verbatim: the same words (tokens) as a span of the document, differing only in
+    typography. A verbatim or empty snippet is not near-verbatim.
+    """
+    found = match_snippet(snippet, document)
+    return found is not None and not found.verbatim

@@ -3,7 +3,7 @@
 Each scorer lives in ``scorers/<name>.py`` (the file is named like the scorer; the tables give
 file names in ``scorers/``) and holds its metric's definition, or imports it from the one module
 named in the last column. Every FullCite scorer reads the answer through
-``scorers/cited_answer.py`` (parsing, validity, verbatim and near-verbatim per citation); every
+``scorers/_cited_answer.py`` (parsing, validity, verbatim and near-verbatim per citation); every
 ALCE scorer reads ``[n]`` markers through ``inspect_cite/citations/alce.py``.
 
 ALCE log keys (``alce_tasks/*``; the same definitions score ``alce-eval`` and lm-eval):
@@ -34,7 +34,7 @@ FullCite log keys (``fullcite_tasks/*``):
 | snippet_f1, snippet_em_precision,      |                        |
 | snippet_em_recall, snippet_em_f1,      |                        |
 | n_citations, invalid_citations         |                        |
-| verbatim_rate, near_verbatim_rate      | doc_snippet_f1.py      | scorers/cited_answer.py
+| verbatim_rate, near_verbatim_rate      | doc_snippet_f1.py      | scorers/_cited_answer.py
 | n_citations, omission_rate,            | citation_bias.py       | here
 | pos_1 .. pos_N, pos_rest,              |                        |
 | invalid_share, first_two_share,        |                        |
@@ -73,7 +73,7 @@ its scorer in the log.
 
 With ``-S calibration=FILE``, ``citation_nli``, ``claim_coverage`` and ``claim_support`` add the
 metrics ``corrected_mean``, ``corrected_low`` and ``corrected_high`` to each of their rates: the
-rate corrected for the NLI judge's measured errors (``judge_correction.py``; the arithmetic in
+rate corrected for the NLI judge's measured errors (``_judge_correction.py``; the arithmetic in
 ``inspect_cite/calibration.py``).
 """
 

@@ -28,7 +28,7 @@ from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.squad import normalize_answer
 from inspect_cite.text import sent_tokenize
 from inspect_cite.thinking import think_opened_by_prompt
-from scorers.no_answer import no_answer_score
+from scorers._no_answer import no_answer_score
 
 CORRECTNESS_KEYS: dict[str, tuple[str, ...]] = {
     "asqa": ("length", "str_em", "str_hit", "rougeLsum"),

@@ -24,7 +24,7 @@ from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.shared import shared_instance
 from inspect_cite.squad import compute_exact, compute_f1
 from inspect_cite.thinking import think_opened_by_prompt
-from scorers.no_answer import no_answer_score
+from scorers._no_answer import no_answer_score
 
 QA_MODEL = "gaotianyu1350/roberta-large-squad"
 QA_KEYS = ("QA-EM", "QA-F1", "QA-Hit")

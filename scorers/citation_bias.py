@@ -32,9 +32,9 @@ from inspect_ai.solver import TaskState
 
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.errors import ArgumentError
-from scorers.cited_answer import CheckedCitation, citations_markdown, read_cited_answer
-from scorers.fullcite_metrics import mean_by_group, weighted_mean, weighted_mean_by_group
-from scorers.no_answer import no_answer_score
+from scorers._cited_answer import CheckedCitation, citations_markdown, read_cited_answer
+from scorers._fullcite_metrics import mean_by_group, weighted_mean, weighted_mean_by_group
+from scorers._no_answer import no_answer_score
 
 
 def position_shares(

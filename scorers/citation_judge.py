@@ -4,7 +4,7 @@ For every citation with evidence, the ``grader`` model rates on 1-5 scales wheth
 snippet supports the statement it follows (Support) and whether it is relevant to answering
 the question (Relevance). The snippet shown is the cited document's own text of the span that
 holds the model's snippet, verbatim or near-verbatim
-(:attr:`scorers.cited_answer.CheckedCitation.evidence`), never the model's words: a citation
+(:attr:`scorers._cited_answer.CheckedCitation.evidence`), never the model's words: a citation
 without evidence (an empty snippet, an invalid citation, or a snippet its document does not
 hold) is not judged, with that reason. On ``vllm/`` and ``openai-api/`` graders the reply is
 constrained to the two-line shape asked for (``structured_outputs`` regex). Only whole
@@ -31,8 +31,13 @@ from inspect_cite.structured_outputs import (
     json_in_reply,
     with_structured_outputs,
 )
-from scorers.cited_answer import CheckedCitation, CitedAnswer, citations_markdown, read_cited_answer
-from scorers.no_answer import no_answer_score
+from scorers._cited_answer import (
+    CheckedCitation,
+    CitedAnswer,
+    citations_markdown,
+    read_cited_answer,
+)
+from scorers._no_answer import no_answer_score
 
 # The FullCite authors' human-evaluation scale labels (their annotation UI).
 SUPPORT_SCALE = (

@@ -32,8 +32,8 @@ from inspect_cite.nli import NLIError, get_nli
 from inspect_cite.preflight import check_nli
 from inspect_cite.text import highlight_markdown
 from inspect_cite.thinking import think_opened_by_prompt
-from scorers.judge_correction import calibration_for, calibration_metadata, corrected, share
-from scorers.no_answer import no_answer_score, unscored_score
+from scorers._judge_correction import calibration_for, calibration_metadata, corrected, share
+from scorers._no_answer import no_answer_score, unscored_score
 
 
 def _cell(text: str) -> str:
@@ -144,7 +144,7 @@ def citation_nli(
         nli_cache: SQLite file caching NLI decisions (default ``$INSPECT_CITE_NLI_CACHE``).
         calibration: ``FILE[#DATA[/SUBSET]]``, a ``calibration.json`` measuring this ``nli``
             judge: the log then carries each rate corrected for the judge's errors
-            (``corrected`` metric, :mod:`scorers.judge_correction`).
+            (``corrected`` metric, :mod:`scorers._judge_correction`).
         diagnose: Also classify every statement as ``supported``, ``misattributed``,
             ``unsupported`` or ``uncited`` (x100 shares, plus ``uncited_but_supported``;
             :mod:`inspect_cite.diagnose`), judging each unsupported statement against the

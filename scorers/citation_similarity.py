@@ -3,7 +3,7 @@
 Each citation with a non-empty claim and evidence gets the cosine similarity of the claim's
 and the evidence's embeddings (raw cosine, -1..1, not x100). The evidence is the cited
 document's own text of the span that holds the model's snippet, verbatim or near-verbatim
-(:attr:`scorers.cited_answer.CheckedCitation.evidence`), never the model's words: a snippet
+(:attr:`scorers._cited_answer.CheckedCitation.evidence`), never the model's words: a snippet
 the document does not hold (say, the claim restated) is not compared, nor is an empty snippet
 or an invalid citation. Per sample: the mean over the compared citations (``similarity``),
 nan without any. The model is loaded once per process and name (the
@@ -21,8 +21,8 @@ from inspect_cite.batching import BatchQueue
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.retrieval import get_retriever
 from inspect_cite.shared import shared_instance
-from scorers.cited_answer import citations_markdown, read_cited_answer
-from scorers.no_answer import no_answer_score
+from scorers._cited_answer import citations_markdown, read_cited_answer
+from scorers._no_answer import no_answer_score
 
 DEFAULT_SIMILARITY_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 # Texts per encoder call; claims and snippets of concurrently scored samples share batches.

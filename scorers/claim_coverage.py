@@ -16,8 +16,8 @@ from inspect_cite.http_client import redact_text
 from inspect_cite.nli import NLIBackend, NLIError, get_nli
 from inspect_cite.preflight import check_nli
 from inspect_cite.thinking import think_opened_by_prompt
-from scorers.judge_correction import calibration_for, calibration_metadata, corrected
-from scorers.no_answer import no_answer_score, unscored_score
+from scorers._judge_correction import calibration_for, calibration_metadata, corrected
+from scorers._no_answer import no_answer_score, unscored_score
 
 NO_CLAIMS_REASON = "no reference claims to check (eval.py divides by their number)"
 """Why a sample without claims has no claims_nli (nan): eval.py defines no value for it."""

@@ -6,7 +6,7 @@ an NLI model, per claim, whether what the claim cites entails it. Definitions (p
 then the mean over samples):
 
 - Claims are those of :func:`inspect_cite.citations.parse_citations` (via
-  :func:`scorers.cited_answer.read_cited_answer`): a cited claim is the text before its
+  :func:`scorers._cited_answer.read_cited_answer`): a cited claim is the text before its
   citations; every uncited sentence is an uncited claim. A citation with no claim text before
   it is not a claim (nothing to judge) and is only listed. The hypothesis is the claim text,
   which holds no citation markup.
@@ -17,7 +17,7 @@ then the mean over samples):
   snippet the document does not hold (a rewording, or the claim restated) is not evidence
   from that document, else copying the claim into the snippet would always be "supported".
 - The evidence is the document's own text of the span holding the snippet
-  (:attr:`scorers.cited_answer.CheckedCitation.evidence`), never the model's words: a
+  (:attr:`scorers._cited_answer.CheckedCitation.evidence`), never the model's words: a
   near-verbatim snippet shows the document's spelling, case and punctuation.
 - Premises are joined as ALCE joins documents (``"Title: {title}\n{text}"``, one per line;
   :func:`inspect_cite.documents.format_doc`): the snippet premise shows each distinct
@@ -64,9 +64,9 @@ from inspect_cite.diagnose import (
 from inspect_cite.documents import format_doc
 from inspect_cite.nli import NLIBackend, NLIError, Pair, get_nli
 from inspect_cite.preflight import check_nli
-from scorers.cited_answer import CheckedCitation, CitedAnswer, read_cited_answer
-from scorers.judge_correction import calibration_for, calibration_metadata, corrected, share
-from scorers.no_answer import no_answer_score
+from scorers._cited_answer import CheckedCitation, CitedAnswer, read_cited_answer
+from scorers._judge_correction import calibration_for, calibration_metadata, corrected, share
+from scorers._no_answer import no_answer_score
 
 CLAIM_SUPPORT_KEYS = ("snippet_support", "doc_support", "unsupported_claims")
 

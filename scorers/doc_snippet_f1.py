@@ -23,7 +23,7 @@ Definitions (per sample, then the mean over samples, x100):
   reworded, empty or invalid snippets.
 - Snippet-F1, its exact-match variant and both rates measure the model's snippet itself (the
   FullCite definitions); the scorers that take a snippet as evidence of what its source says
-  read the document's own text instead (:mod:`scorers.cited_answer`).
+  read the document's own text instead (:mod:`scorers._cited_answer`).
 - A sample without any gold span in its context is not scored for Doc/Snippet (nan, with
   the reason in the explanation): there is nothing to find.
 """
@@ -35,8 +35,8 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from inspect_cite.squad import compute_exact, compute_f1
-from scorers.cited_answer import CitedAnswer, citations_markdown, read_cited_answer
-from scorers.no_answer import no_answer_score
+from scorers._cited_answer import CitedAnswer, citations_markdown, read_cited_answer
+from scorers._no_answer import no_answer_score
 
 SNIPPET_KEYS = (
     "doc_precision",

@@ -39,8 +39,8 @@ from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.squad import normalize_answer
 from inspect_cite.text import sent_tokenize, strip_think
 from inspect_cite.thinking import think_opened_by_prompt
+from scorers._no_answer import no_answer_score
 from scorers.alce_correctness import str_em
-from scorers.no_answer import no_answer_score
 
 FullciteSource = Literal["bioasq", "asqa", "expertqa"]
 

@@ -46,7 +46,7 @@ from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.errors import ArgumentError
 from inspect_cite.shared import shared_instance
 from inspect_cite.thinking import think_opened_by_prompt
-from scorers.no_answer import no_answer_score, unscored_score
+from scorers._no_answer import no_answer_score, unscored_score
 
 MAUVE_MODEL = "gpt2-large"
 MAUVE_MAX_WORDS = 100

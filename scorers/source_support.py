@@ -48,7 +48,7 @@ from inspect_cite.transcript import (
     final_answer,
     transcript_sources,
 )
-from scorers.no_answer import no_answer_score
+from scorers._no_answer import no_answer_score
 
 SOURCE_SUPPORT_KEYS = ("cited_source_seen", "supported_claims", "uncited_claims", "n_citations")
 

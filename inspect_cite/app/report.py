@@ -177,7 +177,7 @@ def _metric_column(score: str, metric: str, metrics: list[str]) -> str | None:
     if "_by_group_" in metric:
         return None
     if metric.startswith(_CORRECTED_METRIC):
-        # A rate corrected for its judge's errors and its interval (scorers/judge_correction.py).
+        # A rate corrected for its judge's errors and its interval (scorers/_judge_correction.py).
         bound = metric[len(_CORRECTED_METRIC) :].removeprefix("_mean")
         return f"{score}{_CORRECTED}{bound}"
     # A score with a single corpus-level metric (MAUVE, one seed) is named by the score alone.

@@ -5,8 +5,13 @@ import unicodedata
 import pytest
 
 from inspect_cite.alignment import align, words
-from inspect_cite.verbatim import find_near_verbatim, find_verbatim, match_snippet, tokens
-from scorers.cited_answer import near_verbatim
+from inspect_cite.verbatim import (
+    find_near_verbatim,
+    find_verbatim,
+    match_snippet,
+    near_verbatim,
+    tokens,
+)
 
 TRIAL = (
     "In the randomised trial, aspirin was effective in reducing the risk of a second stroke "

@@ -20,8 +20,8 @@ from inspect_cite.app.cli import main
 from inspect_cite.citations import parse_citations, render_citation_any
 from inspect_cite.errors import PreflightError
 from inspect_cite.nli import get_nli, reset_nli
+from inspect_cite.verbatim import near_verbatim
 from scorers import claim_support, doc_snippet_f1
-from scorers.cited_answer import near_verbatim
 from tests.conftest import ASQA_ARGS, reference_dir
 from tests.helpers import nli_fns
 from tests.helpers.evals import score_answers

@@ -5,7 +5,7 @@ from typing import Any
 
 from inspect_ai.model import ModelOutput, get_model
 
-from scorers.cited_answer import CheckedCitation
+from scorers._cited_answer import CheckedCitation
 from tests.helpers.nli_fns import word_entail
 from tests.helpers.scripted_models import scripted_output
 

@@ -9,7 +9,7 @@ from inspect_ai.solver import TaskState
 from inspect_cite.citations import parse_citations
 from inspect_cite.thinking import mark_think_opened
 from scorers import citation_bias, doc_snippet_f1
-from scorers.cited_answer import read_cited_answer
+from scorers._cited_answer import read_cited_answer
 from solvers.posthoc import align_answer, posthoc_citations
 from tests.helpers.scripted_models import scripted_model
 from tests.helpers.task_states import state
@@ -185,7 +185,7 @@ def test_a_record_is_joined_by_offset_only_to_the_citation_it_describes():
 
 
 def test_the_answer_is_parsed_once_for_all_scorers_of_a_sample(monkeypatch):
-    import scorers.cited_answer as cited
+    import scorers._cited_answer as cited
 
     calls = []
     real = cited.parse_citations

@@ -108,17 +108,6 @@ class CheckedCitation:
         return "near-verbatim" if self.near_verbatim else "not verbatim"
 
 
-def near_verbatim(snippet: str, document: str) -> bool:
-    """Whether a snippet that is not verbatim in ``document`` has the words of a span of it.
-
-    Near-verbatim: the same words (tokens) as a span of the document, differing only in
-    typography (:mod:`inspect_cite.verbatim`). A verbatim or empty snippet is not
-    near-verbatim.
-    """
-    found = match_snippet(snippet, document)
-    return found is not None and not found.verbatim
-
-
 @dataclass
 class CitedAnswer:
     """The parsed answer of a sample and its checked citations."""
