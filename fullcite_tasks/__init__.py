@@ -5,9 +5,8 @@ and ``fullcite_tasks/annotate_spans`` (the gold-span annotation step).
 """
 
 from fullcite_tasks.annotate_spans import annotate_spans
-from fullcite_tasks.annotation import span_annotator
 from fullcite_tasks.asqa import asqa
 from fullcite_tasks.bioasq import bioasq
 from fullcite_tasks.expertqa import expertqa
 
-__all__ = ["annotate_spans", "asqa", "bioasq", "expertqa", "span_annotator"]
+__all__ = ["annotate_spans", "asqa", "bioasq", "expertqa"]

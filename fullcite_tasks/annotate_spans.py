@@ -1,17 +1,17 @@
 """The FullCite annotation step as a task: annotate evidence spans with the evaluated model.
 
-See :mod:`fullcite_tasks.annotation` for the prompt, the checks on each span and the cache.
+See :mod:`solvers.span_annotation` for the prompt, the checks on each span and the cache.
 """
 
 from typing import Literal
 
 from inspect_ai import Task, task
 
-from fullcite_tasks.annotation import span_annotator
 from fullcite_tasks.data.expertqa import DEFAULT_SYSTEM, ExpertqaSystem
 from fullcite_tasks.task import fullcite_records, records_dataset
 from inspect_cite.cli_values import accept_cli_values
 from scorers.span_agreement import span_agreement
+from solvers.span_annotation import span_annotator
 
 
 @task

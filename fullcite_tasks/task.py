@@ -25,7 +25,6 @@ from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Solver
 
-from fullcite_tasks.annotation import ANNOTATOR_ROLES, annotation_cache_path, span_annotator
 from fullcite_tasks.data.expertqa import DEFAULT_SYSTEM, ExpertqaSystem
 from fullcite_tasks.data.records import FullciteRecord, SourceData
 from inspect_cite import __version__
@@ -56,6 +55,7 @@ from solvers.constrained import constrained_citations
 from solvers.native import NATIVE_FIX, native_citations
 from solvers.posthoc import posthoc_citations
 from solvers.prompted import prompted_citations
+from solvers.span_annotation import ANNOTATOR_ROLES, annotation_cache_path, span_annotator
 
 logger = getLogger(__name__)
 
@@ -249,7 +249,7 @@ def fullcite_records(
     check_choice("dataset", source, ("bioasq", "asqa", "expertqa"))
     if ndoc < 1:
         raise FullciteTaskError(f"-T ndoc must be at least 1, got {ndoc}")
-    from fullcite_tasks.data.spans import load_spans_file
+    from inspect_cite.gold_spans import load_spans_file
 
     spans = load_spans_file(spans_path) if spans_path else None
     # Imported on use: ASQA pulls in ALCE's data module, BioASQ the PubMed client.

@@ -1,6 +1,6 @@
 """Agreement of model-annotated evidence spans with gold spans (ROUGE-L), for the annotation step.
 
-Reads the annotation made by ``fullcite_tasks/span_annotator`` (``metadata["span_annotation"]``)
+Reads the annotation made by ``solvers/span_annotator`` (``metadata["span_annotation"]``)
 and the dataset's gold spans (``metadata["gold_spans"]``, e.g. BioASQ snippets). For every
 document with gold or annotated spans, the annotated spans (joined in document order) are
 compared with the gold spans (joined) by ROUGE-L (rouge_score, stemming): precision, recall,

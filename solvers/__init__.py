@@ -11,6 +11,7 @@ from solvers.native import native_citations
 from solvers.posthoc import posthoc_citations
 from solvers.prompted import prompted_citations
 from solvers.raw_prompt import alce_raw_prompt
+from solvers.span_annotation import span_annotator
 
 __all__ = [
     "agent_citations",
@@ -27,4 +28,5 @@ __all__ = [
     "native_citations",
     "posthoc_citations",
     "prompted_citations",
+    "span_annotator",
 ]

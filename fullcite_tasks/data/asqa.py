@@ -11,7 +11,8 @@ import re
 from typing import Any
 
 from fullcite_tasks.data.records import FullciteRecord, SourceData
-from fullcite_tasks.data.spans import SpanTable, gold_spans_for, span_status
+from fullcite_tasks.data.spans import gold_spans_for, span_status
+from inspect_cite.gold_spans import SpanTable
 from inspect_cite.hub_files import dataset_file
 
 # Characters that would break the citation markup or read as quoting.

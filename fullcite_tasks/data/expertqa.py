@@ -15,7 +15,7 @@ from logging import getLogger
 from typing import Any, Literal
 
 from fullcite_tasks.data.records import FullciteRecord, SourceData
-from fullcite_tasks.data.spans import SpanTable, gold_spans_for, span_status
+from fullcite_tasks.data.spans import gold_spans_for, span_status
 from inspect_cite.citations.alce import strip_markers
 from inspect_cite.expertqa_file import (
     EXPERTQA_EXAMPLES,
@@ -29,6 +29,7 @@ from inspect_cite.expertqa_file import (
     expertqa_data_path,
     load_expertqa,
 )
+from inspect_cite.gold_spans import SpanTable
 from inspect_cite.hub_files import dataset_file
 
 logger = getLogger(__name__)

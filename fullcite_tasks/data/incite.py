@@ -10,8 +10,9 @@ the id (``"the-sound-of-silence snippet"``); that suffix is removed.
 from pathlib import Path
 from typing import Any
 
-from fullcite_tasks.data.records import FullciteRecord, GoldSpan
+from fullcite_tasks.data.records import FullciteRecord
 from inspect_cite.files import read_json
+from inspect_cite.gold_spans import GoldSpan
 from inspect_cite.record_check import ID, LIST, OBJECT, STRING, RecordCheck
 
 _ROW_TEXTS = ("question", "source", "generated_answer")

@@ -1,14 +1,9 @@
 """One FullCite question with its context documents and gold evidence spans, before ordering."""
 
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import Any
 
-
-class GoldSpan(TypedDict):
-    """One gold evidence span: verbatim text of a context document."""
-
-    doc_id: str
-    span: str
+from inspect_cite.gold_spans import GoldSpan
 
 
 @dataclass

@@ -39,7 +39,8 @@ def misplaced(kind: str, home: str, root: Path = ROOT) -> list[str]:
     ]
 
 
-def test_scorers_are_registered_in_scorers_only():
+def test_solvers_and_scorers_are_registered_in_their_own_package():
+    assert misplaced("solver", "solvers") == []
     assert misplaced("scorer", "scorers") == []
 
 

@@ -26,15 +26,9 @@ from fullcite_tasks.data.expertqa import (
     load_expertqa,
 )
 from fullcite_tasks.data.pubmed import Abstract
-from fullcite_tasks.data.spans import (
-    SpansFileError,
-    append_spans,
-    gold_spans_for,
-    load_span_cache,
-    load_spans_file,
-    locate_snippet,
-)
+from fullcite_tasks.data.spans import gold_spans_for, locate_snippet
 from inspect_cite.download import hub_blob_problem
+from inspect_cite.gold_spans import SpansFileError, append_spans, load_span_cache, load_spans_file
 from tests.conftest import FIXTURES, load_fixture, reference_dir
 
 BIOASQ = FIXTURES / "fullcite_bioasq.json"

@@ -8,10 +8,10 @@ from inspect_ai import eval
 from inspect_ai.model import get_model
 
 from fullcite_tasks import annotate_spans, asqa, bioasq, expertqa
-from fullcite_tasks.annotation import annotation_cache_path
-from fullcite_tasks.data.spans import SpansFileError, load_spans_file
 from fullcite_tasks.task import FULLCITE_TASK_VERSION, FullciteTaskError
+from inspect_cite.gold_spans import SpansFileError, load_spans_file
 from inspect_cite.log_metrics import log_metrics
+from solvers.span_annotation import annotation_cache_path
 from tests.conftest import ASQA_ARGS, BIOASQ_ARGS, EXPERTQA_ARGS, FIXTURES
 from tests.helpers.scripted_models import cite_first_document, scripted_model, scripted_output
 
@@ -225,7 +225,7 @@ def test_cut_lines_in_the_annotation_cache_cost_only_their_documents(tmp_path, c
     # Line 2 overwritten by a disk error, line 6 cut by a killed write (no newline).
     cut = lines[5][: lines[5].index(b'"span": ') + 12]
     cache.write_bytes(lines[0] + b"\x00\xff garbage\n" + b"".join(lines[2:5]) + cut)
-    from fullcite_tasks import annotation
+    from solvers import span_annotation as annotation
 
     annotation._tables.clear()  # a new process
     caplog.clear()

@@ -24,11 +24,11 @@ from fullcite_tasks.data.asqa import asqa_source
 from fullcite_tasks.data.bioasq import BioasqDataError, bioasq_source, load_bioasq
 from fullcite_tasks.data.expertqa import ExpertqaDataError, expertqa_source, load_expertqa
 from fullcite_tasks.data.incite import incite_records
-from fullcite_tasks.data.spans import SpansFileError, load_span_cache, load_spans_file
 from inspect_cite.alce.autoais import citation_scores
 from inspect_cite.citations import parse_citations, strip_citations
 from inspect_cite.citations.alce import alce_scoring_output
 from inspect_cite.errors import ArgumentError, PreflightError
+from inspect_cite.gold_spans import SpansFileError, load_span_cache, load_spans_file
 from inspect_cite.nli import get_nli, reset_nli
 from scorers import (
     alce_correctness,

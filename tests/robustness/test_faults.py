@@ -292,7 +292,7 @@ def test_judge_replies_that_are_not_whole_numbers_are_retried_then_not_judged():
 
 
 def test_annotator_replies_with_non_string_spans_are_retried_not_read_as_no_evidence():
-    from fullcite_tasks.annotation import annotate_document
+    from solvers.span_annotation import annotate_document
     from tests.helpers.scripted_models import scripted_model
 
     doc = {"id": "A", "title": "Doc A", "text": "The cat sat on the mat. Dogs bark."}
