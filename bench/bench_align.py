@@ -24,18 +24,19 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+# The third-party reference files (the FullCite authors' released outputs), as the tests read them.
+REFERENCE_ENV = "INSPECT_CITE_REFERENCE_DIR"
 
 
 def reference_documents() -> list[str]:
     import os
 
-    from tests.conftest import REFERENCE_ENV, reference_dir
-
-    if not os.environ.get(REFERENCE_ENV):
+    reference = os.environ.get(REFERENCE_ENV, "")
+    if not reference or not Path(reference).is_dir():
         sys.exit(f"bench_align.py reads the FullCite authors' documents: set {REFERENCE_ENV}")
     docs: dict[str, str] = {}
     for name in ("human_eval_2.json", "human_evaluation_data.json"):
-        for record in json.loads((reference_dir() / "fullcite" / "incite" / name).read_text()):
+        for record in json.loads((Path(reference) / "fullcite" / "incite" / name).read_text()):
             for c in record["citations"]:
                 docs.setdefault(c["doc_id"], c["full_document"])
     return list(docs.values())

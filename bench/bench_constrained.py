@@ -39,20 +39,21 @@ def main() -> None:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     import solvers.constrained_hf as constrained_hf
+    from bench.fixtures import fixture_texts, load_fixture
+    from inspect_cite.tiny_qwen3 import build_tiny_qwen3
     from solvers.constrained_hf import compile_matcher, generate_constrained, llg_tokenizer
     from solvers.grammar import fullcite_grammar
     from solvers.prompted import FULLCITE_DOCUMENT, FULLCITE_PROMPT, format_documents
-    from tests.conftest import fixture_corpus, fullcite_fixture_corpus, load_fixture
-    from tests.helpers.tiny_models import build_tiny_qwen3
 
     if args.threads:
         torch.set_num_threads(args.threads)
     model_dir = args.model_dir or Path(tempfile.mkdtemp()) / f"tiny-qwen3-{args.vocab}"
     if not (model_dir / "config.json").exists():
         start = time.perf_counter()
-        build_tiny_qwen3(
-            model_dir, fixture_corpus() + fullcite_fixture_corpus(), vocab_size=args.vocab
+        corpus = fixture_texts(
+            "alce_asqa.json", "alce_qampari.json", "alce_eli5.json", "fullcite_samples.json"
         )
+        build_tiny_qwen3(model_dir, corpus, vocab_size=args.vocab)
         print(f"built tiny Qwen3 in {time.perf_counter() - start:.1f}s at {model_dir}")
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     model = AutoModelForCausalLM.from_pretrained(model_dir).eval()

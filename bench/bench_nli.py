@@ -29,13 +29,12 @@ from typing import Any
 
 import torch
 
+from bench.alce_synthetic import synthetic_items
 from inspect_cite.alce.autoais import citation_scores
 from inspect_cite.nli import NLIResult, get_nli, reset_nli
 from inspect_cite.nli.seq2seq import TRUE_TEMPLATE
+from inspect_cite.nli.tiny_t5 import build_tiny_t5, vary_t5_outputs
 from scorers.claim_coverage import claims_score
-from tests.helpers.alce_synthetic import synthetic_items
-from tests.helpers.nli_models import vary_t5_outputs
-from tests.helpers.tiny_models import build_tiny_t5
 
 
 def samples(n: int) -> list[tuple[str, dict[str, Any]]]:
@@ -161,7 +160,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         # Random T5s whose answers vary, so that some statements are supported and the
-        # precision checks run (tests/helpers/nli_models.py).
+        # precision checks run (inspect_cite.nli.tiny_t5.vary_t5_outputs).
         calibration = [
             TRUE_TEMPLATE.format(premise=item["docs"][0]["text"], hypothesis=item["output"])
             for _, item in data[:60]

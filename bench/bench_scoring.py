@@ -1,12 +1,12 @@
 """Benchmark: end-to-end ALCE scoring cost (citations + correctness) and how it grows with N.
 
 Scores synthetic ALCE samples (ASQA, QAMPARI and ELI5 in turn, every citation pattern; see
-``tests/helpers/alce_synthetic.py``) as the scorers do: ``citation_scores`` (and ELI5
+``bench/alce_synthetic.py``) as the scorers do: ``citation_scores`` (and ELI5
 ``claims_score``) through a process-wide NLI backend with its batching queue and in-memory
 cache, then ``correctness``, all samples concurrently. Each size gets a fresh backend (cold cache).
 
-- ``seq2seq``: the tiny random TRUE-format T5 (``tests.helpers.tiny_models.build_tiny_t5``), CPU;
-- ``python``: ``python:tests.helpers.nli_fns:word_entail``, which isolates the harness's own cost.
+- ``seq2seq``: the tiny random TRUE-format T5 (``inspect_cite.nli.tiny_t5.build_tiny_t5``), CPU;
+- ``python``: ``python:bench.alce_synthetic:word_entail``, which isolates the harness's own cost.
 
 Reported per size: wall time, time per sample, NLI pairs sent to the model, and peak memory
 (process max RSS growth, which includes torch; and the Python heap peak from tracemalloc).
@@ -34,8 +34,11 @@ import torch
 
 from bench.bench_nli import samples, score_one
 from inspect_cite.nli import get_nli, reset_nli
+from inspect_cite.nli.tiny_t5 import build_tiny_t5
 from scorers.alce_correctness import correctness
-from tests.helpers.tiny_models import build_tiny_t5
+
+# The harness's own cost: a word-overlap judge (no model).
+PYTHON_NLI = "python:bench.alce_synthetic:word_entail"
 
 
 async def score_all(data: list, nli: Any) -> None:
@@ -102,14 +105,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         t5 = build_tiny_t5(Path(tmp) / "t5")
         measure(f"seq2seq:{t5}", 12)  # warm-up: model load, tokenizer, punkt, rouge
-        measure("python:tests.helpers.nli_fns:word_entail", 12)
+        measure(PYTHON_NLI, 12)
         for n in [int(x) for x in args.t5_sizes.split(",") if x]:
             rows.append(("seq2seq (tiny T5)", measure(f"seq2seq:{t5}", n, args.min_samples)))
         for n in [int(x) for x in args.python_sizes.split(",") if x]:
             rows.append(
                 (
                     "python (word_entail)",
-                    measure("python:tests.helpers.nli_fns:word_entail", n, args.min_samples),
+                    measure(PYTHON_NLI, n, args.min_samples),
                 )
             )
     print("\n## End-to-end ALCE scoring (citations + correctness), cold NLI cache\n")

@@ -5,12 +5,17 @@ package; the core (inspect_cite/) imports no task, solver or scorer package. Ins
 the ALCE room (inspect_cite/alce/) and the app (inspect_cite/app/) stand on the shared modules,
 never under them, and the ALCE room does not import the app.
 
+The benchmarks (bench/) import nothing from tests/.
+
 Every import counts, wherever it is written (module level, inside a function, under
-``TYPE_CHECKING``), and so do ``importlib.import_module``/``__import__`` with a literal name
-and ``importlib.util.find_spec``, which reaches a package's files without importing it.
+``TYPE_CHECKING``), and so do ``importlib.import_module``/``__import__`` with a literal name,
+``importlib.util.find_spec``, which reaches a package's files without importing it, and a
+``python:`` NLI spec written as a literal (``python:MODULE:FUNCTION`` or
+``python:PATH.py:FUNCTION``), which imports its module when the judge is built.
 """
 
 import ast
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +25,8 @@ import pytest
 from tests.conftest import ROOT
 
 TASKS = ("alce_tasks", "fullcite_tasks")
+# A python: NLI spec: its module, as a dotted name or as a file path.
+PYTHON_SPEC = re.compile(r"^python:(?:(?P<path>[^:]+)\.py|(?P<module>[A-Za-z_][\w.]*)):\w+$")
 
 
 @dataclass(frozen=True)
@@ -49,6 +56,7 @@ RULES = (
         besides=("inspect_cite/alce", "inspect_cite/app"),
     ),
     Rule("inspect_cite/alce", ("inspect_cite.app",)),
+    Rule("bench", ("tests",)),
 )
 
 
@@ -85,6 +93,12 @@ def imported_modules(path: Path) -> Iterator[tuple[int, str]]:
                 and isinstance(first.value, str)
             ):
                 yield node.lineno, first.value
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            spec = PYTHON_SPEC.match(node.value)
+            if spec and spec["module"]:
+                yield node.lineno, spec["module"]
+            elif spec:
+                yield node.lineno, ".".join(Path(spec["path"]).parts)
 
 
 def covers(forbidden: str, module: str) -> bool:
@@ -105,7 +119,7 @@ def violations(rule: Rule) -> list[str]:
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda rule: rule.name)
 def test_layering(rule):
-    assert (ROOT / rule.folder / "__init__.py").is_file()
+    assert (ROOT / rule.folder).is_dir()
     found = violations(rule)
     assert not found, f"{rule.name} must not import {list(rule.forbidden)}:\n" + "\n".join(found)
 
@@ -124,12 +138,17 @@ def test_every_import_form_is_seen(tmp_path, monkeypatch):
         "    importlib.util.find_spec('scorers')\n"
         "from . import fine\n"
         "import inspect_ai\n"
+        "SPEC = 'python:solvers.fns:judge'\n"
+        "FILE = 'python:scorers/fns.py:judge'\n"
+        "DOC = 'not a spec: python:solvers.fns:judge'\n"
     )
     assert violations(RULES[2]) == [
         "inspect_cite/sub/mod.py:1 imports solvers.alce",
         "inspect_cite/sub/mod.py:4 imports fullcite_tasks",
         "inspect_cite/sub/mod.py:5 imports alce_tasks.data",
         "inspect_cite/sub/mod.py:6 imports scorers",
+        "inspect_cite/sub/mod.py:9 imports solvers.fns",
+        "inspect_cite/sub/mod.py:10 imports scorers.fns",
     ]
 
 

@@ -11,6 +11,7 @@ import anyio
 import pytest
 from inspect_ai.scorer import Target
 
+from bench.alce_synthetic import synthetic_items
 from inspect_cite.batching import BatchQueue
 from inspect_cite.nli import (
     NLIConfigError,
@@ -26,11 +27,11 @@ from inspect_cite.nli.cached import CachedNLI
 from inspect_cite.nli.classifier import ClassifierNLI, entailment_label
 from inspect_cite.nli.llm import ModelNLI, parse_yes_no
 from inspect_cite.nli.seq2seq import TRUE_TEMPLATE, Seq2SeqNLI
+from inspect_cite.nli.tiny_t5 import vary_t5_outputs
 from scorers import citation_nli
 from tests.helpers import nli_fns
-from tests.helpers.alce_synthetic import synthetic_items
 from tests.helpers.nli_judge import judge_model
-from tests.helpers.nli_models import per_pair_generate, vary_t5_outputs
+from tests.helpers.nli_models import per_pair_generate
 from tests.helpers.task_states import state
 
 pytestmark = pytest.mark.usefixtures("fresh_nli")
@@ -115,8 +116,8 @@ def tiny_classifier(tmp_path_factory) -> Path:
     import torch
     from transformers import BertConfig, BertForSequenceClassification
 
+    from inspect_cite.tiny_qwen3 import build_tokenizer
     from tests.conftest import fixture_corpus
-    from tests.helpers.tiny_models import build_tokenizer
 
     out = tmp_path_factory.mktemp("tiny-nli-classifier")
     tok = build_tokenizer(out, fixture_corpus(), vocab_size=500)

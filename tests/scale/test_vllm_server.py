@@ -22,6 +22,7 @@ from inspect_ai.log import list_eval_logs, read_eval_log
 from inspect_ai.model import Model, get_model
 
 from alce_tasks import asqa as alce_asqa
+from bench.alce_synthetic import synthetic_items
 from fullcite_tasks import asqa as fullcite_asqa
 from inspect_cite.alce.prompts import PROMPT_DIR_ENV
 from inspect_cite.citations import parse_citations
@@ -31,7 +32,6 @@ from solvers import constrained_citations
 from solvers.constrained import validate_fullcite
 from solvers.grammar import fullcite_grammar
 from tests.conftest import FIXTURES, fixture_corpus, fullcite_fixture_corpus
-from tests.helpers.alce_synthetic import synthetic_items
 from tests.helpers.nli_judge import CITATION
 from tests.helpers.vllm_server import VLLM_PYTHON_ENV, vllm_server
 
@@ -57,7 +57,7 @@ def workdir(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def model_dir(workdir) -> Path:
-    from tests.helpers.tiny_models import build_tiny_qwen3
+    from inspect_cite.tiny_qwen3 import build_tiny_qwen3
 
     # Trained on the fixtures' text, so documents cost few tokens; head_dim 32 (vLLM's CPU
     # attention minimum).
@@ -267,7 +267,8 @@ def test_thinking_off_reaches_the_served_chat_template(workdir, tmp_path):
     """
     from transformers import AutoTokenizer
 
-    from tests.helpers.tiny_models import QWEN3_CHAT_TEMPLATE, build_tiny_qwen3
+    from inspect_cite.tiny_qwen3 import build_tiny_qwen3
+    from tests.helpers.tiny_models import QWEN3_CHAT_TEMPLATE
     from tests.solvers.test_thinking import PROMPT_FILE
 
     model_dir = build_tiny_qwen3(

@@ -25,6 +25,7 @@ from alce_tasks.eval_cli import main as alce_eval
 from fullcite_tasks import asqa as fullcite_asqa
 from inspect_cite.citations.alce import remove_citations
 from inspect_cite.thinking import NO_ANSWER_THINKING
+from inspect_cite.tiny_qwen3 import build_tiny_qwen3
 from scorers.alce_correctness import alce_correctness
 from scorers.citation_nli import citation_nli
 from scorers.doc_snippet_f1 import doc_snippet_f1
@@ -32,7 +33,7 @@ from scorers.fullcite_answer import fullcite_answer
 from tests.conftest import FIXTURES, fixture_corpus, load_fixture
 from tests.helpers.scripted_models import scripted_model
 from tests.helpers.task_states import fullcite_metadata, state
-from tests.helpers.tiny_models import QWEN3_CHAT_TEMPLATE, build_tiny_qwen3
+from tests.helpers.tiny_models import QWEN3_CHAT_TEMPLATE
 
 NLI = "python:tests.helpers.nli_fns:word_entail"
 ASQA_PATH = str(FIXTURES / "alce_asqa.json")

@@ -40,6 +40,7 @@ from inspect_cite.thinking import (
     no_answer_reason,
     thinking_generate_config,
 )
+from inspect_cite.tiny_qwen3 import build_tiny_qwen3
 from scorers.alce_correctness import CORRECTNESS_KEYS, alce_correctness
 from scorers.alce_qa import QA_KEYS, alce_qa
 from scorers.citation_bias import citation_bias
@@ -56,7 +57,7 @@ from tests.conftest import FIXTURES, fixture_corpus, load_fixture
 from tests.helpers.http_servers import ChatServer
 from tests.helpers.scripted_models import scripted_model, scripted_output
 from tests.helpers.task_states import FULLCITE_DOCS, fullcite_metadata, state
-from tests.helpers.tiny_models import QWEN3_CHAT_TEMPLATE, build_tiny_qwen3
+from tests.helpers.tiny_models import QWEN3_CHAT_TEMPLATE
 
 NLI = "python:tests.helpers.nli_fns:word_entail"
 ASQA_PATH = str(FIXTURES / "alce_asqa.json")

@@ -1,16 +1,31 @@
 """Synthetic ALCE result items whose outputs exercise every citation-scoring rule.
 
-Statements are copied from the items' documents so that a word-overlap NLI
-(``tests.helpers.nli_fns.word_entail``) decides them predictably: supported by one document, only by
-two together, or by none; cited correctly, redundantly, out of range, with ``[0]``, ``[1, 2]``,
-duplicates and more citations than ``at_most_citations``.
+Statements are copied from the items' documents (the ALCE fixtures, :mod:`bench.fixtures`) so
+that a word-overlap NLI (:func:`word_entail`) decides them predictably: supported by one
+document, only by two together, or by none; cited correctly, redundantly, out of range, with
+``[0]``, ``[1, 2]``, duplicates and more citations than ``at_most_citations``. The benchmarks
+score them, and so do the tests that compare the scorers with eval.py.
 """
 
 import copy
 import random
+import re
 from typing import Any
 
-from tests.conftest import load_fixture
+from bench.fixtures import load_fixture
+
+
+def word_entail(premise: str, hypothesis: str) -> bool:
+    """Entailed iff every word of the hypothesis occurs in the premise.
+
+    The tests' own copy (``tests/helpers/nli_fns.py``) is loaded by file path in processes
+    that cannot import this folder.
+    """
+    return _words(hypothesis) <= _words(premise)
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9]+", text.lower()))
 
 
 def phrase(doc: dict[str, Any], rng: random.Random, n: int = 6) -> str:
