@@ -45,11 +45,11 @@ from inspect_cite.errors import PreflightError, Refusals
 from inspect_cite.forwarding import given_arguments
 from inspect_cite.http_client import redact_text
 from inspect_cite.hub_files import check_dataset_path, dataset_file
+from inspect_cite.nli.checked import check_nli
 from inspect_cite.preflight import (
     active_model_name,
     check_model,
     check_native_citations,
-    check_nli,
     check_sampling,
     eval_generate_config,
     eval_model,

@@ -31,15 +31,13 @@ from inspect_cite import __version__
 from inspect_cite.errors import PreflightError
 from inspect_cite.http_client import redact_text
 from inspect_cite.hub_files import file_provenance
-from inspect_cite.nli import NLIConfigError, parse_nli_spec
+from inspect_cite.nli.checked import check_nli, nli_spec
 from inspect_cite.preflight import (
     active_model_name,
     check_model,
     check_native_citations,
-    check_nli,
     check_role,
     check_sampling,
-    nli_message,
 )
 from inspect_cite.thinking import DEFAULT_THINKING_TOKENS, thinking_generate_config
 from scorers.citation_bias import citation_bias
@@ -163,38 +161,6 @@ def strategy_solver(strategy: str, thinking: bool = False) -> Solver:
     return prompted_citations(thinking=thinking)
 
 
-def nli_spec(nli: Any) -> str:
-    """The ``-T nli`` spec, its syntax checked before any data is loaded (its model: below).
-
-    Raises:
-        FullciteTaskError: Naming ``-T nli`` and the valid specs.
-
-    """
-    # -T values are YAML: the documented default `-T nli=true` arrives as the boolean.
-    if nli is True:
-        nli = "true"
-    if not isinstance(nli, str):
-        raise FullciteTaskError(f"-T nli must be an NLI spec such as true; got {nli!r}")
-    try:
-        parse_nli_spec(nli)
-    except NLIConfigError as e:
-        raise FullciteTaskError(f"-T nli: {e}") from e
-    return nli
-
-
-def attribution_scorer(nli: str, diagnose: bool = False) -> Scorer:
-    """``claim_support`` with the task's NLI (a ``python:`` function is imported here).
-
-    Raises:
-        FullciteTaskError: The NLI backend cannot be set up, naming ``-T nli``.
-
-    """
-    try:
-        return claim_support(nli=nli, diagnose=diagnose)
-    except NLIConfigError as e:
-        raise FullciteTaskError(nli_message("-T nli", nli, str(e))) from e
-
-
 def fullcite_scorers(
     source: Source,
     ndoc: int,
@@ -221,7 +187,7 @@ def fullcite_scorers(
     if judge:
         scorers.append(citation_judge())
     if attribution:
-        scorers.append(attribution_scorer(nli, diagnose))
+        scorers.append(claim_support(nli=nli, diagnose=diagnose))
         if strategy == "agent":
             scorers.append(source_support(nli=nli))
     if strategy == "native":
@@ -370,7 +336,8 @@ def fullcite_task(
     check_choice("strategy", strategy, STRATEGIES)
     if strategy == "native":
         check_native_citations(active_model_name(), what="-T strategy=native", fix=NATIVE_FIX)
-    nli = nli_spec(nli)
+    # Its syntax now, before any data is read; its model below, only where it is used.
+    nli = nli_spec(nli, flag="-T nli")
     # The classes are claim_support's verdicts taken further: asking for them asks for it.
     attribution = attribution or diagnose
     config = thinking_generate_config(FULLCITE_GENERATE_CONFIG, thinking, thinking_tokens)

@@ -13,7 +13,8 @@ after every sample was generated. Nothing heavy is loaded:
   ``HF_HUB_OFFLINE`` is set, the hub must answer one request for its ``config.json``
   (short timeout, no retries);
 - ``nli=true`` (ALCE's T5-11B) needs a CUDA GPU with about 23 GB free, unless
-  ``INSPECT_CITE_NLI_ALLOW_CPU=1``;
+  ``INSPECT_CITE_NLI_ALLOW_CPU=1`` (the NLI checks, built on these, are
+  :mod:`inspect_cite.nli.checked`);
 - a model role (``model:<role>`` NLI, the FullCite judge or annotator) must be bound with
   ``--model-role`` when Inspect builds the task;
 - provider-native document citations (``-T strategy=native``) need a provider that returns
@@ -23,12 +24,11 @@ Loading the weights stays lazy; a check that passed is remembered for the proces
 """
 
 import json
-import os
 import socket
 import urllib.parse
 import urllib.request
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Literal
@@ -321,13 +321,9 @@ def check_model(value: str, *, flag: str, kind: ModelKind, fix: str) -> None:
         PreflightError: Naming the flag, the value, why, and the fix.
 
     """
-    key = ("model", value, kind)
-    if key in _passed:
-        return
-    problem = model_problem(value, kind)
+    problem = problem_once(("model", value, kind), lambda: model_problem(value, kind))
     if problem is not None:
         raise PreflightError(f"{flag}={value}: {problem}.\n{fix}")
-    _passed.add(key)
 
 
 def connect_problem(url: str, timeout: float = HUB_TIMEOUT) -> str | None:
@@ -486,126 +482,24 @@ def check_role(roles: Iterable[str], *, what: str, fix: str) -> None:
     )
 
 
-def _nli_problem(spec: str, flag: str) -> str | None:
-    """Why an NLI spec cannot be used here, with the fix on the following lines; or None."""
-    from inspect_cite.nli import NLIConfigError, parse_nli_spec, true_resource_problem
-    from inspect_cite.nli.seq2seq import ALLOW_CPU_ENV, TRUE_MIN_FREE_GPU_GB, cpu_allowed
-
-    try:
-        kind, arg = parse_nli_spec(spec)
-    except NLIConfigError as e:
-        return str(e)
-    if kind == "true" and not cpu_allowed():
-        problem = true_resource_problem()
-        if problem is not None:
-            return (
-                f"ALCE's T5-11B NLI needs a ~{TRUE_MIN_FREE_GPU_GB:.0f} GB GPU; "
-                f"{problem.split(' (')[0]}.\n"
-                "Use a lighter NLI (not comparable with published ALCE numbers), e.g.\n"
-                f"  {flag}={LIGHT_NLI}\n"
-                f"or set {ALLOW_CPU_ENV}=1 to run T5-11B without that GPU (very slow)."
-            )
-    if kind in ("true", "seq2seq", "classifier"):
-        problem = model_problem(arg, "classifier" if kind == "classifier" else "seq2seq")
-        if problem is None:
-            return None
-        if kind != "true":
-            return (
-                f"{problem}.\nGive an existing model directory ({flag}={kind}:DIR) or a hub id "
-                "in the Hugging Face cache."
-            )
-        return (
-            f"{arg} {problem}.\nDownload it (45 GB) into the Hugging Face cache, or use a "
-            f"lighter NLI (not comparable with published ALCE numbers):\n  {flag}={LIGHT_NLI}"
-        )
-    if kind == "python":
-        from inspect_cite.nli.python_fn import load_callable
-
-        try:
-            load_callable(arg)
-        except NLIConfigError as e:
-            return str(e)
-        return None
-    if kind == "remote":
-        from inspect_cite.nli.remote import RemoteNLI
-
-        try:
-            base = RemoteNLI(arg).base
-        except NLIConfigError as e:
-            return str(e)
-        problem = connect_problem(base)
-        if problem is None:
-            return None
-        return f"the NLI server does not answer: {problem}.\nStart it, or choose another {flag}."
-    # model:<name or role>: a role must be bound; a model name is resolved by Inspect.
-    if "/" not in arg:
-        bound = bound_model_roles()
-        if bound is not None and arg not in bound:
-            return (
-                f"no model is bound to the role '{arg}'.\n"
-                f"Pass --model-role {arg}=<model>, or {flag}=model:<provider/model>."
-            )
-        return None
-    return _local_llm_problem(arg, flag)
-
-
-def _local_llm_problem(arg: str, flag: str) -> str | None:
-    """Why ``provider/name``, an LLM judge whose weights this process loads, cannot answer."""
-    from inspect_cite.nli.fingerprint import HUB_LOADERS
-    from inspect_cite.nli.llm import SAMPLING_PROVIDERS
-
-    provider, _, name = arg.partition("/")
-    # Other loaders (vllm/, sglang/) take a served name too: only a path is theirs to load.
-    if provider not in SAMPLING_PROVIDERS and not (
-        provider in HUB_LOADERS and looks_like_path(name)
-    ):
-        return None
-    problem = model_problem(name, "causal-lm")
-    if problem is None:
-        return None
-    return f"{problem}.\nGive a causal LM: {flag}=model:{provider}//abs/dir or a cached hub id."
-
-
-def nli_message(flag: str, spec: str, problem: str) -> str:
-    """``<flag>=<spec>: <problem>``, naming the spec once.
-
-    The ``python:`` and ``remote:`` backends start their own errors with the spec (redacted
-    where it holds a secret), so those are prefixed with the flag alone.
-    """
-    kind = spec.strip().partition(":")[0]
-    if kind and problem.startswith(f"{kind}:"):
-        return f"{flag}={problem}"
-    return f"{flag}={spec}: {problem}"
-
-
-def check_nli(spec: str, *, flag: str) -> None:
-    """Refuse an NLI spec whose model cannot be used here, before anything is generated.
+def problem_once(
+    key: tuple[str, ...], problem: Callable[[], str | None], *, remember: bool = True
+) -> str | None:
+    """A check's problem, or None; a check that passed is not run again in this process.
 
     Args:
-        spec: ``true``, ``seq2seq:``, ``classifier:``, ``remote:``, ``model:`` or ``python:``.
-        flag: How the user gave it: ``-T nli`` or ``-S nli``.
-
-    Also refuses an ``INSPECT_CITE_NLI_CACHE`` that cannot hold the decision cache.
-
-    Raises:
-        PreflightError: Naming the flag, the spec, why, and the alternative (or the cache).
+        key: Names the check and what it checked, e.g. ``("model", value, kind)``.
+        problem: Runs the check: why it fails, or None.
+        remember: Whether a pass holds for the rest of the process (False where the answer
+            can change between evals, e.g. a model role).
 
     """
-    from inspect_cite.nli.cache import NLI_CACHE_ENV, cache_path_problem
-
-    # Not remembered: the variable may change between runs of one process.
-    cache = os.environ.get(NLI_CACHE_ENV)
-    if cache and (problem := cache_path_problem(Path(cache).expanduser())) is not None:
-        raise PreflightError(problem)
-    key = ("nli", spec)
     if key in _passed:
-        return
-    problem = _nli_problem(spec, flag)
-    if problem is not None:
-        raise PreflightError(nli_message(flag, spec, problem))
-    # Roles are bound per eval: a model:<role> spec is checked again each time.
-    if not spec.strip().startswith("model:"):
+        return None
+    found = problem()
+    if found is None and remember:
         _passed.add(key)
+    return found
 
 
 def reset_preflight() -> None:

@@ -28,8 +28,8 @@ from inspect_cite.diagnose import (
 from inspect_cite.documents import get_docs
 from inspect_cite.errors import ArgumentError
 from inspect_cite.http_client import redact_text
-from inspect_cite.nli import NLIError, get_nli
-from inspect_cite.preflight import check_nli
+from inspect_cite.nli import NLIError
+from inspect_cite.nli.checked import checked_nli
 from inspect_cite.text import highlight_markdown
 from inspect_cite.thinking import think_opened_by_prompt
 from scorers._judge_correction import calibration_for, calibration_metadata, corrected, share
@@ -155,9 +155,8 @@ def citation_nli(
     if problem is not None:
         raise ArgumentError(f"citation_nli: {problem}")
     check_dataset_argument(dataset, who="citation_nli")
-    check_nli(nli, flag="-S nli")
+    backend = checked_nli(nli, cache_path=nli_cache)
     judge_calibration = calibration_for(calibration, nli)
-    backend = get_nli(nli, nli_cache)
 
     async def score(state: TaskState, target: Target) -> Score:
         metadata = state.metadata or {}

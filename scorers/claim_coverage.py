@@ -13,8 +13,8 @@ from inspect_cite.alce.items import field_problem
 from inspect_cite.citations.alce import alce_scoring_output, remove_citations
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.http_client import redact_text
-from inspect_cite.nli import NLIBackend, NLIError, get_nli
-from inspect_cite.preflight import check_nli
+from inspect_cite.nli import NLIBackend, NLIError
+from inspect_cite.nli.checked import checked_nli
 from inspect_cite.thinking import think_opened_by_prompt
 from scorers._judge_correction import calibration_for, calibration_metadata, corrected
 from scorers._no_answer import no_answer_score, unscored_score
@@ -75,9 +75,8 @@ def claim_coverage(
             judge: the log then carries ``claims_nli`` corrected for the judge's errors.
 
     """
-    check_nli(nli, flag="-S nli")
+    backend = checked_nli(nli, cache_path=nli_cache)
     judge_calibration = calibration_for(calibration, nli)
-    backend = get_nli(nli, nli_cache)
 
     async def score(state: TaskState, target: Target) -> Score:
         metadata = state.metadata or {}

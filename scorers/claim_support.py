@@ -62,8 +62,8 @@ from inspect_cite.diagnose import (
     not_diagnosed,
 )
 from inspect_cite.documents import format_doc
-from inspect_cite.nli import NLIBackend, NLIError, Pair, get_nli
-from inspect_cite.preflight import check_nli
+from inspect_cite.nli import NLIBackend, NLIError, Pair
+from inspect_cite.nli.checked import checked_nli
 from scorers._cited_answer import CheckedCitation, CitedAnswer, read_cited_answer
 from scorers._judge_correction import calibration_for, calibration_metadata, corrected, share
 from scorers._no_answer import no_answer_score
@@ -309,9 +309,8 @@ def claim_support(
             documents it does not cite.
 
     """
-    check_nli(nli, flag="-S nli")
+    backend = checked_nli(nli, cache_path=nli_cache)
     judge_calibration = calibration_for(calibration, nli)
-    backend = get_nli(nli, nli_cache)
     keys = (*CLAIM_SUPPORT_KEYS, *DIAGNOSE_KEYS) if diagnose else CLAIM_SUPPORT_KEYS
 
     async def score(state: TaskState, target: Target) -> Score:

@@ -37,8 +37,8 @@ from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.documents import format_passage
 from inspect_cite.errors import ArgumentError
 from inspect_cite.http_client import redact_text
-from inspect_cite.nli import NLIError, Pair, get_nli
-from inspect_cite.preflight import check_nli
+from inspect_cite.nli import NLIError, Pair
+from inspect_cite.nli.checked import checked_nli
 from inspect_cite.transcript import (
     AnswerClaim,
     ClaimedAnswer,
@@ -186,8 +186,7 @@ def source_support(
     problem = at_most_citations_problem(at_most_citations)
     if problem is not None:
         raise ArgumentError(f"source_support: {problem}")
-    check_nli(nli, flag="-S nli")
-    backend = get_nli(nli, nli_cache)
+    backend = checked_nli(nli, cache_path=nli_cache)
 
     async def score(state: TaskState, target: Target) -> Score:
         if unscored := no_answer_score(state, SOURCE_SUPPORT_KEYS):

@@ -9,8 +9,7 @@ from inspect_cite.citations.alce import alce_scoring_output
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.documents import get_docs
 from inspect_cite.errors import ArgumentError
-from inspect_cite.nli import get_nli
-from inspect_cite.preflight import check_nli
+from inspect_cite.nli.checked import checked_nli
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
 from inspect_cite.thinking import think_opened_by_prompt
 from solvers.alce_prompting import (
@@ -60,7 +59,7 @@ def alce_rerank(
     if problem is not None:
         raise ArgumentError(f"alce_rerank: {problem}")
     check_dataset_argument(dataset, who="alce_rerank")
-    check_nli(nli, flag="-S nli")
+    backend = checked_nli(nli)
     prompts = vanilla_prompts(system_message, dataset)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
@@ -70,7 +69,6 @@ def alce_rerank(
         use_alce_prompt(state, prompts)
         docs = get_docs(state.metadata, where=f"sample {state.sample_id}")
         candidates = await sample_outputs(state, generate, n)
-        backend = get_nli(nli)
         recalls = []
         for candidate in candidates:
             result = await citation_scores(

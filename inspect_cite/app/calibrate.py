@@ -44,7 +44,7 @@ from inspect_cite.files import write_atomic
 from inspect_cite.http_client import redact_text
 from inspect_cite.nli import NLI_SPECS, NLIError, NLIResult, Pair, get_nli
 from inspect_cite.nli.cached import CachedNLI
-from inspect_cite.preflight import check_nli
+from inspect_cite.nli.checked import check_nli
 
 JSON_FILE = "calibration.json"
 MARKDOWN_FILE = "calibration.md"

@@ -15,7 +15,7 @@ from inspect_ai.dataset import Sample
 
 from fullcite_tasks import asqa
 from fullcite_tasks.data.incite import incite_records
-from fullcite_tasks.task import FullciteTaskError, record_to_sample
+from fullcite_tasks.task import record_to_sample
 from inspect_cite.app.cli import main
 from inspect_cite.citations import parse_citations, render_citation_any
 from inspect_cite.errors import PreflightError
@@ -209,7 +209,7 @@ def test_tasks_take_attribution_and_nli(tmp_path, cache_root):
         asqa(**ASQA_ARGS, similarity_model=None, nli=True).metadata["parameters"]["nli"] == "true"
     )
     # A bad spec fails at construction, before any data is read.
-    with pytest.raises(FullciteTaskError, match="-T nli: unknown NLI spec 'bogus'"):
+    with pytest.raises(PreflightError, match="-T nli=bogus: unknown NLI spec 'bogus'"):
         asqa(dataset_path=str(tmp_path / "missing.json"), nli="bogus")
     with pytest.raises(PreflightError, match="-T nli=python:tests.helpers.nli_fns:nope"):
         asqa(

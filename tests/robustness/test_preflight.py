@@ -235,7 +235,7 @@ def test_model_role_nli_needs_the_role_bound(tmp_path):
 def test_a_local_llm_judge_that_cannot_answer_stops_the_run_before_generation(
     tmp_path, tiny_qwen3, tiny_t5, monkeypatch
 ):
-    from inspect_cite.preflight import check_nli
+    from inspect_cite.nli.checked import check_nli
 
     check_nli(f"model:hf/{tiny_qwen3}", flag="-T nli")  # a causal LM with whole weights
     monkeypatch.chdir(tmp_path)  # paths as a user types them
