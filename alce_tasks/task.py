@@ -2,15 +2,14 @@
 
 import inspect
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset
 from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import Scorer
-from inspect_ai.solver import Solver
 
 from alce_tasks.configs import (
     CONFIG_PARAMETERS,
@@ -29,6 +28,7 @@ from alce_tasks.data import (
     local_alce_data,
     record_to_sample,
 )
+from alce_tasks.strategies import STRATEGIES, Strategy, StrategySettings, strategy_solver
 from inspect_cite import __version__
 from inspect_cite.alce.prompts import (
     AlceDatasetName,
@@ -41,9 +41,8 @@ from inspect_cite.alce.prompts import (
     quick_test_ids,
 )
 from inspect_cite.alce.run_configs import load_alce_config
-from inspect_cite.errors import PreflightError, Refusals
+from inspect_cite.errors import Refusals
 from inspect_cite.forwarding import given_arguments
-from inspect_cite.http_client import redact_text
 from inspect_cite.hub_files import check_dataset_path, dataset_file
 from inspect_cite.nli.checked import check_nli
 from inspect_cite.preflight import (
@@ -57,6 +56,12 @@ from inspect_cite.preflight import (
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
 from inspect_cite.raw_prompt import check_raw_prompt
 from inspect_cite.retrieval import GTR_RETRIEVER, check_retriever
+from inspect_cite.task_options import (
+    TaskOptionError,
+    check_choice,
+    recorded_options,
+    unique_sample_ids,
+)
 from inspect_cite.thinking import DEFAULT_THINKING_TOKENS, thinking_generate_config
 from scorers.alce_correctness import alce_correctness
 from scorers.alce_qa import alce_qa
@@ -65,21 +70,9 @@ from scorers.claim_coverage import claim_coverage
 from scorers.mauve import mauve as mauve_scorer
 from scorers.native_counts import native_counts
 from scorers.source_support import source_support
-from solvers import (
-    alce_closedbook,
-    alce_inlinesearch,
-    alce_interact,
-    alce_postcite,
-    alce_raw_prompt,
-    alce_rerank,
-    alce_snippet,
-    alce_summ,
-    alce_vanilla,
-    constrained_citations,
-)
-from solvers.agent import agent_citations
+from solvers import alce_raw_prompt
 from solvers.alce_interactive import INTERACT_USE_SHORTER
-from solvers.native import NATIVE_FIX, native_citations
+from solvers.native import NATIVE_FIX
 
 # Bump when a change to data handling, prompts or scoring can move the numbers.
 ALCE_TASK_VERSION = 1
@@ -87,199 +80,11 @@ ALCE_TASK_VERSION = 1
 TaskPrompt = Literal["default", "light_inst", "closedbook", "sum_or_ext"]
 """The ALCE prompt variants a task's ``prompt`` parameter accepts."""
 
-Strategy = Literal[
-    "vanilla",
-    "closedbook",
-    "summ",
-    "snippet",
-    "oracle",
-    "rerank",
-    "postcite",
-    "interact",
-    "inlinesearch",
-    "prompt",
-    "constrained",
-    "posthoc",
-    "native",
-    "agent",
-]
-"""The names of :data:`STRATEGIES` (its docstring says what each means)."""
-
-
-@dataclass(frozen=True)
-class StrategySettings:
-    """The task parameters a strategy's solver is built with."""
-
-    ndoc: int
-    shot: int
-    seed: int
-    nli: str
-    prompt_file: str | None
-    retrieval_model: str
-    thinking: bool
-    use_shorter: UseShorter | None
-    ndoc_in_demo: int | None
-    retrieve_in_all_docs: bool
-    force_cite_show: bool
-    system_message: str | None
-
-    @classmethod
-    def pick(cls, parameters: Mapping[str, Any]) -> "StrategySettings":
-        """The settings, taken by name from the task's parameters.
-
-        Args:
-            parameters: The task's parameters by name (others are ignored).
-
-        """
-        return cls(**{field.name: parameters[field.name] for field in fields(cls)})
-
-
-@dataclass(frozen=True)
-class AlceStrategy:
-    """How one ALCE strategy generates answers, and what the task prepares for it.
-
-    Attributes:
-        solver: Builds the strategy's solver from the task's settings.
-        ndoc: Documents shown per question by default (the paper's settings for ChatGPT).
-        prompt: The prompt file variant the solver reads itself, lazily, once it knows the
-            dataset (the task fetches it before the run); None: the solver sends the task's.
-        task_prompt: Whether the task builds the sample's prompt (`prompt`'s variant with
-            `ndoc` documents, the sample input). When False the solver builds its own prompt
-            from the question and documents, so the task does not build one (the sample input
-            is the question): each sample's prompt is built once.
-        pool: Whether the solver chooses among the item's whole retrieval list itself: the
-            sample carries every retrieved document in ``metadata["docs"]``.
-        retrieval: Whether the solver retrieves documents with `retrieval_model`.
-        oracle: Whether the strategy reads ALCE's reranked oracle file.
-        run_py: run.py's mode of generation, when the strategy is one (it can then send
-            run.py's raw prompts, `chat=false`): ``plain``, ``doc_id`` or ``search``
-            (INTERACT's and INLINESEARCH's interactive queries).
-
-    """
-
-    solver: Callable[[StrategySettings], Solver]
-    ndoc: int = 5
-    prompt: PromptVariant | None = None
-    task_prompt: bool = True
-    pool: bool = False
-    retrieval: bool = False
-    oracle: bool = False
-    run_py: Literal["plain", "doc_id", "search"] | None = "plain"
-
-
-def _vanilla(s: StrategySettings) -> Solver:
-    return alce_vanilla(system_message=s.system_message, thinking=s.thinking)
-
-
-def _prompts(s: StrategySettings) -> dict[str, Any]:
-    # The prompt options of the solvers that build their own ALCE prompt.
-    return {
-        "shot": s.shot,
-        "seed": s.seed,
-        "prompt_file": s.prompt_file,
-        "system_message": s.system_message,
-        "ndoc_in_demo": s.ndoc_in_demo,
-        "thinking": s.thinking,
-    }
-
-
-def _selecting(factory: Callable[..., Solver]) -> Callable[[StrategySettings], Solver]:
-    # SUMM and SNIPPET select up to ndoc documents from the pool with their prompt.
-    return lambda s: factory(ndoc=s.ndoc, **_prompts(s))
-
-
-def _interact(s: StrategySettings) -> Solver:
-    return alce_interact(
-        ndoc=s.ndoc, use_shorter=s.use_shorter, force_cite_show=s.force_cite_show, **_prompts(s)
-    )
-
-
-def _inlinesearch(s: StrategySettings) -> Solver:
-    return alce_inlinesearch(
-        ndoc=s.ndoc,
-        use_shorter=s.use_shorter,
-        retrieve_in_all_docs=s.retrieve_in_all_docs,
-        force_cite_show=s.force_cite_show,
-        retriever=s.retrieval_model,
-        **_prompts(s),
-    )
-
-
-def _own_prompt(
-    solver: Callable[[StrategySettings], Solver], prompt: PromptVariant, **row: Any
-) -> AlceStrategy:
-    # A solver that builds its own prompt from the question and its pool of documents.
-    return AlceStrategy(solver, prompt=prompt, task_prompt=False, pool=True, **row)
-
-
-STRATEGIES: dict[Strategy, AlceStrategy] = {
-    "vanilla": AlceStrategy(_vanilla),
-    "closedbook": AlceStrategy(
-        lambda s: alce_closedbook(**_prompts(s)),
-        ndoc=0,
-        prompt="closedbook",
-        task_prompt=False,
-    ),
-    "summ": _own_prompt(_selecting(alce_summ), "sum_or_ext", ndoc=10),
-    "snippet": _own_prompt(_selecting(alce_snippet), "sum_or_ext", ndoc=10),
-    "oracle": AlceStrategy(_vanilla, oracle=True),
-    "rerank": AlceStrategy(
-        lambda s: alce_rerank(n=4, nli=s.nli, system_message=s.system_message, thinking=s.thinking),
-        run_py=None,
-    ),
-    "postcite": _own_prompt(
-        # CLOSEDBOOK with the task's prompt options, then POSTCITE.
-        lambda s: alce_postcite(
-            base=alce_closedbook(**_prompts(s)),
-            retriever=s.retrieval_model,
-            thinking=s.thinking,
-        ),
-        "closedbook",
-        ndoc=0,
-        retrieval=True,
-        run_py=None,
-    ),
-    "interact": _own_prompt(_interact, "interact_doc_id", ndoc=10, run_py="doc_id"),
-    "inlinesearch": _own_prompt(
-        _inlinesearch, "interact_search", ndoc=0, retrieval=True, run_py="search"
-    ),
-    "prompt": AlceStrategy(_vanilla),
-    "constrained": AlceStrategy(
-        lambda s: constrained_citations(format="alce", thinking=s.thinking), run_py=None
-    ),
-    "posthoc": AlceStrategy(
-        lambda s: alce_postcite(base="vanilla", retriever=s.retrieval_model, thinking=s.thinking),
-        retrieval=True,
-        run_py=None,
-    ),
-    # The solver sends the shown documents as documents (no demonstrations): its own prompt.
-    "native": AlceStrategy(
-        lambda s: native_citations(format="alce", thinking=s.thinking), task_prompt=False
-    ),
-    # The tools search the item's whole retrieval list.
-    "agent": AlceStrategy(
-        lambda s: agent_citations(format="alce", thinking=s.thinking),
-        task_prompt=False,
-        pool=True,
-    ),
-}
-"""ALCE's strategies, one row each: the one place the task reads a strategy's needs from.
-
-ALCE's baselines (paper, Section 4) plus the FullCite strategy names: `prompt` = VANILLA,
-`constrained` = VANILLA's prompt under a ``[1]``..``[ndoc]`` grammar, and `posthoc` = ALCE's
-POSTCITE after VANILLA (each uncited statement cited with its most similar shown document).
-`native` sends the shown documents as documents and writes the provider's own citations as
-``[n]``; `agent` shows none and gives the model ``search``/``read`` tools over the item's
-retrieval list (docs/native.md).
-On the FullCite tasks `posthoc` means something else: Jaccard alignment of snippets
-(``fullcite_tasks.task``).
-"""
-
 # ALCE's defaults for ChatGPT in the paper: temperature 0.5, top_p 1.0, at most 300 new tokens.
 ALCE_GENERATE_CONFIG = GenerateConfig(temperature=0.5, top_p=1.0, max_tokens=300)
 
 
-class AlceTaskError(PreflightError, ValueError):
+class AlceTaskError(TaskOptionError):
     """An ALCE task was given parameters it cannot run with."""
 
 
@@ -403,10 +208,7 @@ def alce_dataset(
         )
         for i in indices
     ]
-    ids = [s.id for s in samples]
-    if len(set(ids)) != len(ids):
-        for i, s in enumerate(samples):
-            s.id = f"{s.id}-{i}"
+    samples = unique_sample_ids(samples)
     source = prompt_provenance(dataset, prompt, prompt_file=prompt_file)
     info = {
         "inspect_cite_version": __version__,
@@ -428,18 +230,6 @@ def alce_dataset(
         },
     }
     return MemoryDataset(samples, name=f"alce_{dataset}", location=str(data_path)), info
-
-
-def strategy_solver(strategy: Strategy, settings: StrategySettings) -> Solver:
-    """The solver that implements a strategy, with the task's settings."""
-    return STRATEGIES[strategy].solver(settings)
-
-
-def unknown_strategy(strategy: str) -> AlceTaskError:
-    """The error for a strategy name that is not one of ``Strategy``."""
-    return AlceTaskError(
-        f"-T strategy={strategy}: unknown strategy; use one of {', '.join(get_args(Strategy))}"
-    )
 
 
 def explicit_arguments(given: Mapping[str, Any]) -> set[str]:
@@ -629,8 +419,8 @@ def alce_task(
         retriever: Which retrieval results to read (per dataset: see its task).
         oracle: Use ALCE's reranked oracle file (5 documents chosen for maximal answer recall).
         ndoc: Documents shown per question and per demonstration (default: the strategy's,
-            :data:`STRATEGIES`: 5; the paper's 10 for `summ`, `snippet` and `interact`, 0 for
-            `closedbook`).
+            :data:`alce_tasks.strategies.STRATEGIES`: 5; the paper's 10 for `summ`, `snippet`
+            and `interact`, 0 for `closedbook`).
         shot: Number of demonstrations, drawn from the prompt file with `seed` as run.py does.
         seed: Seed for the demonstration draw (`np.random.seed` + `np.random.choice`).
         prompt: ALCE prompt variant (`closedbook` shows no documents; `sum_or_ext` shows
@@ -645,13 +435,14 @@ def alce_task(
             :mod:`inspect_cite.nli` (default `true`: ALCE's T5-11B TRUE model, needs a GPU
             with ~23 GB). Decisions are cached on disk when `INSPECT_CITE_NLI_CACHE` names a
             SQLite file.
-        strategy: How answers are generated, one of :data:`STRATEGIES`: ALCE's baselines
-            `vanilla`, `closedbook`, `summ`, `snippet`, `oracle`, `rerank`, `postcite`,
-            `interact`, `inlinesearch`, or the FullCite names `prompt` (= vanilla),
-            `constrained` (vanilla's prompt under a grammar allowing only [1]..[ndoc] after
-            statements) and `posthoc` (ALCE's POSTCITE after vanilla); `native` (the provider's
-            own document citations, written as [n]: anthropic/ models) and `agent` (the model
-            finds documents with search and read tools; see docs/native.md).
+        strategy: How answers are generated, one of
+            :data:`alce_tasks.strategies.STRATEGIES`: ALCE's baselines `vanilla`,
+            `closedbook`, `summ`, `snippet`, `oracle`, `rerank`, `postcite`, `interact`,
+            `inlinesearch`, or the FullCite names `prompt` (= vanilla), `constrained`
+            (vanilla's prompt under a grammar allowing only [1]..[ndoc] after statements) and
+            `posthoc` (ALCE's POSTCITE after vanilla); `native` (the provider's own document
+            citations, written as [n]: anthropic/ models) and `agent` (the model finds
+            documents with search and read tools; see docs/native.md).
         qa: Add eval.py's QA accuracy (QA-EM, QA-F1, QA-Hit): an extractive QA model
             answers each disambiguated question from the output (ASQA only).
         qa_model: The QA model (hub id or local dir; eval.py's by default).
@@ -723,19 +514,21 @@ def alce_task(
         generate_config = generate_config.merge(GenerateConfig(**settings.generate))
     generate_config = thinking_generate_config(generate_config, thinking, thinking_tokens)
     check_sampling(generate_config)
-    if strategy not in get_args(Strategy):
-        raise unknown_strategy(strategy)
+    check_choice("strategy", strategy, Strategy, error=AlceTaskError)
     for name, value in (("ndoc", ndoc), ("shot", shot), ("ndoc_in_demo", ndoc_in_demo)):
         if value is not None and value < 0:
             raise AlceTaskError(f"-T {name}={value}: must be 0 or more")
     for name, value in (("quick_test", quick_test), ("max_length", max_length)):
         if value is not None and value < 1:
             raise AlceTaskError(f"-T {name}={value}: must be 1 or more")
-    if prompt not in get_args(TaskPrompt):
-        raise AlceTaskError(
-            f"-T prompt={prompt}: unknown prompt variant; use one of "
-            f"{', '.join(get_args(TaskPrompt))} (or -T prompt_file=FILE for your own)"
-        )
+    check_choice(
+        "prompt",
+        prompt,
+        TaskPrompt,
+        what="prompt variant",
+        hint=" (or -T prompt_file=FILE for your own)",
+        error=AlceTaskError,
+    )
     if qa and dataset != "asqa":
         raise AlceTaskError("-T qa=true needs ASQA's qa_pairs (eval.py computes QA only for ASQA)")
     if isinstance(mauve_seeds, bool) or not isinstance(mauve_seeds, int) or mauve_seeds < 1:
@@ -821,16 +614,13 @@ def alce_task(
             else False
         ),
     }
-    info["parameters"] = {
-        **given,
-        **resolved,
+    info["parameters"] = recorded_options(
+        given,
         # The dataset's values win: the prompt file read, the demonstrations drawn.
-        **info["parameters"],
-        "config": settings.record["name"] if settings is not None else None,
-        # Only the log's copy: the solver needs the spec with its credentials.
-        "nli": redact_text(nli),
-        "max_tokens": generate_config.max_tokens,
-    }
+        **{**resolved, **info["parameters"]},
+        config=settings.record["name"] if settings is not None else None,
+        max_tokens=generate_config.max_tokens,
+    )
     info["config"] = None
     if settings is not None:
         overrides |= generate_overrides(settings, eval_generate_config())

@@ -27,9 +27,8 @@ from inspect_ai.solver import Solver
 
 from fullcite_tasks.data.expertqa import DEFAULT_SYSTEM, ExpertqaSystem
 from fullcite_tasks.data.records import FullciteRecord, SourceData
+from fullcite_tasks.strategies import Strategy, StrategySettings, strategy_solver
 from inspect_cite import __version__
-from inspect_cite.errors import PreflightError
-from inspect_cite.http_client import redact_text
 from inspect_cite.hub_files import file_provenance
 from inspect_cite.nli.checked import check_nli, nli_spec
 from inspect_cite.preflight import (
@@ -38,6 +37,12 @@ from inspect_cite.preflight import (
     check_native_citations,
     check_role,
     check_sampling,
+)
+from inspect_cite.task_options import (
+    TaskOptionError,
+    check_choice,
+    recorded_options,
+    unique_sample_ids,
 )
 from inspect_cite.thinking import DEFAULT_THINKING_TOKENS, thinking_generate_config
 from scorers.citation_bias import citation_bias
@@ -48,11 +53,7 @@ from scorers.doc_snippet_f1 import doc_snippet_f1
 from scorers.fullcite_answer import fullcite_answer
 from scorers.native_counts import native_counts
 from scorers.source_support import source_support
-from solvers.agent import agent_citations
-from solvers.constrained import constrained_citations
-from solvers.native import NATIVE_FIX, native_citations
-from solvers.posthoc import posthoc_citations
-from solvers.prompted import prompted_citations
+from solvers.native import NATIVE_FIX
 from solvers.span_annotation import ANNOTATOR_ROLES, annotation_cache_path, span_annotator
 
 logger = getLogger(__name__)
@@ -61,7 +62,6 @@ logger = getLogger(__name__)
 FULLCITE_TASK_VERSION = 1
 
 Source = Literal["bioasq", "asqa", "expertqa"]
-Strategy = Literal["prompt", "constrained", "posthoc", "native", "agent"]
 # Each dataset's own options: its task offers these and not the other datasets'.
 DATA_OPTIONS: dict[str, tuple[str, ...]] = {
     "bioasq": ("abstracts_path", "question_types"),
@@ -77,8 +77,6 @@ def other_data_options(source: str) -> tuple[str, ...]:
 
 
 DocOrder = Literal["retrieval", "shuffled", "reversed"]
-STRATEGIES = ("prompt", "constrained", "posthoc", "native", "agent")
-DOC_ORDERS = ("retrieval", "shuffled", "reversed")
 
 # Snippets are verbatim copies, so FullCite answers run longer than plain ones.
 FULLCITE_GENERATE_CONFIG = GenerateConfig(max_tokens=2048)
@@ -86,14 +84,8 @@ FULLCITE_GENERATE_CONFIG = GenerateConfig(max_tokens=2048)
 _warned: set[str] = set()
 
 
-class FullciteTaskError(PreflightError, ValueError):
+class FullciteTaskError(TaskOptionError):
     """A FullCite task was given parameters it cannot run with."""
-
-
-def check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
-    """Fail with the flag's name when a ``-T`` value is not one of the choices."""
-    if value not in allowed:
-        raise FullciteTaskError(f"-T {name} must be one of {', '.join(allowed)}; got {value!r}")
 
 
 def order_docs(
@@ -139,26 +131,8 @@ def records_dataset(
     """Samples of all records (duplicate ids get ``-<index>`` appended)."""
     if not records:
         raise FullciteTaskError(f"{name}: no samples to run (see the counts in the error above)")
-    samples = [record_to_sample(r, doc_order, seed) for r in records]
-    ids = [s.id for s in samples]
-    if len(set(ids)) != len(ids):
-        for i, s in enumerate(samples):
-            s.id = f"{s.id}-{i}"
+    samples = unique_sample_ids(record_to_sample(r, doc_order, seed) for r in records)
     return MemoryDataset(samples, name=name)
-
-
-def strategy_solver(strategy: str, thinking: bool = False) -> Solver:
-    """The FullCite solver of a strategy (issue-5 solvers, FullCite citation format)."""
-    check_choice("strategy", strategy, STRATEGIES)
-    if strategy == "constrained":
-        return constrained_citations(format="fullcite", thinking=thinking)
-    if strategy == "posthoc":
-        return posthoc_citations(thinking=thinking)
-    if strategy == "native":
-        return native_citations(format="fullcite", thinking=thinking)
-    if strategy == "agent":
-        return agent_citations(format="fullcite", thinking=thinking)
-    return prompted_citations(thinking=thinking)
 
 
 def fullcite_scorers(
@@ -212,7 +186,7 @@ def fullcite_records(
     ``gold_spans`` (where they come from), ``counts`` and ``data_key`` (names the data in the
     span-annotation cache).
     """
-    check_choice("dataset", source, ("bioasq", "asqa", "expertqa"))
+    check_choice("dataset", source, Source, error=FullciteTaskError)
     if ndoc < 1:
         raise FullciteTaskError(f"-T ndoc must be at least 1, got {ndoc}")
     from inspect_cite.gold_spans import load_spans_file
@@ -233,7 +207,8 @@ def fullcite_records(
     else:
         from fullcite_tasks.data.expertqa import SYSTEMS, expertqa_source
 
-        check_choice("system", system, (*SYSTEMS, "any"))
+        # Also the systems ExpertqaSystem leaves out (gpt4, bing_chat: evidence without passages).
+        check_choice("system", system, (*SYSTEMS, "any"), error=FullciteTaskError)
         loaded = expertqa_source(dataset_path, ndoc, spans, system)
     if not loaded.records:
         raise FullciteTaskError(f"fullcite {source}: no usable samples (counts: {loaded.counts})")
@@ -326,14 +301,16 @@ def fullcite_task(
             ``attribution`` on, since the classes build on its verdicts.
 
     """
+    # The arguments as given: the log's metadata records them (with the values resolved below).
+    given = dict(locals())
     data_args: dict[str, Any] = {
         "abstracts_path": abstracts_path,
         "system": system,
         "spans_path": spans_path,
         "question_types": question_types,
     }
-    check_choice("doc_order", doc_order, DOC_ORDERS)
-    check_choice("strategy", strategy, STRATEGIES)
+    check_choice("doc_order", doc_order, DocOrder, what="document order", error=FullciteTaskError)
+    check_choice("strategy", strategy, Strategy, error=FullciteTaskError)
     if strategy == "native":
         check_native_citations(active_model_name(), what="-T strategy=native", fix=NATIVE_FIX)
     # Its syntax now, before any data is read; its model below, only where it is used.
@@ -359,7 +336,7 @@ def fullcite_task(
         )
     if attribution:
         check_nli(nli, flag="-T nli")
-    solver: list[Solver] = [strategy_solver(strategy, thinking)]
+    solver: list[Solver] = [strategy_solver(strategy, StrategySettings(thinking=thinking))]
     needs_annotation = any(r.extra.get("gold_spans_status") == "missing" for r in records)
     if needs_annotation:
         check_role(
@@ -384,21 +361,14 @@ def fullcite_task(
         "benchmark": "fullcite",
         "source": source,
         **info,
-        "parameters": {
-            "ndoc": ndoc,
-            "doc_order": doc_order,
-            "seed": seed,
-            "strategy": strategy,
-            "similarity_model": similarity_model,
-            "judge": judge,
-            "attribution": attribution,
-            "nli": redact_text(nli),
-            "diagnose": diagnose,
-            "thinking": thinking,
-            "thinking_tokens": thinking_tokens,
-            "max_tokens": config.max_tokens,
-            **{name: data_args[name] for name in DATA_OPTIONS[source]},
-        },
+        "parameters": recorded_options(
+            given,
+            # The dataset is the task; its file is described under "data".
+            omit=("source", "dataset_path", *other_data_options(source)),
+            nli=nli,
+            attribution=attribution,
+            max_tokens=config.max_tokens,
+        ),
     }
     return Task(
         dataset=records_dataset(records, f"fullcite_{source}", doc_order, seed),

@@ -2,7 +2,7 @@ r"""ALCE's official prompt files and ALCE's prompt construction (run.py / utils.
 
 Kept in the shared core because tasks build VANILLA's prompt and the baseline solvers
 (CLOSEDBOOK, SUMM/SNIPPET, INTERACT, INLINESEARCH) build their own variant from a sample's
-question and documents (``alce_tasks.task.STRATEGIES`` says which builds which).
+question and documents (``alce_tasks.strategies.STRATEGIES`` says which builds which).
 
 The prompt files are fetched from princeton-nlp/ALCE at a pinned commit and checked against
 SHA-256 sums, never copied into this project. ``INSPECT_CITE_ALCE_PROMPT_DIR`` names a folder of

@@ -129,7 +129,7 @@ def test_strategies_wire_their_solver(strategy, docs_after, solver_name, own_pro
 def test_strategy_table_covers_every_strategy_and_builds_each_prompt_once(own_prompts):
     from typing import get_args
 
-    from alce_tasks.task import STRATEGIES, Strategy
+    from alce_tasks.strategies import STRATEGIES, Strategy
 
     assert set(STRATEGIES) == set(get_args(Strategy))
     path = str(FIXTURES / "alce_asqa.json")

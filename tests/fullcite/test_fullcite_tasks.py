@@ -123,9 +123,15 @@ def test_doc_order_shuffled_and_reversed_are_per_sample_and_deterministic(cache_
     assert shuf == again and shuf != other
     for b, s in zip(base, shuf, strict=True):
         assert sorted(s, key=lambda d: d["retrieval_rank"]) == b
-    with pytest.raises(FullciteTaskError, match="-T doc_order must be one of"):
+    with pytest.raises(
+        FullciteTaskError,
+        match="-T doc_order=random: unknown document order; use one of retrieval, shuffled",
+    ):
         asqa(**args, doc_order="random")
-    with pytest.raises(FullciteTaskError, match="-T strategy must be one of"):
+    with pytest.raises(
+        FullciteTaskError,
+        match="-T strategy=magic: unknown strategy; use one of prompt, constrained",
+    ):
         asqa(**args, strategy="magic")
     with pytest.raises(FullciteTaskError, match="-T ndoc"):
         asqa(**args, ndoc=0)
