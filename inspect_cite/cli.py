@@ -2,6 +2,7 @@
 
 import argparse
 import importlib.util
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -94,6 +95,17 @@ def check_task(task: str, task_args: dict[str, Any], roles: list[str]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``inspect-cite``: ``check``, ``report``, ``calibrate``, ``lm-eval-path``."""
+    try:
+        return _run(argv)
+    except BrokenPipeError:
+        # The reader went away (`inspect-cite report DIR | head`): what was asked for is
+        # written already. Python's own advice: point stdout at devnull so that the flush at
+        # exit does not raise a second time.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+
+
+def _run(argv: list[str] | None) -> int:
     parser = argparse.ArgumentParser(prog="inspect-cite", description="inspect-cite utilities")
     sub = parser.add_subparsers(dest="command", required=True)
     chk = sub.add_parser(

@@ -1,6 +1,8 @@
 """``inspect-cite report`` on a directory of two models x two strategies."""
 
 import csv
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 
@@ -16,7 +18,7 @@ from inspect_cite.cli import main
 from inspect_cite.log_metrics import HIGHER_IS_BETTER, LOWER_IS_BETTER, NO_DIRECTION
 from inspect_cite.report import cited_positions, load_runs, sample_positions
 from solvers.alce import alce_vanilla
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, ROOT
 from tests.helpers.scripted_models import scripted_model, scripted_output
 
 
@@ -72,6 +74,23 @@ def test_report_on_empty_dir_is_a_clear_error(tmp_path, capsys):
     assert "no Inspect logs found" in capsys.readouterr().err
     assert main(["report", str(tmp_path / "nope")]) == 2
     assert f"log directory {tmp_path / 'nope'} does not exist" in capsys.readouterr().err
+
+
+def test_report_into_a_reader_that_leaves_early_ends_quietly(log_dir, tmp_path):
+    """``inspect-cite report DIR | head -1``: the files are written, and no traceback."""
+    out = tmp_path / "report"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "inspect_cite.cli", "report", str(log_dir), "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait() == 141, err
+    assert "Traceback" not in err and "BrokenPipeError" not in err
+    assert (out / "metrics.md").is_file()
 
 
 def test_cited_positions_alce():
