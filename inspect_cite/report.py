@@ -587,7 +587,9 @@ def _doc_vs_snippet(runs: pd.DataFrame, path: Path) -> bool:
     labels = [
         _wrap(f"{i}. {r['task']}: {_legend(r)}") for i, (_, r) in enumerate(data.iterrows(), 1)
     ]
-    fig = plt.figure(figsize=(7, 6 + 0.2 * len(labels)), layout="constrained")
+    # A legend row per line of a wrapped label: long labels (a dataset path) wrap.
+    lines = sum(label.count("\n") + 1 for label in labels)
+    fig = plt.figure(figsize=(7, 6 + 0.2 * lines), layout="constrained")
     ax = fig.subplots()
     points: dict[tuple[float, float], list[str]] = {}
     for i, (_, r) in enumerate(data.iterrows()):

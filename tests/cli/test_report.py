@@ -93,6 +93,29 @@ def test_report_into_a_reader_that_leaves_early_ends_quietly(log_dir, tmp_path):
     assert (out / "metrics.md").is_file()
 
 
+def test_doc_vs_snippet_chart_makes_room_for_long_run_labels(tmp_path):
+    """Runs told apart by a long argument (a dataset path) wrap to several legend lines each."""
+    import pandas as pd
+
+    from inspect_cite.report import _doc_vs_snippet
+
+    path = "/data/" + "/".join(["a_long_folder_name"] * 8) + "/bioasq.json"
+    runs = pd.DataFrame(
+        {
+            "task": "fullcite/bioasq",
+            "label": f"mockllm/model, prompt, dataset_path={path}{i}",
+            "samples": 2,
+            "doc_f1": 10.0 * (i % 10),
+            "snippet_f1": 5.0 * (i % 10),
+        }
+        for i in range(16)
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert _doc_vs_snippet(runs, tmp_path / "chart.png")
+    assert [str(w.message) for w in caught] == []
+
+
 def test_cited_positions_alce():
     docs = [{"id": str(i), "title": "t", "text": "x"} for i in range(1, 6)]
     assert cited_positions("A [1][2]. B [5]. C [9].", docs) == [1, 2, 5]
