@@ -80,6 +80,24 @@ def test_citation_nli_logs_each_rate_corrected_beside_the_raw_one(tmp_path):
     assert source == f"{cal}#jsonl/all"
 
 
+def test_a_perfect_judge_corrects_nothing_even_where_an_answer_cites_nothing(tmp_path):
+    """An answer without citations has precision 0, settled without the judge: it stays in."""
+    docs = json.loads((FIXTURES / "alce_asqa.json").read_text())
+    first = " ".join(docs[0]["docs"][0]["text"].replace(".", "").split()[:6])
+    outputs = [f"{first} [1].", "An answer that cites nothing.", f"{first} [2]."]
+    task = asqa(dataset_path=str(FIXTURES / "alce_asqa.json"), nli=NLI)
+    log = eval_one(task, scripted_model(outputs)[0], limit=3, max_connections=1)
+    perfect = calibration_file(tmp_path, confusion=Confusion(tp=50, fp=0, tn=50, fn=0))
+    rescored = inspect_score(
+        log, [citation_nli(nli=NLI, calibration=str(perfect))], action="overwrite"
+    )
+    metrics = log_metrics(rescored)
+    precisions = [s.scores["citation_nli"].value["citation_prec"] for s in rescored.samples]
+    assert 0 in precisions
+    for key in ("citation_rec", "citation_prec"):
+        assert metrics[key]["corrected_mean"] == pytest.approx(metrics[key]["mean"])
+
+
 def test_without_a_calibration_there_is_no_corrected_metric(tmp_path):
     metrics = log_metrics(asqa_log(tmp_path))
     assert set(metrics["citation_rec"]) == {"mean", "stderr"}
