@@ -124,6 +124,8 @@ def test_recall_rules_decide_supported(tmp_path):
     by_id = {s.id: s.scores["citation_nli"] for s in log.samples}
     claim = by_id["beyond"].metadata["diagnose"]["claims"][0]
     assert (claim["class"], claim["cited"], claim["supporting"]) == ("misattributed", [1, 2], [2])
+    # The explanation says the supporting document is one it cites, not another.
+    assert "(position 2) is among its citations but was not judged" in by_id["beyond"].explanation
     # Recall judged none of its citations, so every shown document is judged: one holds it.
     claim = by_id["range"].metadata["diagnose"]["claims"][0]
     assert (claim["class"], claim["cited"], claim["supporting"]) == ("misattributed", [1], [1])
