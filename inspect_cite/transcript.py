@@ -79,6 +79,12 @@ OUTPUT_RESULTS = ("search_results", "fetch_url_results")
 
 MARKDOWN_LINK = re.compile(r"\[(?P<text>[^\[\]]*)\]\((?P<url>https?://[^\s()]+(?:\([^\s()]*\))?)\)")
 """A markdown link ``[text](url)`` to a web page."""
+_LINK = MARKDOWN_LINK.pattern.replace("?P<text>", "?:").replace("?P<url>", "?:")
+# Links that only cite: a parenthesis holding nothing but links, ``([source](url))``, and a link
+# whose text is a number, ``[2](url)``. Their words are not part of the claim.
+CITATION_ONLY_LINKS = re.compile(
+    rf"\s*\(\s*{_LINK}(?:\s*[,;]?\s*{_LINK})*\s*\)|\s*\[\[?\d+\]?\]\(https?://[^\s()]+\)"
+)
 
 
 @dataclass
@@ -418,7 +424,11 @@ def _uncited_spans(text: str, parsed: Any) -> Iterable[tuple[int, int]]:
 
 
 def _hypothesis(text: str) -> str:
-    """A claim without its citation markup: links become their text, markers go."""
+    """A claim without its citation markup: links become their text, markers go.
+
+    A link that only cites (``([source](url))``) goes whole, as a ``[n]`` marker does.
+    """
+    text = CITATION_ONLY_LINKS.sub("", text)
     text = MARKDOWN_LINK.sub(lambda m: m["text"], text)
     text = strip_markers(strip_citations(text))
     return " ".join(text.split())

@@ -247,3 +247,25 @@ def test_credentials_in_cited_urls_never_reach_the_score(fresh_nli):
     rescored = inspect_score(log, scorers=[source_support(nli=NLI)], display="none")
     score = rescored.samples[0].scores["source_support"]
     assert "hunter2" not in score.explanation + str(score.metadata)
+
+
+def test_links_that_only_cite_add_no_words_to_the_claim():
+    """``([source](url))`` cites as a ``[n]`` marker does; ``[Paris](url)`` is part of the text."""
+    answer = ChatMessageAssistant(
+        content=[
+            ContentText(
+                text="Quell lamps shine blue at night ([source](http://EX.org/c/?utm_source=y#top)). "
+                "The tower is in [Paris](https://a.org/p). "
+                "Cats purr ([a](https://a.org/x), [b](https://b.org/y)). "
+                "Dogs bark [2](https://b.org/y)."
+            )
+        ]
+    )
+    claims = answer_claims(answer).claims
+    assert [c.hypothesis for c in claims] == [
+        "Quell lamps shine blue at night.",
+        "The tower is in Paris.",
+        "Cats purr.",
+        "Dogs bark.",
+    ]
+    assert [len(c.citations) for c in claims] == [1, 1, 2, 1]
