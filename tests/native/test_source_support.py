@@ -269,3 +269,20 @@ def test_links_that_only_cite_add_no_words_to_the_claim():
         "Dogs bark.",
     ]
     assert [len(c.citations) for c in claims] == [1, 1, 2, 1]
+
+
+def test_n_is_the_place_in_the_results_list_unusable_items_included():
+    """A model numbers results as it was shown them: an ad without a URL still takes place 1."""
+    search = ChatMessageAssistant(
+        content="", tool_calls=[ToolCall(id="s1", function="search", arguments={"query": "q"})]
+    )
+    results = ChatMessageTool(
+        content=(
+            '[{"title": "an ad, no url"}, {"url": 5, "title": "a bad url"}, '
+            '{"url": "https://example.org/a", "content": "The Eiffel Tower stands in Paris."}]'
+        ),
+        tool_call_id="s1",
+        function="search",
+    )
+    sources = transcript_sources([ChatMessageUser(content="Paris?"), search, results])
+    assert sources.numbered == {3: "url:https://example.org/a"}
