@@ -143,7 +143,7 @@ def explanation(
     shown = ", ".join(f"{k} {'nan' if math.isnan(v) else f'{v:.2f}'}" for k, v in values.items())
     lines = [f"**Source support:** {shown} (NLI `{redact_text(nli)}`)", ""]
     for i, check in enumerate(checks, 1):
-        lines.append(f"{i}. {_cell(check.claim.text)}")
+        lines.append(f"{i}. {_cell(redact_text(check.claim.text))}")
         for index, source in zip(check.claim.citations, check.sources, strict=True):
             ref = answer.citations[index]
             where = (
@@ -212,7 +212,7 @@ def source_support(
         shown = explanation(answer, checks, values, nli)
         return Score(
             value=values,
-            answer=answer.text,
+            answer=redact_text(answer.text),
             explanation=f"**nan:** {reason}\n\n{shown}" if reason else shown,
             metadata={
                 "reason": reason or None,
@@ -220,7 +220,7 @@ def source_support(
                 "sources": sorted(redact_text(key) for key in sources.by_key),
                 "claims": [
                     {
-                        "claim": c.claim.hypothesis,
+                        "claim": redact_text(c.claim.hypothesis),
                         "citations": [
                             redact_text(answer.citations[i].target) for i in c.claim.citations
                         ],

@@ -247,6 +247,13 @@ def test_credentials_in_cited_urls_never_reach_the_score(fresh_nli):
     rescored = inspect_score(log, scorers=[source_support(nli=NLI)], display="none")
     score = rescored.samples[0].scores["source_support"]
     assert "hunter2" not in score.explanation + str(score.metadata)
+    # A markdown link in the claim's own text, quoted in the explanation.
+    linked = [ContentText(text=f"The Eiffel Tower stands in [Paris]({secret}) today.")]
+    log = eval_log([sample(agent_messages(linked))])
+    rescored = inspect_score(log, scorers=[source_support(nli=NLI)], display="none")
+    score = rescored.samples[0].scores["source_support"]
+    assert "Paris" in score.explanation
+    assert "hunter2" not in score.explanation + str(score.metadata) + str(score.answer)
 
 
 def test_links_that_only_cite_add_no_words_to_the_claim():
