@@ -51,6 +51,7 @@ from inspect_cite.preflight import (
     check_native_citations,
     check_nli,
     check_sampling,
+    check_thinking_switch,
     eval_generate_config,
     eval_model,
 )
@@ -723,6 +724,7 @@ def alce_task(
         generate_config = generate_config.merge(GenerateConfig(**settings.generate))
     generate_config = thinking_generate_config(generate_config, thinking, thinking_tokens)
     check_sampling(generate_config)
+    check_thinking_switch(thinking, generate_config)
     if strategy not in get_args(Strategy):
         raise unknown_strategy(strategy)
     for name, value in (("ndoc", ndoc), ("shot", shot), ("ndoc_in_demo", ndoc_in_demo)):

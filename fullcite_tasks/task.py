@@ -40,6 +40,7 @@ from inspect_cite.preflight import (
     check_nli,
     check_role,
     check_sampling,
+    check_thinking_switch,
     nli_message,
 )
 from inspect_cite.thinking import DEFAULT_THINKING_TOKENS, thinking_generate_config
@@ -375,6 +376,7 @@ def fullcite_task(
     attribution = attribution or diagnose
     config = thinking_generate_config(FULLCITE_GENERATE_CONFIG, thinking, thinking_tokens)
     check_sampling(config)
+    check_thinking_switch(thinking, config)
     records, info = fullcite_records(source, dataset_path, ndoc, **data_args)
     if similarity_model:
         check_model(
