@@ -131,6 +131,24 @@ def test_doc_order_shuffled_and_reversed_are_per_sample_and_deterministic(cache_
         asqa(**args, ndoc=0)
 
 
+def test_every_missing_input_is_in_one_refusal(cache_root, tmp_path):
+    """The data and each model the run needs, checked together, as on ALCE."""
+    from inspect_cite.errors import PreflightErrors
+
+    missing = tmp_path / "nowhere.jsonl"
+    with pytest.raises(PreflightErrors) as refused:
+        expertqa(
+            dataset_path=str(missing),
+            similarity_model=str(tmp_path / "no-model"),
+            nli=f"classifier:{tmp_path / 'no-nli'}",
+            attribution=True,
+        )
+    message = str(refused.value)
+    assert message.startswith("3 problems stop this run:")
+    for flag in ("-T dataset_path", "-T similarity_model", "-T nli"):
+        assert flag in message, message
+
+
 def test_expertqa_system_choice(cache_root):
     task = expertqa(**EXPERTQA_ARGS, system="any", similarity_model=None)
     assert {s.metadata["system"] for s in task.dataset} == {"rr_gs_gpt4", "post_hoc_gs_gpt4"}
