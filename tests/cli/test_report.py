@@ -483,3 +483,16 @@ def test_every_score_of_the_project_has_a_direction():
     assert {k for k in keys if metric_direction(k) == UNKNOWN_DIRECTION} == set()
     assert metric_direction("pos_7 (weighted)") == metric_direction("n_citations (citation_bias)")
     assert metric_direction("accuracy") == UNKNOWN_DIRECTION
+
+
+def test_runs_that_set_no_credential_are_not_labelled_as_if_they_had(own_prompts, tmp_path):
+    """Only the run given a token and a base_url with user:password@ shows them redacted."""
+    logs = tmp_path / "logs"
+    secret = "ghp_" + "Zq9TOKENdoNotShow77" * 2
+    given = asqa_run(logs, {"token": secret, "base_url": "http://user:pw@llm-host:8000/v1"})
+    plain = asqa_run(logs)
+    label = load_runs(logs).set_index("log")["label"]
+    assert label[given.location] == (
+        "mockllm/local, vanilla, token=***, base_url=http://***@llm-host:8000/v1"
+    )
+    assert label[plain.location] == "mockllm/local, vanilla, token=default, base_url=default"
