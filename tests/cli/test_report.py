@@ -19,6 +19,7 @@ from inspect_cite.log_metrics import HIGHER_IS_BETTER, LOWER_IS_BETTER, NO_DIREC
 from inspect_cite.report import cited_positions, load_runs, sample_positions
 from solvers.alce import alce_vanilla
 from tests.conftest import FIXTURES, ROOT
+from tests.helpers.charts import checked_charts
 from tests.helpers.scripted_models import scripted_model, scripted_output
 
 
@@ -198,26 +199,13 @@ def test_alce_and_fullcite_tasks_of_one_name_get_their_own_tables(log_dir, tmp_p
 
 
 def test_report_stays_legible_and_names_failed_runs(log_dir, tmp_path, capsys, monkeypatch):
-    from matplotlib.figure import Figure
-    from matplotlib.text import Text
     from PIL import Image
 
     add_fullcite_run(log_dir)
     failed = add_failed_run(log_dir)
     # Every chart is checked as it is saved: nothing drawn may stick out of the figure.
-    outside = []
-    texts: dict[str, list[str]] = {}
-    savefig = Figure.savefig
-
-    def checked_savefig(fig, path, *args, **kwargs):
-        fig.canvas.draw()
-        box, (width, height) = fig.get_tightbbox(), fig.get_size_inches()
-        if box.x0 < -0.01 or box.y0 < -0.01 or box.x1 > width + 0.01 or box.y1 > height + 0.01:
-            outside.append(Path(path).name)
-        texts[Path(path).name] = [t.get_text() for t in fig.findobj(Text) if t.get_visible()]
-        return savefig(fig, path, *args, **kwargs)
-
-    monkeypatch.setattr(Figure, "savefig", checked_savefig)
+    charts = checked_charts(monkeypatch)
+    outside, texts = charts.outside, charts.texts
     out = tmp_path / "report"
     capsys.readouterr()
     with warnings.catch_warnings(record=True) as caught:
