@@ -124,3 +124,34 @@ def write_atomic(path: Path, data: str | bytes) -> None:
     """Replace ``path`` with ``data`` (UTF-8 when text) atomically (see :func:`atomic_writer`)."""
     with atomic_writer(path) as f:
         f.write(data.encode("utf-8") if isinstance(data, str) else data)
+
+
+def unwritable_dir_problem(directory: Path) -> str | None:
+    """Why files cannot be written into ``directory``, or None; leaves nothing behind.
+
+    Tried for real (the folders made, a temporary file written, then all removed): permission
+    bits do not tell, since root may write anywhere they allow and still not under ``/proc``.
+    """
+    missing: list[Path] = []
+    existing = directory
+    while not existing.exists() and existing != existing.parent:
+        missing.append(existing)
+        existing = existing.parent
+    if not existing.is_dir():
+        return f"{existing} is not a directory"
+    made: list[Path] = []
+    try:
+        for folder in reversed(missing):
+            folder.mkdir()
+            made.append(folder)
+        with tempfile.TemporaryFile(dir=directory):
+            pass
+    except OSError as e:
+        return f"cannot write there ({e.strerror or e})"
+    finally:
+        for folder in reversed(made):
+            try:
+                folder.rmdir()
+            except OSError:
+                pass
+    return None

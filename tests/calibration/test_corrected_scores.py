@@ -10,7 +10,7 @@ from inspect_ai.dataset import Sample
 from inspect_ai.log import write_eval_log
 
 from alce_tasks import asqa, eli5
-from inspect_cite.calibration import Confusion, corrected_rate
+from inspect_cite.calibration import Confusion, corrected_rate, read_calibration
 from inspect_cite.cli import main
 from inspect_cite.errors import ArgumentError
 from inspect_cite.log_metrics import log_metrics
@@ -153,6 +153,24 @@ def test_a_calibration_that_does_not_fit_is_refused_when_the_scorer_is_built(
         with pytest.raises(ArgumentError, match=message) as e:
             factory(nli=nli, calibration=value)
         assert "-S calibration" in str(e.value)
+
+
+def test_a_judge_measured_twice_with_different_counts_is_refused(tmp_path):
+    path = calibration_file(tmp_path)
+    content = json.loads(path.read_text())
+    [judge] = content["judges"]
+    other = {**judge, "datasets": [{**judge["datasets"][0], "tp": CONFUSION.tp + 1}]}
+    # The same counts twice (a file from a calibrate run given the same --nli twice) agree.
+    path.write_text(json.dumps({"judges": [judge, judge]}))
+    assert read_calibration(str(path), nli=NLI).confusion == CONFUSION
+    path.write_text(json.dumps({"judges": [judge, other]}))
+    for factory in (citation_nli, claim_coverage, claim_support):
+        with pytest.raises(ArgumentError) as e:
+            factory(nli=NLI, calibration=str(path))
+        message = str(e.value)
+        assert message.startswith(f"-S calibration={path}: {path} holds 2 entries")
+        assert f"for the judge {NLI} on jsonl/all with different counts" in message
+        assert "\n" not in message
 
 
 def test_report_shows_the_raw_and_the_corrected_rate(tmp_path, capsys):

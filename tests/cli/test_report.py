@@ -19,6 +19,7 @@ from inspect_cite.log_metrics import HIGHER_IS_BETTER, LOWER_IS_BETTER, NO_DIREC
 from inspect_cite.report import cited_positions, load_runs, sample_positions
 from solvers.alce import alce_vanilla
 from tests.conftest import FIXTURES, ROOT
+from tests.helpers.charts import checked_charts
 from tests.helpers.scripted_models import scripted_model, scripted_output
 
 
@@ -198,26 +199,13 @@ def test_alce_and_fullcite_tasks_of_one_name_get_their_own_tables(log_dir, tmp_p
 
 
 def test_report_stays_legible_and_names_failed_runs(log_dir, tmp_path, capsys, monkeypatch):
-    from matplotlib.figure import Figure
-    from matplotlib.text import Text
     from PIL import Image
 
     add_fullcite_run(log_dir)
     failed = add_failed_run(log_dir)
     # Every chart is checked as it is saved: nothing drawn may stick out of the figure.
-    outside = []
-    texts: dict[str, list[str]] = {}
-    savefig = Figure.savefig
-
-    def checked_savefig(fig, path, *args, **kwargs):
-        fig.canvas.draw()
-        box, (width, height) = fig.get_tightbbox(), fig.get_size_inches()
-        if box.x0 < -0.01 or box.y0 < -0.01 or box.x1 > width + 0.01 or box.y1 > height + 0.01:
-            outside.append(Path(path).name)
-        texts[Path(path).name] = [t.get_text() for t in fig.findobj(Text) if t.get_visible()]
-        return savefig(fig, path, *args, **kwargs)
-
-    monkeypatch.setattr(Figure, "savefig", checked_savefig)
+    charts = checked_charts(monkeypatch)
+    outside, texts = charts.outside, charts.texts
     out = tmp_path / "report"
     capsys.readouterr()
     with warnings.catch_warnings(record=True) as caught:
@@ -483,3 +471,16 @@ def test_every_score_of_the_project_has_a_direction():
     assert {k for k in keys if metric_direction(k) == UNKNOWN_DIRECTION} == set()
     assert metric_direction("pos_7 (weighted)") == metric_direction("n_citations (citation_bias)")
     assert metric_direction("accuracy") == UNKNOWN_DIRECTION
+
+
+def test_runs_that_set_no_credential_are_not_labelled_as_if_they_had(own_prompts, tmp_path):
+    """Only the run given a token and a base_url with user:password@ shows them redacted."""
+    logs = tmp_path / "logs"
+    secret = "ghp_" + "Zq9TOKENdoNotShow77" * 2
+    given = asqa_run(logs, {"token": secret, "base_url": "http://user:pw@llm-host:8000/v1"})
+    plain = asqa_run(logs)
+    label = load_runs(logs).set_index("log")["label"]
+    assert label[given.location] == (
+        "mockllm/local, vanilla, token=***, base_url=http://***@llm-host:8000/v1"
+    )
+    assert label[plain.location] == "mockllm/local, vanilla, token=default, base_url=default"
