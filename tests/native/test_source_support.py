@@ -293,3 +293,38 @@ def test_n_is_the_place_in_the_results_list_unusable_items_included():
     )
     sources = transcript_sources([ChatMessageUser(content="Paris?"), search, results])
     assert sources.numbered == {3: "url:https://example.org/a"}
+
+
+def test_diagnose_classifies_each_claim_against_the_retrieved_sources(fresh_nli):
+    """One claim of each class: 25 each; the misattributed one names the page that holds it."""
+    eiffel, louvre = "https://example.org/eiffel", "https://example.org/louvre"
+    answer = [
+        ContentText(text="The Eiffel Tower stands in Paris. ", citations=[UrlCitation(url=eiffel)]),
+        ContentText(
+            text="The Louvre holds thousands of paintings. ", citations=[UrlCitation(url=eiffel)]
+        ),
+        ContentText(text="The Seine freezes every winter. ", citations=[UrlCitation(url=louvre)]),
+        ContentText(text="The Eiffel Tower was completed in 1889."),
+    ]
+    log = eval_log([sample(agent_messages(answer))])
+    plain = inspect_score(log, scorers=[source_support(nli=NLI)], display="none")
+    log = eval_log([sample(agent_messages(answer))])
+    rescored = inspect_score(log, scorers=[source_support(nli=NLI, diagnose=True)], display="none")
+    score = rescored.samples[0].scores["source_support"]
+    assert {
+        k: score.value[k] for k in ("supported", "misattributed", "unsupported", "uncited")
+    } == {
+        "supported": 25,
+        "misattributed": 25,
+        "unsupported": 25,
+        "uncited": 25,
+    }
+    assert score.value["uncited_but_supported"] == 25
+    # Without diagnose the values are those of the plain scorer.
+    before = plain.samples[0].scores["source_support"].value
+    assert {k: score.value[k] for k in before} == before
+    assert set(before) == {"cited_source_seen", "supported_claims", "uncited_claims", "n_citations"}
+    claims = score.metadata["diagnose"]["claims"]
+    assert [c["class"] for c in claims] == ["supported", "misattributed", "unsupported", "uncited"]
+    assert claims[1]["cited"] == [1] and claims[1]["supporting"] == [2]
+    assert "`https://example.org/louvre` (position 2)" in score.explanation
