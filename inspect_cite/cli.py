@@ -103,6 +103,14 @@ def main(argv: list[str] | None = None) -> int:
         # exit does not raise a second time.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    except KeyboardInterrupt:
+        # A judge stuck in a worker thread (a python: function that hangs) would keep the
+        # process alive: Python waits for such threads at exit. End now; the NLI disk cache
+        # keeps every decision committed so far.
+        print("inspect-cite: interrupted", file=sys.stderr)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
 
 
 def _run(argv: list[str] | None) -> int:

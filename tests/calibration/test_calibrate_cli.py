@@ -234,3 +234,38 @@ def test_a_dataset_without_labelled_pairs_is_refused_naming_the_file(tmp_path, c
     [err] = capsys.readouterr().err.splitlines()
     assert err == f"inspect-cite calibrate: --data-path {empty}: no labelled pairs (--data jsonl)"
     assert not (tmp_path / "o").exists()
+
+
+def test_an_interrupt_ends_calibrate_even_while_a_judge_hangs(tmp_path):
+    """Ctrl-C while a python: judge never returns: the process ends, without a traceback."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.conftest import ROOT
+
+    data = synthetic_attributionbench(tmp_path / "dev.jsonl", n=4)
+    proc = subprocess.Popen(
+        [
+            sys.executable, "-m", "inspect_cite.cli", "calibrate",
+            "--nli", "python:tests.helpers.nli_fns:hang", "--data", "attributionbench",
+            "--data-path", str(data), "--out", str(tmp_path / "out"),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "INSPECT_CITE_NLI_CACHE": str(tmp_path / "nli.sqlite")},
+    )  # fmt: skip
+    time.sleep(15)  # imports, the data, and the judge's first (endless) call
+    assert proc.poll() is None, proc.communicate()
+    proc.send_signal(signal.SIGINT)
+    try:
+        out, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail("calibrate did not end after Ctrl-C")
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "interrupted" in err
