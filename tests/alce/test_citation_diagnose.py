@@ -160,6 +160,16 @@ def test_empty_answer_is_nan_with_the_reason(tmp_path, alce_compat):
     assert s.metadata["diagnose"]["reason"].startswith("no statements")
 
 
+def test_an_empty_qampari_answer_has_no_class_but_keeps_eval_py_s_recall(tmp_path):
+    """eval.py reads "" as one QAMPARI item (recall 0); it claims nothing, so diagnose is nan."""
+    sample = alce_sample("", "empty", dataset="qampari")
+    log = score([sample], tmp_path, diagnose=True)
+    s = log.samples[0].scores["citation_nli"]
+    assert s.value["citation_rec"] == 0
+    assert all(math.isnan(s.value[k]) for k in DIAGNOSE_KEYS), s.value
+    assert s.metadata["diagnose"]["reason"].startswith("no statements")
+
+
 def test_nli_failure_is_nan_and_keeps_what_recall_decided(tmp_path):
     failing = "python:tests.helpers.nli_fns:failing_on_fail"
     # Recall judges the first statement only; diagnose's pairs for the uncited one fail.
