@@ -66,7 +66,8 @@ def read_json(path: Path, what: str, error: type[Exception], missing_hint: str =
     except OSError as e:
         raise error(f"{what} {path} cannot be read ({e.strerror or e})") from e
     try:
-        return loads(data.decode("utf-8"))
+        # utf-8-sig: a byte-order mark (Windows editors and spreadsheets write one) is not data.
+        return loads(data.decode("utf-8-sig"))
     except ValueError as e:
         raise error(f"{what} {path} {json_problem(e)}") from e
 
@@ -93,7 +94,8 @@ def read_jsonl(
             continue
         where = f"{path}:{lineno}"
         try:
-            value = loads(line.decode("utf-8"))
+            # A byte-order mark can only open the file (Windows editors and spreadsheets).
+            value = loads(line.decode("utf-8-sig" if lineno == 1 else "utf-8"))
         except ValueError as e:
             raise error(f"{where}: {json_problem(e).removeprefix('is ')}") from e
         yield where, value
