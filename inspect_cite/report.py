@@ -779,7 +779,9 @@ def write_report(log_dir: str | Path, out_dir: str | Path) -> Report:
     (out / "metrics.md").write_text(tables)
     write_csv(runs, out / "metrics.csv")
     for task, group in runs.groupby("task", sort=True):
-        path = out / f"{str(task).replace('/', '_')}_metrics.png"
+        # A task name is the user's text: only letters, digits, '.', '_' and '-' name a file.
+        stem = re.sub(r"[^A-Za-z0-9._-]+", "_", str(task)).strip("._") or "task"
+        path = out / f"{stem}_metrics.png"
         _bar_chart(group, str(task), path)
         written.append(path)
     if _doc_vs_snippet(runs, out / "fullcite_doc_vs_snippet.png"):

@@ -1,6 +1,7 @@
 """``inspect-cite report`` on a directory of two models x two strategies."""
 
 import csv
+import re
 import subprocess
 import sys
 import warnings
@@ -437,6 +438,10 @@ def test_csv_cells_are_not_formulas_and_unreadable_logs_are_skipped(log_dir, tmp
         assert not cell.startswith(("=", "+", "-", "@", "\t", "\r")) or float(cell) < 0, cell
     assert "'=cmd|'calc'!A0" in cells and "-0.5" in cells
     assert len(read_csv(out / "metrics.csv")) == 5
+    # The task's chart is named with letters, digits, '.', '_' and '-' only.
+    names = sorted(p.name for p in out.glob("*.png"))
+    assert "cmd_calc_A0_metrics.png" in names, names
+    assert all(re.fullmatch(r"[A-Za-z0-9._-]+", n) for n in names), names
 
 
 def test_every_score_of_the_project_has_a_direction():
