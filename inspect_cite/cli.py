@@ -3,8 +3,10 @@
 import argparse
 import importlib.util
 import os
+import signal
 import sys
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +97,13 @@ def check_task(task: str, task_args: dict[str, Any], roles: list[str]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``inspect-cite``: ``check``, ``report``, ``calibrate``, ``lm-eval-path``."""
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        # A judge stuck in a worker thread (a python: function that hangs) would keep the
+        # process alive after a KeyboardInterrupt: asyncio and Python's exit both wait for
+        # such threads. Ctrl-C ends the command at once; the NLI disk cache keeps every
+        # decision committed so far.
+        previous = signal.signal(signal.SIGINT, _interrupted)
     try:
         return _run(argv)
     except BrokenPipeError:
@@ -103,14 +112,16 @@ def main(argv: list[str] | None = None) -> int:
         # exit does not raise a second time.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
-    except KeyboardInterrupt:
-        # A judge stuck in a worker thread (a python: function that hangs) would keep the
-        # process alive: Python waits for such threads at exit. End now; the NLI disk cache
-        # keeps every decision committed so far.
-        print("inspect-cite: interrupted", file=sys.stderr)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(130)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _interrupted(signum: int, frame: Any) -> None:
+    print("inspect-cite: interrupted", file=sys.stderr)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(130)
 
 
 def _run(argv: list[str] | None) -> int:

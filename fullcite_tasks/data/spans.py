@@ -72,7 +72,10 @@ def load_spans_file(path: str | Path) -> SpanTable:
                 raise SpansFileError(f"{where}: {problem}")
             _add_row(table, row)
     except SpansFileError as e:
-        raw = Path(path).read_bytes()
+        try:
+            raw = Path(path).read_bytes()
+        except OSError:
+            raise e from None
         if raw and not raw.endswith(b"\n") and f":{len(raw.splitlines())}: " in str(e):
             # A killed annotate_spans run: the fix is to run it again, not to edit the file.
             raise SpansFileError(

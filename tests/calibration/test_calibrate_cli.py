@@ -257,10 +257,19 @@ def test_an_interrupt_ends_calibrate_even_while_a_judge_hangs(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env={**os.environ, "INSPECT_CITE_NLI_CACHE": str(tmp_path / "nli.sqlite")},
+        env={
+            **os.environ,
+            "INSPECT_CITE_NLI_CACHE": str(tmp_path / "nli.sqlite"),
+            "NLI_HANG_MARKER": str(tmp_path / "judging"),
+        },
     )  # fmt: skip
-    time.sleep(15)  # imports, the data, and the judge's first (endless) call
+    # Interrupt once the judge is in its endless call (imports take long on a busy machine).
+    for _ in range(600):
+        if (tmp_path / "judging").exists() or proc.poll() is not None:
+            break
+        time.sleep(0.5)
     assert proc.poll() is None, proc.communicate()
+    assert (tmp_path / "judging").exists(), "the judge was never called"
     proc.send_signal(signal.SIGINT)
     try:
         out, err = proc.communicate(timeout=60)
