@@ -1,6 +1,8 @@
 """The shared body of the three ALCE tasks: data, prompts, solver and scorers wired together."""
 
+import functools
 import inspect
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +52,7 @@ from inspect_cite.preflight import (
     check_model,
     check_native_citations,
     check_sampling,
+    check_thinking_switch,
     eval_generate_config,
     eval_model,
 )
@@ -372,6 +375,31 @@ def preflight_models(
         )
 
 
+def _config_values_named(build: Callable[..., Task]) -> Callable[..., Task]:
+    """Refusals of a value the user did not give name the ``-T config`` that set it.
+
+    ``-T ndoc=-3: must be 0 or more`` reads as the user's flag; when ``ndoc`` came from the
+    config, the message says ``-T config=FILE sets ndoc=-3: must be 0 or more``.
+    """
+
+    @functools.wraps(build)
+    def build_task(*args: Any, **kwargs: Any) -> Task:
+        try:
+            return build(*args, **kwargs)
+        except AlceTaskError as e:
+            config = kwargs.get("config")
+            named = re.match(r"-T (\w+)=", str(e))
+            explicit = given_arguments()
+            if config is None or named is None:
+                raise
+            if named[1] in (set(kwargs) if explicit is None else set(explicit)):
+                raise
+            raise AlceTaskError(f"-T config={config} sets {str(e).removeprefix('-T ')}") from e
+
+    return build_task
+
+
+@_config_values_named
 def alce_task(
     dataset: AlceDatasetName,
     *,
@@ -514,6 +542,7 @@ def alce_task(
         generate_config = generate_config.merge(GenerateConfig(**settings.generate))
     generate_config = thinking_generate_config(generate_config, thinking, thinking_tokens)
     check_sampling(generate_config)
+    check_thinking_switch(thinking, generate_config)
     check_choice("strategy", strategy, Strategy, error=AlceTaskError)
     for name, value in (("ndoc", ndoc), ("shot", shot), ("ndoc_in_demo", ndoc_in_demo)):
         if value is not None and value < 0:

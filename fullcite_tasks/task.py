@@ -29,6 +29,7 @@ from fullcite_tasks.data.expertqa import DEFAULT_SYSTEM, ExpertqaSystem
 from fullcite_tasks.data.records import FullciteRecord, SourceData
 from fullcite_tasks.strategies import Strategy, StrategySettings, strategy_solver
 from inspect_cite import __version__
+from inspect_cite.errors import Refusals
 from inspect_cite.hub_files import file_provenance
 from inspect_cite.nli.checked import check_nli, nli_spec
 from inspect_cite.preflight import (
@@ -37,6 +38,7 @@ from inspect_cite.preflight import (
     check_native_citations,
     check_role,
     check_sampling,
+    check_thinking_switch,
 )
 from inspect_cite.task_options import (
     TaskOptionError,
@@ -319,32 +321,48 @@ def fullcite_task(
     attribution = attribution or diagnose
     config = thinking_generate_config(FULLCITE_GENERATE_CONFIG, thinking, thinking_tokens)
     check_sampling(config)
-    records, info = fullcite_records(source, dataset_path, ndoc, **data_args)
-    if similarity_model:
-        check_model(
-            similarity_model,
-            flag="-T similarity_model",
-            kind="sentence-transformers",
-            fix="Pass a local sentence-transformers folder: -T similarity_model=DIR, or "
-            "-T similarity_model=null to skip claim-snippet similarity",
-        )
-    if judge:
-        check_role(
-            ["grader"],
-            what="-T judge=true",
-            fix="Pass --model-role grader=<model>, or drop -T judge=true",
-        )
-    if attribution:
-        check_nli(nli, flag="-T nli")
+    check_thinking_switch(thinking, config)
+    # The data and every model the run needs are checked together: one message lists all
+    # that is missing (as on ALCE), not one problem per try.
+    refusals = Refusals()
+    loaded = None
+    with refusals.check(passing=(FullciteTaskError,)):
+        loaded = fullcite_records(source, dataset_path, ndoc, **data_args)
+    with refusals.check():
+        if similarity_model:
+            check_model(
+                similarity_model,
+                flag="-T similarity_model",
+                kind="sentence-transformers",
+                fix="Pass a local sentence-transformers folder: -T similarity_model=DIR, or "
+                "-T similarity_model=null to skip claim-snippet similarity",
+            )
+    with refusals.check():
+        if judge:
+            check_role(
+                ["grader"],
+                what="-T judge=true",
+                fix="Pass --model-role grader=<model>, or drop -T judge=true",
+            )
+    with refusals.check():
+        if attribution:
+            check_nli(nli, flag="-T nli")
+    needs_annotation = loaded is not None and any(
+        r.extra.get("gold_spans_status") == "missing" for r in loaded[0]
+    )
+    with refusals.check():
+        if needs_annotation:
+            check_role(
+                ANNOTATOR_ROLES,
+                what=f"fullcite_tasks/{source} without -T spans_path (spans are annotated first)",
+                fix="Pass --model-role annotator=<model> (the paper used GPT-5.4-mini), or "
+                "-T spans_path=<spans JSONL>",
+            )
+    refusals.raise_any()
+    assert loaded is not None
+    records, info = loaded
     solver: list[Solver] = [strategy_solver(strategy, StrategySettings(thinking=thinking))]
-    needs_annotation = any(r.extra.get("gold_spans_status") == "missing" for r in records)
     if needs_annotation:
-        check_role(
-            ANNOTATOR_ROLES,
-            what=f"fullcite_tasks/{source} without -T spans_path (spans are annotated first)",
-            fix="Pass --model-role annotator=<model> (the paper used GPT-5.4-mini), or "
-            "-T spans_path=<spans JSONL>",
-        )
         key = info["data_key"]
         if key not in _warned:
             _warned.add(key)

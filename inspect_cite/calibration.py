@@ -271,6 +271,7 @@ def corrected_rate(
 
 
 CALIBRATION_FLAG = "-S calibration"
+_CELLS = ("tp", "fp", "tn", "fn")
 ALL_SUBSET = "all"
 """The subset every dataset reports: all of its pairs."""
 
@@ -329,27 +330,37 @@ def read_calibration(value: str, *, nli: str, flag: str = CALIBRATION_FLAG) -> J
     if not isinstance(judges, list) or not all(isinstance(j, dict) for j in judges):
         raise refuse(f'{path_text} has no "judges" list: not a calibration.json')
     spec = redact_text(nli.strip())
-    judge = next((j for j in judges if j.get("nli") == spec), None)
-    if judge is None:
+    measuring = [j for j in judges if j.get("nli") == spec]
+    if not measuring:
         measured = ", ".join(str(j.get("nli")) for j in judges) or "none"
         raise refuse(
             f"it measures the judges {measured}, not {spec}: a calibration holds only for the "
             "judge it measured (run inspect-cite calibrate --nli with this spec)"
         )
-    rows = [r for r in judge.get("datasets") or [] if isinstance(r, dict)]
+    rows = [r for j in measuring for r in j.get("datasets") or [] if isinstance(r, dict)]
     names = list(dict.fromkeys(str(r.get("data")) for r in rows))
     if not data_name:
         if len(names) != 1:
             raise refuse(f"name the dataset: FILE#DATA[/SUBSET], one of {', '.join(names)}")
         data_name = names[0]
-    row = next((r for r in rows if r.get("data") == data_name and r.get("subset") == subset), None)
-    if row is None:
+    chosen = [r for r in rows if r.get("data") == data_name and r.get("subset") == subset]
+    if not chosen:
         known = [f"{r.get('data')}/{r.get('subset')}" for r in rows]
         raise refuse(f"no {data_name}/{subset} for {spec}; it has {', '.join(known) or 'none'}")
-    counts = {k: _count(row, k) for k in ("tp", "fp", "tn", "fn")}
-    if any(v is None for v in counts.values()):
-        raise refuse(f"{data_name}/{subset}: tp, fp, tn and fn must be whole numbers >= 0")
-    confusion = Confusion(**{k: int(v or 0) for k, v in counts.items()})
+    tables = set()
+    for row in chosen:
+        counts = {k: _count(row, k) for k in _CELLS}
+        if any(v is None for v in counts.values()):
+            raise refuse(f"{data_name}/{subset}: tp, fp, tn and fn must be whole numbers >= 0")
+        tables.add(Confusion(**{k: int(v or 0) for k, v in counts.items()}))
+    # The same judge measured twice (an edited or merged file) with other counts: which one
+    # holds is unknown, and each would correct the rates differently.
+    if len(tables) > 1:
+        raise refuse(
+            f"{path_text} holds {len(chosen)} entries for the judge {spec} on "
+            f"{data_name}/{subset} with different counts; keep one"
+        )
+    [confusion] = tables
     problem = correction_problem(confusion)
     if problem is not None:
         raise refuse(f"{data_name}/{subset} cannot correct a rate: {problem}")

@@ -190,6 +190,12 @@ def accept_cli_values(flag: str) -> Callable[[F], F]:
                     number_kind, number_optional = number
                     if number_kind == "float" and isinstance(value, str):
                         value = bound.arguments[name] = _number_text(value)
+                    if number_kind == "bool" and isinstance(value, str):
+                        # From Python (eval(task_args={"qa": "true"})) a flag can come as
+                        # the text the CLI would have parsed; other text is a typo.
+                        flag_text = value.strip().lower()
+                        if flag_text in ("true", "false"):
+                            value = bound.arguments[name] = flag_text == "true"
                     if value is None and not number_optional:
                         raise refused(f"{flag} {name}=null: {name} needs a value")
                     if value is not None and not _fits(number_kind, value):

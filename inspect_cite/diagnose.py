@@ -219,6 +219,14 @@ def diagnose_explanation(diagnosis: Diagnosis, doc_labels: Sequence[str]) -> str
         if d.label == "misattributed":
             cited = _positions(d.cited, doc_labels) or "no shown document"
             line += f" (cites {cited}; supported by {_positions(d.supporting, doc_labels)})"
+            # ALCE judges a statement's first at_most_citations citations, and none beside an
+            # out-of-range one: a document it cites can be the one that supports it.
+            unjudged = [p for p in d.supporting if p in d.cited]
+            if unjudged:
+                line += (
+                    f"; {_positions(unjudged, doc_labels)} is among its citations but was not "
+                    "judged (past at_most_citations, or beside an out-of-range citation)"
+                )
         elif d.uncited_but_supported:
             line += f" (supported by {_positions(d.supporting, doc_labels)})"
         lines.append(line)

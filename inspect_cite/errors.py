@@ -72,8 +72,10 @@ class TaskArgumentTypeError(ArgumentTypeError, ValueError):
     """
 
 
-class PreflightErrors(PreflightError):
+class PreflightErrors(PreflightError, ValueError):
     """Several independent things a run needs are missing: all of them, in one message.
+
+    A ``ValueError`` as the data errors it gathers are, for Python callers.
 
     Args:
         errors: The refusals of the checks that failed, in the order they ran.
@@ -110,10 +112,18 @@ class Refusals:
         return bool(self.errors)
 
     @contextmanager
-    def check(self) -> Iterator[None]:
-        """Run a check; a :class:`PreflightError` it raises is kept instead of propagating."""
+    def check(self, *, passing: tuple[type[PreflightError], ...] = ()) -> Iterator[None]:
+        """Run a check; a :class:`PreflightError` it raises is kept instead of propagating.
+
+        Args:
+            passing: Refusals that propagate at once (a ``-T`` value the task cannot take is
+                reported alone, before what the run's files and models lack).
+
+        """
         try:
             yield
+        except passing:
+            raise
         except PreflightError as e:
             # Two checks may need the same missing file: it is named once.
             if str(e) not in (str(seen) for seen in self.errors):

@@ -66,7 +66,8 @@ def read_json(path: Path, what: str, error: type[Exception], missing_hint: str =
     except OSError as e:
         raise error(f"{what} {path} cannot be read ({e.strerror or e})") from e
     try:
-        return loads(data.decode("utf-8"))
+        # utf-8-sig: a byte-order mark (Windows editors and spreadsheets write one) is not data.
+        return loads(data.decode("utf-8-sig"))
     except ValueError as e:
         raise error(f"{what} {path} {json_problem(e)}") from e
 
@@ -93,7 +94,8 @@ def read_jsonl(
             continue
         where = f"{path}:{lineno}"
         try:
-            value = loads(line.decode("utf-8"))
+            # A byte-order mark can only open the file (Windows editors and spreadsheets).
+            value = loads(line.decode("utf-8-sig" if lineno == 1 else "utf-8"))
         except ValueError as e:
             raise error(f"{where}: {json_problem(e).removeprefix('is ')}") from e
         yield where, value
@@ -124,3 +126,34 @@ def write_atomic(path: Path, data: str | bytes) -> None:
     """Replace ``path`` with ``data`` (UTF-8 when text) atomically (see :func:`atomic_writer`)."""
     with atomic_writer(path) as f:
         f.write(data.encode("utf-8") if isinstance(data, str) else data)
+
+
+def unwritable_dir_problem(directory: Path) -> str | None:
+    """Why files cannot be written into ``directory``, or None; leaves nothing behind.
+
+    Tried for real (the folders made, a temporary file written, then all removed): permission
+    bits do not tell, since root may write anywhere they allow and still not under ``/proc``.
+    """
+    missing: list[Path] = []
+    existing = directory
+    while not existing.exists() and existing != existing.parent:
+        missing.append(existing)
+        existing = existing.parent
+    if not existing.is_dir():
+        return f"{existing} is not a directory"
+    made: list[Path] = []
+    try:
+        for folder in reversed(missing):
+            folder.mkdir()
+            made.append(folder)
+        with tempfile.TemporaryFile(dir=directory):
+            pass
+    except OSError as e:
+        return f"cannot write there ({e.strerror or e})"
+    finally:
+        for folder in reversed(made):
+            try:
+                folder.rmdir()
+            except OSError:
+                pass
+    return None

@@ -70,11 +70,25 @@ def load_spans_file(path: str | Path) -> SpanTable:
 
     """
     table: SpanTable = {}
-    for where, row in read_jsonl(Path(path), "spans file", SpansFileError, "-T spans_path"):
-        problem = _row_problem(row)
-        if problem is not None:
-            raise SpansFileError(f"{where}: {problem}")
-        _add_row(table, row)
+    try:
+        for where, row in read_jsonl(Path(path), "spans file", SpansFileError, "-T spans_path"):
+            problem = _row_problem(row)
+            if problem is not None:
+                raise SpansFileError(f"{where}: {problem}")
+            _add_row(table, row)
+    except SpansFileError as e:
+        try:
+            raw = Path(path).read_bytes()
+        except OSError:
+            raise e from None
+        if raw and not raw.endswith(b"\n") and f":{len(raw.splitlines())}: " in str(e):
+            # A killed annotate_spans run: the fix is to run it again, not to edit the file.
+            raise SpansFileError(
+                f"{e}\nThe last line is cut (a killed annotate_spans run; -T spans_path): run the "
+                "same `inspect eval fullcite_tasks/annotate_spans ... -T output_path=...` "
+                "command again; it sets the cut line aside and writes its sample again."
+            ) from e
+        raise
     return table
 
 

@@ -42,10 +42,14 @@ _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>`|]+")
 # assignment (api_key=..., "token": "...", password: ...), an Authorization header, or by
 # their shape: OpenAI/Anthropic sk-..., Hugging Face hf_..., GitHub, AWS, Google and Slack keys.
 # A name counts when it ends in key (api_key, not a bare "key"), token, secret, password or
-# credential(s), so that max_tokens=... or "missing key: docs" keep their values.
+# credential(s), so that max_tokens=... or "missing key: docs" keep their values. A name at
+# the end of a path (".../etc/passwd: ... does not exist") is a file, not an assignment, and
+# what an unset argument reads (the report's "default", JSON's null, Python's None) holds no
+# secret: a label that showed "token=***" for it would claim the run had a token.
 _SECRET_ASSIGNMENT = re.compile(
-    r"""(?P<name>\b(?:[\w.-]+key|[\w.-]*(?:token|secret|passw(?:or)?d|pwd|credentials?))["']?)"""
-    r"""(?P<sep>\s*[:=]\s*["']?)(?P<value>(?!\*\*\*)[^\s"',;&)}\]]+)""",
+    r"""(?<![/\\])(?P<name>\b(?:[\w.-]+key|[\w.-]*(?:token|secret|passw(?:or)?d|pwd|credentials?))["']?)"""
+    r"""(?P<sep>\s*[:=]\s*["']?)"""
+    r"""(?P<value>(?!(?:\*\*\*|default|null|none)(?![^\s"',;&)}\]]))[^\s"',;&)}\]]+)""",
     re.IGNORECASE,
 )
 _AUTHORIZATION = re.compile(

@@ -36,6 +36,7 @@ from typing import Any, Literal
 from inspect_ai.model import GenerateConfig, ModelName
 
 from inspect_cite.errors import PreflightError
+from inspect_cite.thinking import thinking_conflict
 
 ModelKind = Literal[
     "sentence-transformers", "seq2seq", "classifier", "question-answering", "causal-lm", "any"
@@ -538,3 +539,29 @@ def check_sampling(task_config: GenerateConfig) -> None:
         f"--temperature {temperature:g}: the hf/ provider samples, and cannot sample at a "
         "temperature of 0.\nPass -M do_sample=false to decode greedily (or a temperature above 0)."
     )
+
+
+def check_thinking_switch(thinking: bool, task_config: GenerateConfig) -> None:
+    """Refuse, while the task is built, model settings that contradict ``-T thinking``.
+
+    The same check runs again as each sample is generated (``solvers/thinking``), for tasks
+    built outside an eval, where the model is not known yet.
+
+    Args:
+        thinking: The task's ``-T thinking``.
+        task_config: The task's generate config (the eval's ``--extra-body`` is merged in).
+
+    Raises:
+        PreflightError: Naming ``-M enable_thinking`` or ``--extra-body`` and the fix.
+
+    """
+    model = eval_model()
+    if model is None:
+        return
+    config = model.config.merge(task_config)
+    given = eval_generate_config()
+    if given is not None:
+        config = config.merge(given)
+    conflict = thinking_conflict(model, thinking, config)
+    if conflict is not None:
+        raise PreflightError(str(conflict))

@@ -138,6 +138,35 @@ def _hf_template(api: Any) -> str:
     return template if isinstance(template, str) else ""
 
 
+def thinking_conflict(
+    model: Model, thinking: bool, config: GenerateConfig
+) -> ThinkingConflictError | None:
+    """Whether ``model``'s own settings ask for the opposite of the task's ``thinking``.
+
+    Args:
+        model: The model under test.
+        thinking: The task's ``-T thinking``.
+        config: The generate config in force (its ``extra_body``: ``--extra-body``).
+
+    Returns:
+        The error naming the flag that contradicts, or None.
+
+    """
+    control = thinking_control(model)
+    if control == "hf_enable_thinking":
+        asked = model.model_args.get("enable_thinking")
+        flag = "-M enable_thinking"
+    elif control == "chat_template_kwargs":
+        kwargs = (config.extra_body or {}).get("chat_template_kwargs") or {}
+        asked = kwargs.get("enable_thinking") if isinstance(kwargs, dict) else None
+        flag = "--extra-body chat_template_kwargs.enable_thinking"
+    else:
+        return None
+    if asked is not None and bool(asked) != thinking:
+        return _conflict(flag, asked, thinking)
+    return None
+
+
 def apply_thinking(model: Model, thinking: bool) -> dict[str, Any]:
     """Switch ``model``'s chat-template thinking on or off; return what was done, for the log.
 
@@ -148,10 +177,10 @@ def apply_thinking(model: Model, thinking: bool) -> dict[str, Any]:
     """
     control = thinking_control(model)
     record: dict[str, Any] = {"enabled": thinking, "control": control}
+    conflict = thinking_conflict(model, thinking, effective_config(model))
+    if conflict is not None:
+        raise conflict
     if control == "hf_enable_thinking":
-        asked = model.model_args.get("enable_thinking")
-        if asked is not None and bool(asked) != thinking:
-            raise _conflict("-M enable_thinking", asked, thinking)
         # No public way: the hf provider reads enable_thinking only as a model arg at load time
         # and no GenerateConfig field reaches its chat template. Setting the loaded provider's
         # attribute (the same one -M enable_thinking sets) avoids loading the weights twice.
@@ -159,11 +188,6 @@ def apply_thinking(model: Model, thinking: bool) -> dict[str, Any]:
         model.api.enable_thinking = thinking  # type: ignore[attr-defined]
         record["template_reads_enable_thinking"] = "enable_thinking" in _hf_template(model.api)
     elif control == "chat_template_kwargs":
-        kwargs = (effective_config(model).extra_body or {}).get("chat_template_kwargs") or {}
-        asked = kwargs.get("enable_thinking") if isinstance(kwargs, dict) else None
-        if asked is not None and bool(asked) != thinking:
-            flag = "--extra-body chat_template_kwargs.enable_thinking"
-            raise _conflict(flag, asked, thinking)
         record["template_reads_enable_thinking"] = None  # rendered by the server
     elif ModelName(str(model)).api == "hf" and str(model) not in _warned:
         _warned.add(str(model))

@@ -79,6 +79,12 @@ OUTPUT_RESULTS = ("search_results", "fetch_url_results")
 
 MARKDOWN_LINK = re.compile(r"\[(?P<text>[^\[\]]*)\]\((?P<url>https?://[^\s()]+(?:\([^\s()]*\))?)\)")
 """A markdown link ``[text](url)`` to a web page."""
+_LINK = MARKDOWN_LINK.pattern.replace("?P<text>", "?:").replace("?P<url>", "?:")
+# Links that only cite: a parenthesis holding nothing but links, ``([source](url))``, and a link
+# whose text is a number, ``[2](url)``. Their words are not part of the claim.
+CITATION_ONLY_LINKS = re.compile(
+    rf"\s*\(\s*{_LINK}(?:\s*[,;]?\s*{_LINK})*\s*\)|\s*\[\[?\d+\]?\]\(https?://[^\s()]+\)"
+)
 
 
 @dataclass
@@ -259,7 +265,7 @@ def _json(raw: Any) -> Any:
 def _results(sources: TranscriptSources, value: Any) -> None:
     """Record the search results in a JSON value (objects with a ``url`` or ``doc_id``)."""
     found = []
-    for item in _result_objects(value):
+    for place, item in _result_objects(value):
         text = next((item[f] for f in TEXT_FIELDS if isinstance(item.get(f), str)), None)
         title = item.get("title") if isinstance(item.get("title"), str) else None
         number = next(
@@ -268,7 +274,7 @@ def _results(sources: TranscriptSources, value: Any) -> None:
                 for f in NUMBER_FIELDS
                 if isinstance(item.get(f), int) and not isinstance(item.get(f), bool)
             ),
-            None,
+            place,
         )
         url, doc_id = item.get("url"), item.get("doc_id")
         if isinstance(url, str) and url.strip():
@@ -288,16 +294,21 @@ def _number(
         sources.numbered[number if isinstance(number, int) else position] = key
 
 
-def _result_objects(value: Any) -> Iterator[Mapping[str, Any]]:
+def _result_objects(value: Any, place: int = 1) -> Iterator[tuple[int, Mapping[str, Any]]]:
+    """Each result object with its 1-based place in its list.
+
+    The place counts every item of the list, results the scorer cannot use included (an ad
+    without a URL): a model numbers the results as it was shown them.
+    """
     if isinstance(value, Mapping):
         if isinstance(value.get("url"), str) or "doc_id" in value:
-            yield value
+            yield place, value
             return
         for item in value.values():
             yield from _result_objects(item)
     elif isinstance(value, list):
-        for item in value:
-            yield from _result_objects(item)
+        for i, item in enumerate(value, 1):
+            yield from _result_objects(item, i)
 
 
 def _document_text(content: ContentDocument) -> str | None:
@@ -418,7 +429,11 @@ def _uncited_spans(text: str, parsed: Any) -> Iterable[tuple[int, int]]:
 
 
 def _hypothesis(text: str) -> str:
-    """A claim without its citation markup: links become their text, markers go."""
+    """A claim without its citation markup: links become their text, markers go.
+
+    A link that only cites (``([source](url))``) goes whole, as a ``[n]`` marker does.
+    """
+    text = CITATION_ONLY_LINKS.sub("", text)
     text = MARKDOWN_LINK.sub(lambda m: m["text"], text)
     text = strip_markers(strip_citations(text))
     return " ".join(text.split())

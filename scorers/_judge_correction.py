@@ -47,8 +47,13 @@ def calibration_metadata(
 
 
 def share(part: int, whole: int) -> float:
-    """``part / whole``, nan for an empty whole (the sample's rate is nan then too)."""
-    return part / whole if whole else math.nan
+    """``part / whole``; 0 for an empty whole: the judge decided nothing of the sample.
+
+    A sample with nothing to judge still counts where its rate is known (ALCE's precision of
+    an answer that cites nothing is 0): it enters the corrected mean as settled without the
+    judge. Where its rate is nan, the sample is left out by the rate itself.
+    """
+    return part / whole if whole else 0.0
 
 
 @metric

@@ -215,7 +215,12 @@ def citation_nli(
             return Score(
                 value=values, answer=output, explanation=explanation, metadata=metadata or None
             )
-        diagnosis = await diagnose_statements(result, docs, backend, alce_compat=alce_compat)
+        if output.strip():
+            diagnosis = await diagnose_statements(result, docs, backend, alce_compat=alce_compat)
+        else:
+            # eval.py reads an empty QAMPARI answer as one empty item (recall 0): it claims
+            # nothing, so it has no class.
+            diagnosis = not_diagnosed("no statements: the answer is empty")
         labels = [_doc_label(i, docs) for i in range(len(docs))]
         return Score(
             value=values | diagnose_values(diagnosis),

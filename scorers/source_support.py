@@ -24,20 +24,37 @@ Per sample (x100 except the count, then the mean over samples):
 - ``uncited_claims``: share of the claims without any citation. nan without claims.
 - ``n_citations``: citations in the answer (a text block's citation counts once, however
   many sentences the block holds).
+
+With ``diagnose=true`` every claim is also classified (:mod:`inspect_cite.diagnose`):
+``supported`` (as above), ``misattributed`` (not supported by its cited sources, but another
+retrieved source entails it alone), ``unsupported`` (no retrieved source does) or ``uncited``;
+the "shown documents" are the retrieved sources that hold text, in the order retrieved.
 """
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from inspect_cite.alce.autoais import at_most_citations_problem
 from inspect_cite.cli_values import accept_cli_values
+from inspect_cite.diagnose import (
+    DIAGNOSE_KEYS,
+    METADATA_KEY,
+    ClaimToDiagnose,
+    Diagnosis,
+    classify_claims,
+    diagnose_explanation,
+    diagnose_metadata,
+    diagnose_values,
+    not_diagnosed,
+)
 from inspect_cite.documents import format_passage
 from inspect_cite.errors import ArgumentError
 from inspect_cite.http_client import redact_text
-from inspect_cite.nli import NLIError, Pair
+from inspect_cite.nli import NLIBackend, NLIError, Pair
 from inspect_cite.nli.checked import checked_nli
 from inspect_cite.transcript import (
     AnswerClaim,
@@ -132,6 +149,38 @@ def _citations_seen(answer: ClaimedAnswer, checks: list[ClaimCheck]) -> list[boo
     return [seen.get(i, False) for i in range(len(answer.citations))]
 
 
+async def diagnose_checks(
+    checks: list[ClaimCheck], sources: TranscriptSources, nli: NLIBackend
+) -> tuple[Diagnosis, list[str]]:
+    r"""Every claim as supported, misattributed, unsupported or uncited, and the sources' labels.
+
+    A claim that is not supported is judged against each retrieved source with text that its
+    premise did not hold, one source at a time (``Title: {title}\n{text}``), through ``nli``
+    (the same batching and cache).
+    """
+    documents = [s for s in sources.by_key.values() if s.texts]
+    position = {s.key: i for i, s in enumerate(documents)}
+    claims = []
+    for check in checks:
+        cited = [s for s in check.sources if s is not None]
+        judged = frozenset(position[s.key] for s in cited if check.premise and s.key in position)
+        claims.append(
+            ClaimToDiagnose(
+                text=redact_text(check.claim.text),
+                hypothesis=check.claim.hypothesis,
+                cited=bool(check.claim.citations),
+                supported=check.verdict == "supported",
+                cited_positions=tuple(
+                    dict.fromkeys(position[s.key] + 1 for s in cited if s.key in position)
+                ),
+                judged=judged,
+            )
+        )
+    premises = [format_passage([{"title": s.title or s.label, "text": s.text}]) for s in documents]
+    labels = [f"`{_cell(redact_text(s.label), 120)}`" for s in documents]
+    return await classify_claims(claims, premises, nli), labels
+
+
 def _cell(text: str, limit: int = 300) -> str:
     text = " ".join(text.split())
     return (text if len(text) <= limit else text[: limit - 1] + "…") or "*(empty)*"
@@ -144,7 +193,7 @@ def explanation(
     shown = ", ".join(f"{k} {'nan' if math.isnan(v) else f'{v:.2f}'}" for k, v in values.items())
     lines = [f"**Source support:** {shown} (NLI `{redact_text(nli)}`)", ""]
     for i, check in enumerate(checks, 1):
-        lines.append(f"{i}. {_cell(check.claim.text)}")
+        lines.append(f"{i}. {_cell(redact_text(check.claim.text))}")
         for index, source in zip(check.claim.citations, check.sources, strict=True):
             ref = answer.citations[index]
             where = (
@@ -163,12 +212,14 @@ def explanation(
     return "\n".join(lines)
 
 
-@scorer(metrics={key: [mean(), stderr()] for key in SOURCE_SUPPORT_KEYS})
+# The diagnose keys are declared here and logged only with diagnose=true (as claim_support's).
+@scorer(metrics={key: [mean(), stderr()] for key in (*SOURCE_SUPPORT_KEYS, *DIAGNOSE_KEYS)})
 @accept_cli_values("-S")
 def source_support(
     nli: str = "true",
     at_most_citations: int = 3,
     nli_cache: str | None = None,
+    diagnose: bool = False,
 ) -> Scorer:
     """Citations of tool-using models checked against the transcript's retrieved sources.
 
@@ -181,15 +232,22 @@ def source_support(
         at_most_citations: Judge a claim against at most this many of its retrieved cited
             sources (``citation_nli``: 3).
         nli_cache: SQLite file caching NLI decisions (default ``$INSPECT_CITE_NLI_CACHE``).
+        diagnose: Also classify every claim as ``supported``, ``misattributed``,
+            ``unsupported`` or ``uncited`` (x100 shares, plus ``uncited_but_supported``;
+            :mod:`inspect_cite.diagnose`), judging each unsupported claim against the other
+            retrieved sources.
 
     """
+    if not isinstance(diagnose, bool):
+        raise ArgumentError(f"-S diagnose must be true or false, got {diagnose!r}")
     problem = at_most_citations_problem(at_most_citations)
     if problem is not None:
         raise ArgumentError(f"source_support: {problem}")
     backend = checked_nli(nli, cache_path=nli_cache)
+    keys = (*SOURCE_SUPPORT_KEYS, *DIAGNOSE_KEYS) if diagnose else SOURCE_SUPPORT_KEYS
 
     async def score(state: TaskState, target: Target) -> Score:
-        if unscored := no_answer_score(state, SOURCE_SUPPORT_KEYS):
+        if unscored := no_answer_score(state, keys):
             return unscored
         answer = answer_claims(final_answer(state.messages, state.output))
         sources = transcript_sources(state.messages, state.output)
@@ -200,27 +258,39 @@ def source_support(
             results = await backend.entail(pairs)
         except NLIError as e:
             failure = f"NLI failed: {e}"
+            failed: dict[str, Any] = {"reason": failure}
+            if diagnose:
+                failed[METADATA_KEY] = diagnose_metadata(not_diagnosed(failure))
             return Score(
-                value=dict.fromkeys(SOURCE_SUPPORT_KEYS, math.nan),
-                answer=answer.text,
+                value=dict.fromkeys(keys, math.nan),
+                answer=redact_text(answer.text),
                 explanation=f"**Not scored:** {failure}",
-                metadata={"reason": failure},
+                metadata=failed,
             )
         for check, result in zip(judged, results, strict=True):
             check.verdict = "supported" if result.entailed else "not supported"
         values, reason = support_values(answer, checks)
         shown = explanation(answer, checks, values, nli)
+        if reason:
+            shown = f"**nan:** {reason}\n\n{shown}"
+        extra: dict[str, Any] = {}
+        if diagnose:
+            diagnosis, labels = await diagnose_checks(checks, sources, backend)
+            shown = f"{shown}\n\n{diagnose_explanation(diagnosis, labels)}"
+            extra[METADATA_KEY] = diagnose_metadata(diagnosis)
+            values |= diagnose_values(diagnosis)
         return Score(
             value=values,
-            answer=answer.text,
-            explanation=f"**nan:** {reason}\n\n{shown}" if reason else shown,
+            answer=redact_text(answer.text),
+            explanation=shown,
             metadata={
+                **extra,
                 "reason": reason or None,
                 # URLs as the log may show them: credentials never reach it.
                 "sources": sorted(redact_text(key) for key in sources.by_key),
                 "claims": [
                     {
-                        "claim": c.claim.hypothesis,
+                        "claim": redact_text(c.claim.hypothesis),
                         "citations": [
                             redact_text(answer.citations[i].target) for i in c.claim.citations
                         ],

@@ -15,6 +15,7 @@ no ``spans_path`` is given, and ``fullcite_tasks/annotate_spans`` fills the same
 """
 
 import asyncio
+import json
 import re
 import threading
 from pathlib import Path
@@ -152,6 +153,28 @@ def _annotator(model_role: str | None) -> Model:
     )
 
 
+def written_samples(path: Path) -> set[str]:
+    """The samples whose spans a spans file holds whole (a rerun does not write them again).
+
+    The sample of a cut last write (a killed run) may lack rows: it is not counted, so its
+    spans are written again (its complete rows twice, which the loaders read as once).
+    """
+    if not path.exists():
+        return set()
+    lines = path.read_bytes().splitlines(keepends=True)
+    samples: list[str] = []
+    for line in lines:
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(row, dict) and isinstance(row.get("sample_id"), str):
+            samples.append(row["sample_id"])
+    if lines and not lines[-1].endswith(b"\n") and samples:
+        return set(samples[:-1]) - {samples[-1]}
+    return set(samples)
+
+
 @solver
 def span_annotator(
     data_key: str,
@@ -178,8 +201,10 @@ def span_annotator(
         threshold: Least word-set Jaccard for aligning a near-verbatim span.
 
     """
+    written: set[str] | None = None
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
+        nonlocal written
         docs = get_docs(state.metadata, where=f"sample {state.sample_id}")
         model = _annotator(model_role)
         cache = annotation_cache_path(data_key, str(model))
@@ -210,7 +235,12 @@ def span_annotator(
         }
         spans = {doc_id: r["spans"] for doc_id, r in per_doc.items() if r["error"] is None}
         if output_path:
-            append_spans(output_path, sample_id, spans)
+            if written is None:
+                written = written_samples(Path(output_path))
+            # A rerun (after a killed run) appends only the samples the file lacks.
+            if sample_id not in written:
+                append_spans(output_path, sample_id, spans)
+                written.add(sample_id)
         state.metadata["span_annotation"] = {
             "model": str(model),
             "cache": str(cache),

@@ -40,9 +40,10 @@ from inspect_cite.calibration import (
     rates,
 )
 from inspect_cite.errors import PreflightError
-from inspect_cite.files import write_atomic
+from inspect_cite.files import unwritable_dir_problem, write_atomic
 from inspect_cite.http_client import redact_text
 from inspect_cite.nli import NLI_SPECS, NLIError, NLIResult, Pair, get_nli
+from inspect_cite.nli.cache import NLI_CACHE_ENV, NLICacheError, cache_path_problem
 from inspect_cite.nli.cached import CachedNLI
 from inspect_cite.nli.checked import check_nli
 
@@ -50,6 +51,8 @@ JSON_FILE = "calibration.json"
 MARKDOWN_FILE = "calibration.md"
 CHART_FILE = "calibration.png"
 NLI_FLAG = "--nli"
+NLI_CACHE_FLAG = "--nli-cache"
+OUT_FLAG = "--out"
 
 _CHUNK = 64
 _CONCURRENT_CHUNKS = 64
@@ -312,13 +315,22 @@ class Calibration:
         }
 
 
-def preflight(specs: Sequence[str]) -> None:
-    """Refuse a judge that cannot be used, before any data is read or pair judged.
+def judges(specs: Sequence[str]) -> list[str]:
+    """Each distinct judge once, in the order first given: a judge given twice is judged once."""
+    return list(dict.fromkeys(spec.strip() for spec in specs))
+
+
+def preflight(specs: Sequence[str], nli_cache: str | None = None) -> None:
+    """Refuse a judge or ``--nli-cache`` that cannot be used, before any data is read.
 
     Raises:
-        PreflightError: Naming ``--nli``, the spec, why and the fix.
+        PreflightError: Naming ``--nli`` or ``--nli-cache``, what was given, why and the fix.
 
     """
+    if nli_cache and (
+        problem := cache_path_problem(Path(nli_cache).expanduser(), flag=NLI_CACHE_FLAG)
+    ):
+        raise NLICacheError(problem)
     for spec in specs:
         kind, _, target = spec.strip().partition(":")
         if kind == "model" and "/" not in target:
@@ -327,6 +339,20 @@ def preflight(specs: Sequence[str]) -> None:
                 f"({NLI_FLAG}=model:<provider>/<model>)"
             )
         check_nli(spec, flag=NLI_FLAG)
+
+
+def open_judges(specs: Sequence[str], nli_cache: str | None) -> list[CachedNLI]:
+    """Each judge's backend (models load on first use) and its disk cache, opened now.
+
+    Raises:
+        NLICacheError: The cache cannot be opened, naming how it was given (``--nli-cache``
+            or ``INSPECT_CITE_NLI_CACHE``).
+
+    """
+    try:
+        return [get_nli(spec, nli_cache) for spec in specs]
+    except NLICacheError as e:
+        raise e.naming(NLI_CACHE_FLAG if nli_cache else NLI_CACHE_ENV) from e
 
 
 def calibrate(
@@ -340,14 +366,15 @@ def calibrate(
     """Judge every dataset's labelled pairs with every judge.
 
     Args:
-        specs: NLI specs (``--nli``), each a judge.
+        specs: NLI specs (``--nli``), each a judge (one given twice is judged once).
         data_names: Dataset names (``--data``).
         data_paths: Local files, one per dataset in order (``--data-path``), or none.
         limit: Judge only each dataset's first ``limit`` pairs.
         nli_cache: SQLite file caching decisions (default ``$INSPECT_CITE_NLI_CACHE``).
 
     Raises:
-        PreflightError: An unusable judge, a dataset that cannot be had or is malformed.
+        PreflightError: An unusable judge or cache, a dataset that cannot be had, is
+            malformed or holds no labelled pairs.
 
     """
     if data_paths and len(data_paths) != len(data_names):
@@ -355,7 +382,8 @@ def calibrate(
             f"--data-path was given {len(data_paths)} times for {len(data_names)} --data: give "
             "one per --data, in the same order, or none"
         )
-    preflight(specs)
+    specs = judges(specs)
+    preflight(specs, nli_cache)
     datasets = []
     for i, name in enumerate(data_names):
         data = load_human_data(name, data_paths[i] if data_paths else None)
@@ -368,9 +396,9 @@ def calibrate(
                 and all(c < limit for c in s.citation_pairs)
             ]
         datasets.append(data)
+    backends = open_judges(specs, nli_cache)
     result = Calibration(datasets, [], {}, limit)
-    for spec in specs:
-        backend = get_nli(spec, nli_cache)
+    for spec, backend in zip(specs, backends, strict=True):
         rows = []
         for data in datasets:
             judged = run_judge(backend, data)
@@ -559,6 +587,9 @@ def add_parser(sub: Any) -> None:
 def main(args: Any) -> int:
     """Run ``inspect-cite calibrate`` from parsed arguments; 0 on success, 2 on bad input."""
     try:
+        # Before any pair is judged: judging can take hours, the outputs a moment.
+        if (problem := unwritable_dir_problem(Path(args.out))) is not None:
+            raise PreflightError(f"{OUT_FLAG} {args.out}: {problem}")
         result = calibrate(
             args.nli, args.data, args.data_path, limit=args.limit, nli_cache=args.nli_cache
         )

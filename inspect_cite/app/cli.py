@@ -1,8 +1,11 @@
 """The ``inspect-cite`` console command."""
 
 import argparse
+import os
+import signal
 import sys
 import tempfile
+import threading
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
@@ -102,6 +105,34 @@ def check_task(task: str, task_args: dict[str, Any], roles: list[str]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``inspect-cite``: ``check``, ``report``, ``calibrate``, ``lm-eval-path``."""
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        # A judge stuck in a worker thread (a python: function that hangs) would keep the
+        # process alive after a KeyboardInterrupt: asyncio and Python's exit both wait for
+        # such threads. Ctrl-C ends the command at once; the NLI disk cache keeps every
+        # decision committed so far.
+        previous = signal.signal(signal.SIGINT, _interrupted)
+    try:
+        return _run(argv)
+    except BrokenPipeError:
+        # The reader went away (`inspect-cite report DIR | head`): what was asked for is
+        # written already. Python's own advice: point stdout at devnull so that the flush at
+        # exit does not raise a second time.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _interrupted(signum: int, frame: Any) -> None:
+    print("inspect-cite: interrupted", file=sys.stderr)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(130)
+
+
+def _run(argv: list[str] | None) -> int:
     parser = argparse.ArgumentParser(prog="inspect-cite", description="inspect-cite utilities")
     sub = parser.add_subparsers(dest="command", required=True)
     chk = sub.add_parser(

@@ -600,10 +600,20 @@ def load_human_data(name: str, data_path: str | None = None) -> HumanData:
     """The labelled pairs of dataset ``name`` (one of :data:`DATASETS`).
 
     Raises:
-        HumanDataError: For an unknown name, a file that cannot be had, or a malformed record.
+        HumanDataError: For an unknown name, a file that cannot be had, a malformed record,
+            or data with no labelled pairs.
 
     """
     loader = LOADERS.get(name)
     if loader is None:
         raise HumanDataError(f"--data {name}: unknown dataset; use one of {', '.join(DATASETS)}")
-    return loader(data_path)
+    data = loader(data_path)
+    # Rates over no pairs are all undefined: a table of nulls says nothing a refusal does not.
+    if not data.pairs:
+        where = f"{DATA_PATH_FLAG} {data_path}" if data_path else f"--data {name}"
+        left_out = ", ".join(f"{n} {why}" for why, n in data.skipped.items())
+        raise HumanDataError(
+            f"{where}: no labelled pairs (--data {name})"
+            + (f"; left out: {left_out}" if left_out else "")
+        )
+    return data

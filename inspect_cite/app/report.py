@@ -499,6 +499,10 @@ _PANEL_INCHES = (3.6, 2.6)
 _MAX_COLUMNS = 5
 _MAX_WIDTH_PX = 2000
 _LABEL_WIDTH = 70
+_TITLE_FONT_SIZE = 11
+# A figure title may take up to this share of the figure's width: constrained layout makes
+# room above the panels for a title's height, never its width, so a wider one is cut off.
+_TITLE_SHARE = 0.95
 
 
 def _figure(n_panels: int, legend_rows: int = 0) -> tuple[Any, list[Any]]:
@@ -523,6 +527,20 @@ def _save(fig: Any, path: Path) -> None:
 
     fig.savefig(path, dpi=_DPI)
     plt.close(fig)
+
+
+def _suptitle(fig: Any, title: str) -> None:
+    """Set the figure's title, wrapped into lines that fit the figure's width."""
+    import textwrap
+
+    text = fig.suptitle(title, fontsize=_TITLE_FONT_SIZE)
+    renderer = fig.canvas.get_renderer()
+    room = fig.bbox.width * _TITLE_SHARE
+    chars = len(title)
+    while chars > 1 and (wide := text.get_window_extent(renderer).width) > room:
+        # Lines the width of the room or less, by the measured width of a character.
+        chars = min(chars - 1, int(chars * room / wide))
+        text.set_text("\n".join(textwrap.wrap(title, max(chars, 1))))
 
 
 def _wrap(label: str) -> str:
@@ -569,7 +587,7 @@ def _bar_chart(group: pd.DataFrame, task: str, path: Path) -> None:
         ax.tick_params(axis="y", labelsize=7)
     handles = [Patch(color=c) for c in colors]
     fig.legend(handles, labels, loc="outside lower center", ncols=legend_cols, fontsize=8)
-    fig.suptitle(f"{task}: metrics by run (mean ± stderr over n samples)", fontsize=11)
+    _suptitle(fig, f"{task}: metrics by run (mean ± stderr over n samples)")
     _save(fig, path)
 
 
@@ -587,7 +605,9 @@ def _doc_vs_snippet(runs: pd.DataFrame, path: Path) -> bool:
     labels = [
         _wrap(f"{i}. {r['task']}: {_legend(r)}") for i, (_, r) in enumerate(data.iterrows(), 1)
     ]
-    fig = plt.figure(figsize=(7, 6 + 0.2 * len(labels)), layout="constrained")
+    # A legend row per line of a wrapped label: long labels (a dataset path) wrap.
+    lines = sum(label.count("\n") + 1 for label in labels)
+    fig = plt.figure(figsize=(7, 6 + 0.2 * lines), layout="constrained")
     ax = fig.subplots()
     points: dict[tuple[float, float], list[str]] = {}
     for i, (_, r) in enumerate(data.iterrows()):
@@ -629,7 +649,7 @@ def _positions_chart(counts: dict[str, Counter[int]], samples: dict[str, int], p
         ax.set_xlabel("cited context position", fontsize=8)
         ax.set_ylabel("% of citations", fontsize=8)
     # A position's share describes the bias; which share is right depends on the evidence.
-    fig.suptitle(f"Cited positions ({metric_direction('first_two_share')})", fontsize=11)
+    _suptitle(fig, f"Cited positions ({metric_direction('first_two_share')})")
     _save(fig, path)
     return True
 
@@ -673,7 +693,7 @@ def _classes_chart(runs: pd.DataFrame, path: Path) -> bool:
     axes[-1].set_xlabel("% of claims (mean over samples)", fontsize=8)
     handles = [Patch(color=c) for c in _CLASS_COLORS]
     fig.legend(handles, DIAGNOSE_CLASSES, loc="outside lower center", ncols=4, fontsize=8)
-    fig.suptitle("Why citations fail: each claim's class", fontsize=11)
+    _suptitle(fig, "Why citations fail: each claim's class")
     _save(fig, path)
     return True
 
@@ -738,10 +758,7 @@ def _misattribution_chart(runs: pd.DataFrame, path: Path) -> bool:
         ax.set_xlabel("cited position", fontsize=8)
         ax.set_ylabel("supporting document's position", fontsize=8)
         ax.set_title(_wrap(f"{run['task']}: {run['label']}"), fontsize=7)
-    fig.suptitle(
-        "Misattributed claims: the document cited vs the one that supports the claim",
-        fontsize=11,
-    )
+    _suptitle(fig, "Misattributed claims: the document cited vs the one that supports the claim")
     _save(fig, path)
     return True
 
@@ -762,7 +779,9 @@ def write_report(log_dir: str | Path, out_dir: str | Path) -> Report:
     (out / "metrics.md").write_text(tables)
     write_csv(runs, out / "metrics.csv")
     for task, group in runs.groupby("task", sort=True):
-        path = out / f"{str(task).replace('/', '_')}_metrics.png"
+        # A task name is the user's text: only letters, digits, '.', '_' and '-' name a file.
+        stem = re.sub(r"[^A-Za-z0-9._-]+", "_", str(task)).strip("._") or "task"
+        path = out / f"{stem}_metrics.png"
         _bar_chart(group, str(task), path)
         written.append(path)
     if _doc_vs_snippet(runs, out / "fullcite_doc_vs_snippet.png"):

@@ -38,14 +38,39 @@ class NLICacheError(PreflightError):
 
     Not a ``ValueError`` (as ``NLIConfigError`` is): Inspect reads a ValueError raised while it
     builds a ``--scorer`` given by registry name as "couldn't be loaded" and drops the message.
+
+    Args:
+        message: What is wrong and the fix.
+        path: The cache's path, when the error is about one.
+        why: What is wrong with ``path``.
+
     """
 
+    def __init__(self, message: str, *, path: Path | None = None, why: str = "") -> None:
+        super().__init__(message)
+        self.path, self.why = path, why
 
-def cache_path_problem(path: Path) -> str | None:
+    def naming(self, flag: str) -> "NLICacheError":
+        """The same error, telling the user to fix ``flag``: the way they gave the path."""
+        if self.path is None:
+            return self
+        return NLICacheError(
+            _cache_message(self.path, self.why, flag), path=self.path, why=self.why
+        )
+
+
+def cache_path_problem(path: Path, *, flag: str | None = None) -> str | None:
     """Why ``path`` cannot hold the NLI disk cache, or None; opens, creates and locks nothing.
 
-    A missing file is fine: it is created on first use.
+    A missing file is fine: it is created on first use. ``flag`` is how the user gave the path
+    (``--nli-cache``); None names every way it can be given.
     """
+    why = _unusable(path)
+    return None if why is None else _cache_message(path, why, flag)
+
+
+def _unusable(path: Path) -> str | None:
+    """What keeps ``path`` from holding the cache, or None."""
     if path.is_dir():
         why = "is a directory, not a SQLite file"
     elif path.exists() and not path.is_file():
@@ -62,14 +87,17 @@ def cache_path_problem(path: Path) -> str | None:
             why = "is not a SQLite file"
     else:
         return None
-    return _cache_message(path, why)
+    return why
 
 
-def _cache_message(path: Path, why: str) -> str:
-    return (
-        f"NLI cache {path} {why}. Point {NLI_CACHE_ENV} (or -S nli_cache, alce-eval "
-        "--nli_cache) at a SQLite file, created if missing, or unset it."
-    )
+def _cache_message(path: Path, why: str, flag: str | None = None) -> str:
+    if flag is None:
+        return (
+            f"NLI cache {path} {why}. Point {NLI_CACHE_ENV} (or -S nli_cache, alce-eval "
+            "--nli_cache) at a SQLite file, created if missing, or unset it."
+        )
+    leave = "unset it" if flag == NLI_CACHE_ENV else "leave it out"
+    return f"NLI cache {path} {why}. Point {flag} at a SQLite file, created if missing, or {leave}."
 
 
 _SCHEMA = """
@@ -114,9 +142,9 @@ class DiskCache:
         self.path = Path(path).expanduser()
         self._lock = threading.Lock()
         self._warned = False
-        problem = cache_path_problem(self.path)
-        if problem is not None:
-            raise NLICacheError(problem)
+        why = _unusable(self.path)
+        if why is not None:
+            raise NLICacheError(_cache_message(self.path, why), path=self.path, why=why)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._conn = sqlite3.connect(str(self.path), check_same_thread=False, timeout=60)
@@ -127,7 +155,7 @@ class DiskCache:
                 self._conn.commit()
         except (OSError, sqlite3.Error) as e:
             why = f"cannot be opened ({type(e).__name__}: {e})"
-            raise NLICacheError(_cache_message(self.path, why)) from e
+            raise NLICacheError(_cache_message(self.path, why), path=self.path, why=why) from e
 
     def _failed(self, doing: str, error: sqlite3.Error) -> None:
         """Log a failed read or write once; the run goes on without it (it only saves work)."""

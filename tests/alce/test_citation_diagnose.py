@@ -124,6 +124,8 @@ def test_recall_rules_decide_supported(tmp_path):
     by_id = {s.id: s.scores["citation_nli"] for s in log.samples}
     claim = by_id["beyond"].metadata["diagnose"]["claims"][0]
     assert (claim["class"], claim["cited"], claim["supporting"]) == ("misattributed", [1, 2], [2])
+    # The explanation says the supporting document is one it cites, not another.
+    assert "(position 2) is among its citations but was not judged" in by_id["beyond"].explanation
     # Recall judged none of its citations, so every shown document is judged: one holds it.
     claim = by_id["range"].metadata["diagnose"]["claims"][0]
     assert (claim["class"], claim["cited"], claim["supporting"]) == ("misattributed", [1], [1])
@@ -155,6 +157,16 @@ def test_empty_answer_is_nan_with_the_reason(tmp_path, alce_compat):
     s = log.samples[0].scores["citation_nli"]
     assert set(s.value) == CITATION_KEYS | set(DIAGNOSE_KEYS)
     assert all(math.isnan(s.value[k]) for k in DIAGNOSE_KEYS)
+    assert s.metadata["diagnose"]["reason"].startswith("no statements")
+
+
+def test_an_empty_qampari_answer_has_no_class_but_keeps_eval_py_s_recall(tmp_path):
+    """eval.py reads "" as one QAMPARI item (recall 0); it claims nothing, so diagnose is nan."""
+    sample = alce_sample("", "empty", dataset="qampari")
+    log = score([sample], tmp_path, diagnose=True)
+    s = log.samples[0].scores["citation_nli"]
+    assert s.value["citation_rec"] == 0
+    assert all(math.isnan(s.value[k]) for k in DIAGNOSE_KEYS), s.value
     assert s.metadata["diagnose"]["reason"].startswith("no statements")
 
 

@@ -22,6 +22,7 @@ from inspect_ai.log import resolve_sample_attachments
 from inspect_ai.model import get_model
 
 from alce_tasks import asqa, eli5, qampari
+from alce_tasks.task import AlceTaskError
 from inspect_cite.alce.prompts import ALCE_PROMPT_COMMIT, PROMPT_SHA256
 from inspect_cite.alce.run_configs import (
     CONFIG_DIR_ENV,
@@ -272,6 +273,23 @@ def test_a_yaml_config_run_py_would_misread_or_ignore_is_refused(
     with pytest.raises(AlceConfigError, match=message) as e:
         asqa(config=str(path), dataset_path=str(FIXTURES / "alce_asqa.json"), nli=NLI)
     assert str(path) in str(e.value) and "\n" not in str(e.value)
+
+
+def test_a_refused_value_the_config_set_names_the_config(own_prompts, tmp_path):
+    """The user gave -T config, not -T ndoc: the message says where the value came from."""
+    path = tmp_path / "mine.yaml"
+    path.write_text(
+        "prompt_file: prompts/asqa_default.json\neval_file: data/asqa_eval_gtr_top100.json\n"
+        "shot: 1\nndoc: -3\n"
+    )
+    args = {"dataset_path": str(FIXTURES / "alce_asqa.json"), "nli": NLI}
+    with pytest.raises(AlceTaskError) as e:
+        asqa(config=str(path), **args)
+    assert str(e.value) == f"-T config={path} sets ndoc=-3: must be 0 or more"
+    # A value the user gave is named as theirs.
+    with pytest.raises(AlceTaskError) as e:
+        asqa(config=str(path), ndoc=-2, **args)
+    assert str(e.value) == "-T ndoc=-2: must be 0 or more"
 
 
 def test_a_yaml_config_by_path_sets_the_demo_documents_and_run_py_s_quick_test(

@@ -171,3 +171,110 @@ def test_bad_input_is_one_line_before_anything_is_judged(tmp_path, capsys, args,
     assert code == 2
     assert message in err
     assert not (tmp_path / "o").exists()
+
+
+def test_the_same_judge_given_twice_is_judged_once(tmp_path, fresh_nli):
+    path = write_user_jsonl(tmp_path / "own.jsonl")
+    other = "python:tests.helpers.nli_fns:word_entail"
+    args = ["--data", "jsonl", "--data-path", str(path)]
+    result = calibrate(tmp_path, "--nli", JUDGE, "--nli", other, "--nli", f" {JUDGE}", *args)
+    assert [j["nli"] for j in result["judges"]] == [JUDGE, other]
+    markdown = (tmp_path / "out" / "calibration.md").read_text()
+    assert markdown.count(f"## {JUDGE}") == 1
+
+
+@pytest.mark.parametrize(
+    "cache, why",
+    [
+        ("{tmp}", "is a directory, not a SQLite file"),
+        ("{tmp}/not-sqlite.txt", "is not a SQLite file"),
+        ("/proc/nope/x.sqlite", "cannot be opened"),
+    ],
+)
+def test_an_unusable_nli_cache_names_the_flag_before_anything_is_judged(
+    tmp_path, capsys, fresh_nli, cache, why
+):
+    (tmp_path / "not-sqlite.txt").write_text("plain text")
+    before = nli_fns.CALLS["count"]
+    path = synthetic_attributionbench(tmp_path / "dev.jsonl", n=4)
+    cache = cache.format(tmp=tmp_path)
+    args = ["--nli", "python:tests.helpers.nli_fns:counting_claim_overlap"]
+    args += ["--data", "attributionbench", "--data-path", str(path), "--nli-cache", cache]
+    code = main(["calibrate", *args, "--out", str(tmp_path / "o")])
+    [err] = capsys.readouterr().err.splitlines()
+    assert code == 2
+    assert err.startswith(f"inspect-cite calibrate: NLI cache {cache} {why}")
+    assert err.endswith("Point --nli-cache at a SQLite file, created if missing, or leave it out.")
+    assert "INSPECT_CITE_NLI_CACHE" not in err
+    assert nli_fns.CALLS["count"] == before
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("out", ["/proc/x", "{tmp}/file.txt/o"])
+def test_an_out_that_cannot_be_written_is_refused_before_anything_is_judged(
+    tmp_path, capsys, fresh_nli, out
+):
+    (tmp_path / "file.txt").write_text("a file, not a folder")
+    out = out.format(tmp=tmp_path)
+    path = synthetic_attributionbench(tmp_path / "dev.jsonl", n=4)
+    before = nli_fns.CALLS["count"]
+    args = ["--nli", "python:tests.helpers.nli_fns:counting_claim_overlap"]
+    args += ["--data", "attributionbench", "--data-path", str(path), "--out", out]
+    assert main(["calibrate", *args]) == 2
+    [err] = capsys.readouterr().err.splitlines()
+    assert err.startswith(f"inspect-cite calibrate: --out {out}: ")
+    assert nli_fns.CALLS["count"] == before
+
+
+def test_a_dataset_without_labelled_pairs_is_refused_naming_the_file(tmp_path, capsys, fresh_nli):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    args = ["--nli", JUDGE, "--data", "jsonl", "--data-path", str(empty)]
+    assert main(["calibrate", *args, "--out", str(tmp_path / "o")]) == 2
+    [err] = capsys.readouterr().err.splitlines()
+    assert err == f"inspect-cite calibrate: --data-path {empty}: no labelled pairs (--data jsonl)"
+    assert not (tmp_path / "o").exists()
+
+
+def test_an_interrupt_ends_calibrate_even_while_a_judge_hangs(tmp_path):
+    """Ctrl-C while a python: judge never returns: the process ends, without a traceback."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.conftest import ROOT
+
+    data = synthetic_attributionbench(tmp_path / "dev.jsonl", n=4)
+    proc = subprocess.Popen(
+        [
+            sys.executable, "-m", "inspect_cite.app.cli", "calibrate",
+            "--nli", "python:tests.helpers.nli_fns:hang", "--data", "attributionbench",
+            "--data-path", str(data), "--out", str(tmp_path / "out"),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={
+            **os.environ,
+            "INSPECT_CITE_NLI_CACHE": str(tmp_path / "nli.sqlite"),
+            "NLI_HANG_MARKER": str(tmp_path / "judging"),
+        },
+    )  # fmt: skip
+    # Interrupt once the judge is in its endless call (imports take long on a busy machine).
+    for _ in range(600):
+        if (tmp_path / "judging").exists() or proc.poll() is not None:
+            break
+        time.sleep(0.5)
+    assert proc.poll() is None, proc.communicate()
+    assert (tmp_path / "judging").exists(), "the judge was never called"
+    proc.send_signal(signal.SIGINT)
+    try:
+        out, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail("calibrate did not end after Ctrl-C")
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "interrupted" in err

@@ -12,7 +12,7 @@ from inspect_ai.log import write_eval_log
 from alce_tasks import asqa, eli5
 from inspect_cite.app.cli import main
 from inspect_cite.app.report import load_runs
-from inspect_cite.calibration import Confusion, corrected_rate
+from inspect_cite.calibration import Confusion, corrected_rate, read_calibration
 from inspect_cite.errors import ArgumentError
 from inspect_cite.log_metrics import log_metrics
 from scorers import citation_nli, claim_coverage, claim_support
@@ -80,6 +80,24 @@ def test_citation_nli_logs_each_rate_corrected_beside_the_raw_one(tmp_path):
     assert source == f"{cal}#jsonl/all"
 
 
+def test_a_perfect_judge_corrects_nothing_even_where_an_answer_cites_nothing(tmp_path):
+    """An answer without citations has precision 0, settled without the judge: it stays in."""
+    docs = json.loads((FIXTURES / "alce_asqa.json").read_text())
+    first = " ".join(docs[0]["docs"][0]["text"].replace(".", "").split()[:6])
+    outputs = [f"{first} [1].", "An answer that cites nothing.", f"{first} [2]."]
+    task = asqa(dataset_path=str(FIXTURES / "alce_asqa.json"), nli=NLI)
+    log = eval_one(task, scripted_model(outputs)[0], limit=3, max_connections=1)
+    perfect = calibration_file(tmp_path, confusion=Confusion(tp=50, fp=0, tn=50, fn=0))
+    rescored = inspect_score(
+        log, [citation_nli(nli=NLI, calibration=str(perfect))], action="overwrite"
+    )
+    metrics = log_metrics(rescored)
+    precisions = [s.scores["citation_nli"].value["citation_prec"] for s in rescored.samples]
+    assert 0 in precisions
+    for key in ("citation_rec", "citation_prec"):
+        assert metrics[key]["corrected_mean"] == pytest.approx(metrics[key]["mean"])
+
+
 def test_without_a_calibration_there_is_no_corrected_metric(tmp_path):
     metrics = log_metrics(asqa_log(tmp_path))
     assert set(metrics["citation_rec"]) == {"mean", "stderr"}
@@ -135,6 +153,24 @@ def test_a_calibration_that_does_not_fit_is_refused_when_the_scorer_is_built(
         with pytest.raises(ArgumentError, match=message) as e:
             factory(nli=nli, calibration=value)
         assert "-S calibration" in str(e.value)
+
+
+def test_a_judge_measured_twice_with_different_counts_is_refused(tmp_path):
+    path = calibration_file(tmp_path)
+    content = json.loads(path.read_text())
+    [judge] = content["judges"]
+    other = {**judge, "datasets": [{**judge["datasets"][0], "tp": CONFUSION.tp + 1}]}
+    # The same counts twice (a file from a calibrate run given the same --nli twice) agree.
+    path.write_text(json.dumps({"judges": [judge, judge]}))
+    assert read_calibration(str(path), nli=NLI).confusion == CONFUSION
+    path.write_text(json.dumps({"judges": [judge, other]}))
+    for factory in (citation_nli, claim_coverage, claim_support):
+        with pytest.raises(ArgumentError) as e:
+            factory(nli=NLI, calibration=str(path))
+        message = str(e.value)
+        assert message.startswith(f"-S calibration={path}: {path} holds 2 entries")
+        assert f"for the judge {NLI} on jsonl/all with different counts" in message
+        assert "\n" not in message
 
 
 def test_report_shows_the_raw_and_the_corrected_rate(tmp_path, capsys):

@@ -100,6 +100,26 @@ def test_user_jsonl_pairs(tmp_path):
         load_human_data("jsonl")
 
 
+def test_a_byte_order_mark_opening_the_file_is_not_data(tmp_path):
+    """Windows editors and spreadsheets save UTF-8 with a BOM; a BOM inside a line stays an error."""
+    plain = write_user_jsonl(tmp_path / "own.jsonl")
+    bom = tmp_path / "bom.jsonl"
+    bom.write_bytes(b"\xef\xbb\xbf" + plain.read_bytes())
+
+    def read(path: Path) -> list:
+        return [
+            (p.evidence, p.claim, p.label, p.subset)
+            for p in load_human_data("jsonl", str(path)).pairs
+        ]
+
+    assert read(bom) == read(plain)
+    lines = plain.read_bytes().splitlines(keepends=True)
+    inner = tmp_path / "inner.jsonl"
+    inner.write_bytes(lines[0] + b"\xef\xbb\xbf" + b"".join(lines[1:]))
+    with pytest.raises(HumanDataError, match=f"{inner}:2"):
+        load_human_data("jsonl", str(inner))
+
+
 def broken_attributionbench(path: Path) -> Path:
     rows = [attributionbench_row(*r, i) for i, r in enumerate(ATTRIBUTIONBENCH_ROWS[:3])]
     rows[2]["attribution_label"] = "maybe"

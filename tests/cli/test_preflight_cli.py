@@ -283,6 +283,27 @@ def test_temperature_zero_on_hf_is_refused_before_the_first_sample(tiny_qwen3, t
     assert proc.returncode == 0, proc.stderr[-2000:]
 
 
+def test_a_thinking_switch_that_contradicts_the_task_is_refused_before_generation(
+    tiny_qwen3, tmp_path
+):
+    """``-M enable_thinking=true`` against ``-T thinking=false``: one message, even under none."""
+    proc = run_cli(
+        [
+            INSPECT, "eval", "alce_tasks/asqa", "--model", f"hf/{tiny_qwen3}", "-M", "device=cpu",
+            "-M", "enable_thinking=true", "-T", f"dataset_path={FIXTURES / 'alce_asqa.json'}",
+            "-T", f"prompt_file={own_prompt_file(tmp_path)}", "-T", f"nli={NLI}",
+            "--limit", "1", "--max-tokens", "8", "--log-dir", str(tmp_path / "logs"),
+            "--display", "none",
+        ],
+        tmp_path,
+    )  # fmt: skip
+    assert proc.returncode != 0
+    message = "-M enable_thinking=true contradicts -T thinking=false"
+    assert proc.stderr.count(message) == 1, proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr
+    assert not list(tmp_path.glob("logs/*.eval")), "a log was started"
+
+
 MY_TASK = """\
 from inspect_ai import Task, task
 from inspect_ai.dataset import Sample

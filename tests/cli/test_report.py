@@ -1,6 +1,9 @@
 """``inspect-cite report`` on a directory of two models x two strategies."""
 
 import csv
+import re
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 
@@ -16,7 +19,8 @@ from inspect_cite.app.cli import main
 from inspect_cite.app.report import cited_positions, load_runs, sample_positions
 from inspect_cite.log_metrics import HIGHER_IS_BETTER, LOWER_IS_BETTER, NO_DIRECTION
 from solvers.alce import alce_vanilla
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, ROOT
+from tests.helpers.charts import checked_charts
 from tests.helpers.scripted_models import scripted_model, scripted_output
 
 
@@ -72,6 +76,46 @@ def test_report_on_empty_dir_is_a_clear_error(tmp_path, capsys):
     assert "no Inspect logs found" in capsys.readouterr().err
     assert main(["report", str(tmp_path / "nope")]) == 2
     assert f"log directory {tmp_path / 'nope'} does not exist" in capsys.readouterr().err
+
+
+def test_report_into_a_reader_that_leaves_early_ends_quietly(log_dir, tmp_path):
+    """``inspect-cite report DIR | head -1``: the files are written, and no traceback."""
+    out = tmp_path / "report"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "inspect_cite.app.cli", "report", str(log_dir), "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait() == 141, err
+    assert "Traceback" not in err and "BrokenPipeError" not in err
+    assert (out / "metrics.md").is_file()
+
+
+def test_doc_vs_snippet_chart_makes_room_for_long_run_labels(tmp_path):
+    """Runs told apart by a long argument (a dataset path) wrap to several legend lines each."""
+    import pandas as pd
+
+    from inspect_cite.app.report import _doc_vs_snippet
+
+    path = "/data/" + "/".join(["a_long_folder_name"] * 8) + "/bioasq.json"
+    runs = pd.DataFrame(
+        {
+            "task": "fullcite/bioasq",
+            "label": f"mockllm/model, prompt, dataset_path={path}{i}",
+            "samples": 2,
+            "doc_f1": 10.0 * (i % 10),
+            "snippet_f1": 5.0 * (i % 10),
+        }
+        for i in range(16)
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert _doc_vs_snippet(runs, tmp_path / "chart.png")
+    assert [str(w.message) for w in caught] == []
 
 
 def test_cited_positions_alce():
@@ -156,26 +200,13 @@ def test_alce_and_fullcite_tasks_of_one_name_get_their_own_tables(log_dir, tmp_p
 
 
 def test_report_stays_legible_and_names_failed_runs(log_dir, tmp_path, capsys, monkeypatch):
-    from matplotlib.figure import Figure
-    from matplotlib.text import Text
     from PIL import Image
 
     add_fullcite_run(log_dir)
     failed = add_failed_run(log_dir)
     # Every chart is checked as it is saved: nothing drawn may stick out of the figure.
-    outside = []
-    texts: dict[str, list[str]] = {}
-    savefig = Figure.savefig
-
-    def checked_savefig(fig, path, *args, **kwargs):
-        fig.canvas.draw()
-        box, (width, height) = fig.get_tightbbox(), fig.get_size_inches()
-        if box.x0 < -0.01 or box.y0 < -0.01 or box.x1 > width + 0.01 or box.y1 > height + 0.01:
-            outside.append(Path(path).name)
-        texts[Path(path).name] = [t.get_text() for t in fig.findobj(Text) if t.get_visible()]
-        return savefig(fig, path, *args, **kwargs)
-
-    monkeypatch.setattr(Figure, "savefig", checked_savefig)
+    charts = checked_charts(monkeypatch)
+    outside, texts = charts.outside, charts.texts
     out = tmp_path / "report"
     capsys.readouterr()
     with warnings.catch_warnings(record=True) as caught:
@@ -407,6 +438,10 @@ def test_csv_cells_are_not_formulas_and_unreadable_logs_are_skipped(log_dir, tmp
         assert not cell.startswith(("=", "+", "-", "@", "\t", "\r")) or float(cell) < 0, cell
     assert "'=cmd|'calc'!A0" in cells and "-0.5" in cells
     assert len(read_csv(out / "metrics.csv")) == 5
+    # The task's chart is named with letters, digits, '.', '_' and '-' only.
+    names = sorted(p.name for p in out.glob("*.png"))
+    assert "cmd_calc_A0_metrics.png" in names, names
+    assert all(re.fullmatch(r"[A-Za-z0-9._-]+", n) for n in names), names
 
 
 def test_every_score_of_the_project_has_a_direction():
@@ -441,3 +476,16 @@ def test_every_score_of_the_project_has_a_direction():
     assert {k for k in keys if metric_direction(k) == UNKNOWN_DIRECTION} == set()
     assert metric_direction("pos_7 (weighted)") == metric_direction("n_citations (citation_bias)")
     assert metric_direction("accuracy") == UNKNOWN_DIRECTION
+
+
+def test_runs_that_set_no_credential_are_not_labelled_as_if_they_had(own_prompts, tmp_path):
+    """Only the run given a token and a base_url with user:password@ shows them redacted."""
+    logs = tmp_path / "logs"
+    secret = "ghp_" + "Zq9TOKENdoNotShow77" * 2
+    given = asqa_run(logs, {"token": secret, "base_url": "http://user:pw@llm-host:8000/v1"})
+    plain = asqa_run(logs)
+    label = load_runs(logs).set_index("log")["label"]
+    assert label[given.location] == (
+        "mockllm/local, vanilla, token=***, base_url=http://***@llm-host:8000/v1"
+    )
+    assert label[plain.location] == "mockllm/local, vanilla, token=default, base_url=default"

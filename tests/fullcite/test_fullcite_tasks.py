@@ -137,6 +137,24 @@ def test_doc_order_shuffled_and_reversed_are_per_sample_and_deterministic(cache_
         asqa(**args, ndoc=0)
 
 
+def test_every_missing_input_is_in_one_refusal(cache_root, tmp_path):
+    """The data and each model the run needs, checked together, as on ALCE."""
+    from inspect_cite.errors import PreflightErrors
+
+    missing = tmp_path / "nowhere.jsonl"
+    with pytest.raises(PreflightErrors) as refused:
+        expertqa(
+            dataset_path=str(missing),
+            similarity_model=str(tmp_path / "no-model"),
+            nli=f"classifier:{tmp_path / 'no-nli'}",
+            attribution=True,
+        )
+    message = str(refused.value)
+    assert message.startswith("3 problems stop this run:")
+    for flag in ("-T dataset_path", "-T similarity_model", "-T nli"):
+        assert flag in message, message
+
+
 def test_expertqa_system_choice(cache_root):
     task = expertqa(**EXPERTQA_ARGS, system="any", similarity_model=None)
     assert {s.metadata["system"] for s in task.dataset} == {"rr_gs_gpt4", "post_hoc_gs_gpt4"}
@@ -302,13 +320,25 @@ def test_annotate_spans_resumes_an_output_path_whose_last_line_was_cut(
     run()
     whole = load_spans_file(out)
     lines = out.read_bytes().splitlines(keepends=True)
+    # A rerun over a whole file writes nothing again.
+    run()
+    assert out.read_bytes().splitlines(keepends=True) == lines
     # The run was killed while writing its last row: -T spans_path refuses the file by line.
     out.write_bytes(b"".join(lines[:-1]) + lines[-1][:25])
     with pytest.raises(SpansFileError, match=f"{re.escape(str(out))}:{len(lines)}: not valid"):
         load_spans_file(out)
+    # The refusal names the flag and the fix.
+    with pytest.raises(SpansFileError, match="(?s)last line is cut.*-T spans_path.*again"):
+        load_spans_file(out)
     caplog.clear()
     run()  # resumed: the cut row is set aside, not glued onto the next one
     assert load_spans_file(out) == whole
+    # Only the cut write's sample (and the one before, which the cut may belong to) is
+    # written again: the cut row is set aside, every other row of the others is there once.
+    again = {json.loads(lines[-1])["sample_id"], json.loads(lines[-2])["sample_id"]}
+    rows = out.read_bytes().splitlines()
+    assert len(rows) == len(lines) - 1 + sum(json.loads(r)["sample_id"] in again for r in lines)
+    assert len(rows) < 2 * len(lines) - 1
     cut = [r for r in caplog.records if "the last line is cut" in r.getMessage()]
     assert len(cut) == 1 and f"spans file {out}:{len(lines)}: " in cut[0].getMessage()
 

@@ -2,6 +2,7 @@
 
 import re
 import threading
+from pathlib import Path
 
 CALLS = {"count": 0}
 
@@ -98,3 +99,14 @@ def nan_on_unknown(premise: str, hypothesis: str) -> float:
     if "unknown" in words(hypothesis):
         return float("nan")
     return 1.0 if word_entail(premise, hypothesis) else 0.0
+
+
+def hang(premise: str, hypothesis: str) -> bool:
+    """A judge that never answers (interrupt tests); it touches ``$NLI_HANG_MARKER`` first."""
+    import os
+    import time
+
+    if marker := os.environ.get("NLI_HANG_MARKER"):
+        Path(marker).touch()
+    time.sleep(3600)
+    return False

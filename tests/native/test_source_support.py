@@ -247,3 +247,84 @@ def test_credentials_in_cited_urls_never_reach_the_score(fresh_nli):
     rescored = inspect_score(log, scorers=[source_support(nli=NLI)], display="none")
     score = rescored.samples[0].scores["source_support"]
     assert "hunter2" not in score.explanation + str(score.metadata)
+    # A markdown link in the claim's own text, quoted in the explanation.
+    linked = [ContentText(text=f"The Eiffel Tower stands in [Paris]({secret}) today.")]
+    log = eval_log([sample(agent_messages(linked))])
+    rescored = inspect_score(log, scorers=[source_support(nli=NLI)], display="none")
+    score = rescored.samples[0].scores["source_support"]
+    assert "Paris" in score.explanation
+    assert "hunter2" not in score.explanation + str(score.metadata) + str(score.answer)
+
+
+def test_links_that_only_cite_add_no_words_to_the_claim():
+    """``([source](url))`` cites as a ``[n]`` marker does; ``[Paris](url)`` is part of the text."""
+    answer = ChatMessageAssistant(
+        content=[
+            ContentText(
+                text="Quell lamps shine blue at night ([source](http://EX.org/c/?utm_source=y#top)). "
+                "The tower is in [Paris](https://a.org/p). "
+                "Cats purr ([a](https://a.org/x), [b](https://b.org/y)). "
+                "Dogs bark [2](https://b.org/y)."
+            )
+        ]
+    )
+    claims = answer_claims(answer).claims
+    assert [c.hypothesis for c in claims] == [
+        "Quell lamps shine blue at night.",
+        "The tower is in Paris.",
+        "Cats purr.",
+        "Dogs bark.",
+    ]
+    assert [len(c.citations) for c in claims] == [1, 1, 2, 1]
+
+
+def test_n_is_the_place_in_the_results_list_unusable_items_included():
+    """A model numbers results as it was shown them: an ad without a URL still takes place 1."""
+    search = ChatMessageAssistant(
+        content="", tool_calls=[ToolCall(id="s1", function="search", arguments={"query": "q"})]
+    )
+    results = ChatMessageTool(
+        content=(
+            '[{"title": "an ad, no url"}, {"url": 5, "title": "a bad url"}, '
+            '{"url": "https://example.org/a", "content": "The Eiffel Tower stands in Paris."}]'
+        ),
+        tool_call_id="s1",
+        function="search",
+    )
+    sources = transcript_sources([ChatMessageUser(content="Paris?"), search, results])
+    assert sources.numbered == {3: "url:https://example.org/a"}
+
+
+def test_diagnose_classifies_each_claim_against_the_retrieved_sources(fresh_nli):
+    """One claim of each class: 25 each; the misattributed one names the page that holds it."""
+    eiffel, louvre = "https://example.org/eiffel", "https://example.org/louvre"
+    answer = [
+        ContentText(text="The Eiffel Tower stands in Paris. ", citations=[UrlCitation(url=eiffel)]),
+        ContentText(
+            text="The Louvre holds thousands of paintings. ", citations=[UrlCitation(url=eiffel)]
+        ),
+        ContentText(text="The Seine freezes every winter. ", citations=[UrlCitation(url=louvre)]),
+        ContentText(text="The Eiffel Tower was completed in 1889."),
+    ]
+    log = eval_log([sample(agent_messages(answer))])
+    plain = inspect_score(log, scorers=[source_support(nli=NLI)], display="none")
+    log = eval_log([sample(agent_messages(answer))])
+    rescored = inspect_score(log, scorers=[source_support(nli=NLI, diagnose=True)], display="none")
+    score = rescored.samples[0].scores["source_support"]
+    assert {
+        k: score.value[k] for k in ("supported", "misattributed", "unsupported", "uncited")
+    } == {
+        "supported": 25,
+        "misattributed": 25,
+        "unsupported": 25,
+        "uncited": 25,
+    }
+    assert score.value["uncited_but_supported"] == 25
+    # Without diagnose the values are those of the plain scorer.
+    before = plain.samples[0].scores["source_support"].value
+    assert {k: score.value[k] for k in before} == before
+    assert set(before) == {"cited_source_seen", "supported_claims", "uncited_claims", "n_citations"}
+    claims = score.metadata["diagnose"]["claims"]
+    assert [c["class"] for c in claims] == ["supported", "misattributed", "unsupported", "uncited"]
+    assert claims[1]["cited"] == [1] and claims[1]["supporting"] == [2]
+    assert "`https://example.org/louvre` (position 2)" in score.explanation

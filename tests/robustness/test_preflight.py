@@ -484,6 +484,8 @@ def test_numbers_and_flags_refuse_what_is_not_one():
     assert fn(on=0)[2] == 0
     # YAML leaves 1e-3 (no decimal point) as text: a number parameter reads it as typed.
     assert fn(rate="1e-3")[1] == 0.001
+    # Python's eval(task_args=...) passes text as given: "true"/"false" are a flag's values.
+    assert fn(on="true")[2] is True and fn(on="False")[2] is False
     for kwargs, message in [
         ({"n": "abc"}, "-S n must be an integer, got 'abc'"),
         ({"n": 1.5}, "-S n must be an integer, got 1.5"),

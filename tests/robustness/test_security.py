@@ -250,6 +250,15 @@ def test_redaction_of_urls_and_specs():
             "max_tokens=300, missing key: docs, sort_order=asc",
             "max_tokens=300, missing key: docs, sort_order=asc",
         ),
+        # A file path ending in a secret-looking name, and what an unset argument reads.
+        (
+            "-T config=../../../etc/passwd: ../../../etc/passwd does not exist",
+            "-T config=../../../etc/passwd: ../../../etc/passwd does not exist",
+        ),
+        (
+            "token=default, api_key=null, 'password': None, token=nullable",
+            "token=default, api_key=null, 'password': None, token=***",
+        ),
     ],
 )
 def test_redaction_of_secrets_outside_urls(text, redacted):
