@@ -184,58 +184,67 @@ def official_prompt_path(name: str) -> Path:
     """
     if name not in PROMPT_SHA256:
         raise PromptFileError(f"unknown ALCE prompt file {name!r}; known: {sorted(PROMPT_SHA256)}")
-    return pinned_alce_file(
-        ALCE_PROMPT_URL.format(repo=ALCE_REPO, commit=ALCE_PROMPT_COMMIT, name=name),
-        cache_dir("alce", "prompts", ALCE_PROMPT_COMMIT[:12]) / f"{name}.json",
-        PROMPT_SHA256[name],
-        what="ALCE prompt file",
-        fix="pass -T prompt_file=PATH",
-        error=PromptFileError,
-    )
+    return PROMPT_FILES.fetch(ALCE_PROMPT_URL, name, PROMPT_SHA256[name])
 
 
-def pinned_alce_file(
-    url: str,
-    dest: Path,
-    sha256: str,
-    *,
-    what: str,
-    fix: str,
-    error: Callable[[str], Exception],
-) -> Path:
-    """A file of princeton-nlp/ALCE at a pinned commit, from the verified cache or fetched.
+@dataclass(frozen=True)
+class PinnedAlceFiles:
+    """One folder of princeton-nlp/ALCE, fetched at the pinned commit into a verified cache."""
 
-    The cached copy ``dest`` is checked against ``sha256`` on every use; a corrupt one is
-    reported and moved aside, then fetched again.
+    folder: str
+    """The folder in the repository and in the cache (``prompts``)."""
 
-    Args:
-        url: Where the file is downloaded from.
-        dest: Its place in the cache.
-        sha256: Its pinned SHA-256.
-        what: What the file is, for the message (``"ALCE prompt file"``).
-        fix: How to do without the download (``"pass -T prompt_file=PATH"``).
-        error: Builds the exception raised when the file cannot be had.
+    suffix: str
+    """The files' suffix (``.json``)."""
 
-    Raises:
-        Exception: ``error(...)`` naming the file, why, the URL and the fix.
+    what: str
+    """What a file is, for messages (``ALCE prompt file``)."""
 
-    """
-    # A cached copy with other content is reported and moved aside before it is fetched again.
-    problem = cached_file_problem(dest, sha256)
-    if problem is None:
-        return dest
-    try:
-        ensure_reachable(url)
-        # download() verifies the checksum and writes atomically; a redirect to another origin
-        # is refused.
-        return http_client.download(url, sha256, dest, timeout=30.0)
-    except Exception as e:
-        state = NOT_CACHED if problem == NOT_CACHED else f"was corrupt ({problem})"
-        raise error(
-            f"{what} {dest.name} {state} and could not be downloaded "
-            f"({describe_failure(e)}).\nDownload {url} yourself and {fix}, "
-            f"or copy it to {dest}."
-        ) from e
+    flag: str
+    """The ``-T`` option that gives a local file instead (``-T prompt_file``)."""
+
+    error: Callable[[str], Exception]
+    """Builds the exception raised when a file cannot be had."""
+
+    def fetch(self, url: str, name: str, sha256: str) -> Path:
+        """The file ``name``, from the verified cache or downloaded.
+
+        The cached copy is checked against ``sha256`` on every use; a corrupt one is
+        reported and moved aside, then fetched again.
+
+        Args:
+            url: Where files are downloaded from, with ``{repo}``, ``{commit}`` and ``{name}``.
+            name: The file's name without the suffix.
+            sha256: Its pinned SHA-256.
+
+        Raises:
+            Exception: ``error(...)`` naming the file, why, the URL and the fix.
+
+        """
+        url = url.format(repo=ALCE_REPO, commit=ALCE_PROMPT_COMMIT, name=name)
+        dest = cache_dir("alce", self.folder, ALCE_PROMPT_COMMIT[:12]) / f"{name}{self.suffix}"
+        # A cached copy with other content is reported and moved aside before it is fetched
+        # again.
+        problem = cached_file_problem(dest, sha256)
+        if problem is None:
+            return dest
+        try:
+            ensure_reachable(url)
+            # download() verifies the checksum and writes atomically; a redirect to another
+            # origin is refused.
+            return http_client.download(url, sha256, dest, timeout=30.0)
+        except Exception as e:
+            state = NOT_CACHED if problem == NOT_CACHED else f"was corrupt ({problem})"
+            raise self.error(
+                f"{self.what} {dest.name} {state} and could not be downloaded "
+                f"({describe_failure(e)}).\nDownload {url} yourself and pass "
+                f"{self.flag}=PATH, or copy it to {dest}."
+            ) from e
+
+
+PROMPT_FILES = PinnedAlceFiles(
+    "prompts", ".json", "ALCE prompt file", "-T prompt_file", PromptFileError
+)
 
 
 def prompt_dir_override() -> Path | None:

@@ -23,8 +23,7 @@ from typing import Any
 
 import yaml
 
-from inspect_cite.alce.prompts import ALCE_PROMPT_COMMIT, ALCE_REPO, pinned_alce_file
-from inspect_cite.cache import cache_dir
+from inspect_cite.alce.prompts import ALCE_PROMPT_COMMIT, PinnedAlceFiles
 from inspect_cite.errors import PreflightError
 from inspect_cite.hub_files import file_provenance
 
@@ -306,6 +305,9 @@ class AlceConfigError(PreflightError, ValueError):
     """An ALCE config is unknown, unobtainable, or sets an option run.py does not have."""
 
 
+CONFIG_FILES = PinnedAlceFiles("configs", ".yaml", "ALCE config", "-T config", AlceConfigError)
+
+
 @dataclass(frozen=True)
 class AlceRunConfig:
     """An ALCE run configuration as run.py reads it.
@@ -349,14 +351,7 @@ def official_config_path(name: str) -> Path:
             f"-T config={name}: not one of ALCE's {len(CONFIG_SHA256)} configs (docs/alce.md "
             f"lists them) nor a .yaml file{hint}"
         )
-    return pinned_alce_file(
-        ALCE_CONFIG_URL.format(repo=ALCE_REPO, commit=ALCE_PROMPT_COMMIT, name=name),
-        cache_dir("alce", "configs", ALCE_PROMPT_COMMIT[:12]) / f"{name}.yaml",
-        CONFIG_SHA256[name],
-        what="ALCE config",
-        fix="pass -T config=PATH",
-        error=AlceConfigError,
-    )
+    return CONFIG_FILES.fetch(ALCE_CONFIG_URL, name, CONFIG_SHA256[name])
 
 
 def config_file(config: str) -> tuple[str, Path, dict[str, Any] | None]:
