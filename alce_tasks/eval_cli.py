@@ -58,6 +58,17 @@ def _qa(items: list[dict[str, Any]], args: argparse.Namespace) -> dict[str, floa
     return compute_alce_qa(items, qa_model=args.qa_model, prompt_opened=False)
 
 
+# The metrics that load a model of their own: (switch, what it measures, default model, kind).
+MODEL_METRICS = (
+    (
+        "qa",
+        "QA-based accuracy (ASQA: QA-EM, QA-F1, QA-Hit)",
+        "gaotianyu1350/roberta-large-squad",
+        "extractive QA model",
+    ),
+    ("mauve", "MAUVE fluency (x100)", "gpt2-large", "featurizing causal LM"),
+)
+
 _CONCURRENT_ITEMS = 256
 # How many left-out item indexes a note lists before "...".
 _LISTED_ITEMS = 10
@@ -88,20 +99,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--f", required=True, help="result file: run.py's JSON or a list of items")
     p.add_argument("--no_rouge", action="store_true", help="do not compute ROUGE-Lsum")
-    p.add_argument(
-        "--qa", action="store_true", help="QA-based accuracy (ASQA: QA-EM, QA-F1, QA-Hit)"
-    )
-    p.add_argument(
-        "--qa_model",
-        default="gaotianyu1350/roberta-large-squad",
-        help="extractive QA model for --qa (hub id or local dir)",
-    )
-    p.add_argument("--mauve", action="store_true", help="MAUVE fluency (x100)")
-    p.add_argument(
-        "--mauve_model",
-        default="gpt2-large",
-        help="featurizing causal LM for --mauve (hub id or local dir)",
-    )
+    for name, what, model, model_kind in MODEL_METRICS:
+        p.add_argument(f"--{name}", action="store_true", help=what)
+        p.add_argument(
+            f"--{name}_model",
+            default=model,
+            help=f"{model_kind} for --{name} (hub id or local dir)",
+        )
     p.add_argument("--citations", action="store_true", help="citation recall and precision")
     p.add_argument(
         "--at_most_citations",
