@@ -11,10 +11,10 @@ judges them with a tiny random TRUE-format T5 (``seq2seq:<dir>``), on CPU:
 3. cached: ``calibrate`` again in a fresh backend with the same disk cache: it must make no
    NLI call.
 
-Imports only the package (the tiny T5 is built by ``inspect_cite.nli.tiny_t5``). Run from the
-repository root::
+Imports only the package and ``bench/`` (the tiny T5 is built by
+``inspect_cite.nli.tiny_t5``). Run from the repository root::
 
-    python bench/bench_calibrate.py [--pairs 400] [--baseline 100] [--threads N]
+    PYTHONPATH=. python bench/bench_calibrate.py [--pairs 400] [--baseline 100] [--threads N]
 """
 
 import argparse
@@ -28,6 +28,7 @@ from pathlib import Path
 
 import torch
 
+from bench.threads import parse_with_threads
 from inspect_cite.app.calibrate import calibrate
 from inspect_cite.app.human_labels import load_human_data
 from inspect_cite.nli import get_nli, reset_nli
@@ -54,10 +55,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pairs", type=int, default=400)
     parser.add_argument("--baseline", type=int, default=100, help="pairs judged one at a time")
-    parser.add_argument("--threads", type=int, default=None, help="torch threads")
-    args = parser.parse_args()
-    if args.threads:
-        torch.set_num_threads(args.threads)
+    args = parse_with_threads(parser)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         spec = f"seq2seq:{build_tiny_t5(root / 't5')}"

@@ -24,6 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.threads import parse_with_threads  # noqa: E402
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -31,9 +33,8 @@ def main() -> None:
     parser.add_argument("--tokens", type=int, default=256)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--samples", type=int, default=4)
-    parser.add_argument("--threads", type=int, default=0, help="torch threads (0: default)")
     parser.add_argument("--model-dir", type=Path, default=None, help="reuse a built model")
-    args = parser.parse_args()
+    args = parse_with_threads(parser)
 
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -45,8 +46,6 @@ def main() -> None:
     from solvers.grammar import fullcite_grammar
     from solvers.prompted import FULLCITE_DOCUMENT, FULLCITE_PROMPT, format_documents
 
-    if args.threads:
-        torch.set_num_threads(args.threads)
     model_dir = args.model_dir or Path(tempfile.mkdtemp()) / f"tiny-qwen3-{args.vocab}"
     if not (model_dir / "config.json").exists():
         start = time.perf_counter()

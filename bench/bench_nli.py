@@ -30,6 +30,7 @@ from typing import Any
 import torch
 
 from bench.alce_synthetic import synthetic_items
+from bench.threads import parse_with_threads
 from inspect_cite.alce.autoais import citation_scores
 from inspect_cite.nli import NLIResult, get_nli, reset_nli
 from inspect_cite.nli.seq2seq import TRUE_TEMPLATE
@@ -151,10 +152,7 @@ def main() -> None:
     parser.add_argument("--tiny-baseline", type=int, default=100, help="per-pair samples, tiny")
     parser.add_argument("--small-samples", type=int, default=60, help="samples, t5-small size")
     parser.add_argument("--small-baseline", type=int, default=15, help="per-pair, t5-small size")
-    parser.add_argument("--threads", type=int, default=None, help="torch threads")
-    args = parser.parse_args()
-    if args.threads:
-        torch.set_num_threads(args.threads)
+    args = parse_with_threads(parser)
     data = samples(args.samples)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
