@@ -107,6 +107,34 @@ class Diagnosis:
     pairs: int
     reason: str | None = None
 
+    def added_to(
+        self,
+        doc_labels: Sequence[str],
+        *,
+        value: dict[str, float],
+        explanation: str,
+        metadata: dict[str, Any],
+    ) -> tuple[dict[str, float], str, dict[str, Any]]:
+        """A score's value, explanation and metadata, each with this diagnosis added.
+
+        Args:
+            doc_labels: Each shown document as the scorer names it (``[2] *Title*``), in order.
+            value: The scorer's own values.
+            explanation: The scorer's own explanation.
+            metadata: The scorer's own metadata.
+
+        """
+        return (
+            value | diagnose_values(self),
+            f"{explanation}\n\n{diagnose_explanation(self, doc_labels)}",
+            {**metadata, METADATA_KEY: diagnose_metadata(self)},
+        )
+
+    @staticmethod
+    def failed(reason: str) -> dict[str, Any]:
+        """The metadata entry of a sample that could not be judged at all (nan, the reason)."""
+        return {METADATA_KEY: diagnose_metadata(not_diagnosed(reason))}
+
 
 async def classify_claims(
     claims: Sequence[ClaimToDiagnose], documents: Sequence[str], nli: NLIBackend

@@ -17,14 +17,7 @@ from inspect_cite.alce.autoais import (
 from inspect_cite.alce.prompts import AlceDatasetName, check_dataset_argument
 from inspect_cite.citations.alce import alce_scoring_output, marker_spans, render_marker
 from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.diagnose import (
-    DIAGNOSE_KEYS,
-    METADATA_KEY,
-    diagnose_explanation,
-    diagnose_metadata,
-    diagnose_values,
-    not_diagnosed,
-)
+from inspect_cite.diagnose import DIAGNOSE_KEYS, Diagnosis, not_diagnosed
 from inspect_cite.documents import get_docs
 from inspect_cite.errors import ArgumentError
 from inspect_cite.http_client import redact_text
@@ -102,7 +95,7 @@ CITATION_KEYS = ("citation_rec", "citation_prec")
 
 def _unscored(reason: str, output: str, diagnose: bool) -> Score:
     keys = (*CITATION_KEYS, *DIAGNOSE_KEYS) if diagnose else CITATION_KEYS
-    metadata = {METADATA_KEY: diagnose_metadata(not_diagnosed(reason))} if diagnose else None
+    metadata = Diagnosis.failed(reason) if diagnose else None
     return unscored_score(keys, reason, output, metadata=metadata)
 
 
@@ -222,11 +215,9 @@ def citation_nli(
             # nothing, so it has no class.
             diagnosis = not_diagnosed("no statements: the answer is empty")
         labels = [_doc_label(i, docs) for i in range(len(docs))]
-        return Score(
-            value=values | diagnose_values(diagnosis),
-            answer=output,
-            explanation=f"{explanation}\n\n{diagnose_explanation(diagnosis, labels)}",
-            metadata={**metadata, METADATA_KEY: diagnose_metadata(diagnosis)},
+        value, shown, extra = diagnosis.added_to(
+            labels, value=values, explanation=explanation, metadata=metadata
         )
+        return Score(value=value, answer=output, explanation=shown, metadata=extra)
 
     return score

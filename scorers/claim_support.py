@@ -50,17 +50,7 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.diagnose import (
-    DIAGNOSE_KEYS,
-    METADATA_KEY,
-    ClaimToDiagnose,
-    Diagnosis,
-    classify_claims,
-    diagnose_explanation,
-    diagnose_metadata,
-    diagnose_values,
-    not_diagnosed,
-)
+from inspect_cite.diagnose import DIAGNOSE_KEYS, ClaimToDiagnose, Diagnosis, classify_claims
 from inspect_cite.documents import format_doc
 from inspect_cite.nli import NLIBackend, NLIError, Pair
 from inspect_cite.nli.checked import checked_nli
@@ -323,7 +313,7 @@ def claim_support(
             failure = f"NLI failed: {e}"
             metadata: dict[str, Any] = {"reason": failure}
             if diagnose:
-                metadata[METADATA_KEY] = diagnose_metadata(not_diagnosed(failure))
+                metadata |= Diagnosis.failed(failure)
             return Score(
                 value=dict.fromkeys(keys, math.nan),
                 answer=answer.text,
@@ -341,9 +331,9 @@ def claim_support(
                 f"`{_cell(doc['id'], 60)}` *{_cell(answer.title(doc['id']), 80)}*"
                 for doc in answer.docs
             ]
-            shown = f"{shown}\n\n{diagnose_explanation(diagnosis, labels)}"
-            extra[METADATA_KEY] = diagnose_metadata(diagnosis)
-            values |= diagnose_values(diagnosis)
+            values, shown, extra = diagnosis.added_to(
+                labels, value=values, explanation=shown, metadata=extra
+            )
         return Score(
             value=values,
             answer=answer.text,

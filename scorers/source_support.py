@@ -40,17 +40,7 @@ from inspect_ai.solver import TaskState
 
 from inspect_cite.alce.autoais import at_most_citations_problem
 from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.diagnose import (
-    DIAGNOSE_KEYS,
-    METADATA_KEY,
-    ClaimToDiagnose,
-    Diagnosis,
-    classify_claims,
-    diagnose_explanation,
-    diagnose_metadata,
-    diagnose_values,
-    not_diagnosed,
-)
+from inspect_cite.diagnose import DIAGNOSE_KEYS, ClaimToDiagnose, Diagnosis, classify_claims
 from inspect_cite.documents import format_passage
 from inspect_cite.errors import ArgumentError
 from inspect_cite.http_client import redact_text
@@ -260,7 +250,7 @@ def source_support(
             failure = f"NLI failed: {e}"
             failed: dict[str, Any] = {"reason": failure}
             if diagnose:
-                failed[METADATA_KEY] = diagnose_metadata(not_diagnosed(failure))
+                failed |= Diagnosis.failed(failure)
             return Score(
                 value=dict.fromkeys(keys, math.nan),
                 answer=redact_text(answer.text),
@@ -276,9 +266,9 @@ def source_support(
         extra: dict[str, Any] = {}
         if diagnose:
             diagnosis, labels = await diagnose_checks(checks, sources, backend)
-            shown = f"{shown}\n\n{diagnose_explanation(diagnosis, labels)}"
-            extra[METADATA_KEY] = diagnose_metadata(diagnosis)
-            values |= diagnose_values(diagnosis)
+            values, shown, extra = diagnosis.added_to(
+                labels, value=values, explanation=shown, metadata=extra
+            )
         return Score(
             value=values,
             answer=redact_text(answer.text),
