@@ -1,5 +1,7 @@
+import inspect
 import json
 import os
+import re
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -24,6 +26,31 @@ EXPERTQA_ARGS = {
     "dataset_path": str(FIXTURES / "fullcite_expertqa.jsonl"),
     "spans_path": str(FIXTURES / "fullcite_expertqa_spans.jsonl"),
 }
+
+# The public scorers, by module name (scorers/_*.py are what they share).
+SCORERS = sorted(p.stem for p in (ROOT / "scorers").glob("[!_]*.py") if p.stem != "__init__")
+
+
+def scorers_named(text: str) -> set[str]:
+    """The public scorers a test's source or file name names (a call, an import, a path)."""
+    return {name for name in SCORERS if re.search(rf"\b{name}\b", text)}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test is also selected by each scorer it names: ``pytest -k citation_nli``.
+
+    A scorer's tests sit in the folders of what they exercise (ALCE, FullCite, calibration,
+    robustness); its name finds them all.
+    """
+    for item in items:
+        function = getattr(item, "function", None)
+        try:
+            source = inspect.getsource(function) if function is not None else ""
+        except (OSError, TypeError):
+            source = ""
+        for name in scorers_named(source) | scorers_named(item.path.stem):
+            item.extra_keyword_matches.add(name)
+
 
 # Tests never touch the network.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

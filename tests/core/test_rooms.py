@@ -8,7 +8,7 @@
 import ast
 from pathlib import Path
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, SCORERS, scorers_named
 
 PACKAGES = ("alce_tasks", "fullcite_tasks", "solvers", "scorers", "inspect_cite")
 
@@ -65,3 +65,21 @@ def test_a_misplaced_registration_is_seen(tmp_path):
     assert misplaced("scorer", "scorers", tmp_path) == [
         "fullcite_tasks/annotation.py registers @scorer s"
     ]
+
+
+def test_a_test_is_selected_by_the_scorers_it_names(request):
+    # This test names span_agreement and citation_nli: `pytest -k span_agreement` selects it.
+    assert {"span_agreement", "citation_nli"} <= request.node.extra_keyword_matches
+    assert "claim_support" not in scorers_named("claim_support_diagnose_helper")
+
+
+def test_every_public_scorer_has_tests_found_by_its_name():
+    named: set[str] = set()
+    for path in (ROOT / "tests").rglob("test_*.py"):
+        tree = ast.parse(path.read_text())
+        source = path.read_text()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+                segment = ast.get_source_segment(source, node) or ""
+                named |= scorers_named(segment) | scorers_named(path.stem)
+    assert set(SCORERS) - named == set()
