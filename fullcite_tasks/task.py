@@ -29,7 +29,7 @@ from fullcite_tasks.data.expertqa import DEFAULT_SYSTEM, ExpertqaSystem
 from fullcite_tasks.data.records import FullciteRecord, SourceData
 from fullcite_tasks.strategies import Strategy, StrategySettings, strategy_solver
 from inspect_cite import __version__
-from inspect_cite.errors import Refusals
+from inspect_cite.errors import PreflightError, Refusals
 from inspect_cite.hub_files import file_provenance
 from inspect_cite.nli.checked import check_nli, nli_spec
 from inspect_cite.preflight import (
@@ -316,7 +316,11 @@ def fullcite_task(
     if strategy == "native":
         check_native_citations(active_model_name(), what="-T strategy=native", fix=NATIVE_FIX)
     # Its syntax now, before any data is read; its model below, only where it is used.
-    nli = nli_spec(nli, flag="-T nli")
+    try:
+        nli = nli_spec(nli, flag="-T nli")
+    except PreflightError as e:
+        # A -T value this task cannot take, as every other one (a ValueError for Python callers).
+        raise FullciteTaskError(str(e)) from e
     # The classes are claim_support's verdicts taken further: asking for them asks for it.
     attribution = attribution or diagnose
     config = thinking_generate_config(FULLCITE_GENERATE_CONFIG, thinking, thinking_tokens)

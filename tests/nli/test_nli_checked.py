@@ -8,6 +8,7 @@ import pytest
 
 import alce_tasks
 import fullcite_tasks
+from fullcite_tasks.task import FullciteTaskError
 from inspect_cite.errors import PreflightError
 from inspect_cite.nli import get_nli
 from inspect_cite.preflight import reset_preflight
@@ -35,6 +36,9 @@ def test_every_entry_refuses_a_bad_nli_spec_in_one_form(own_prompts, tmp_path):
         lambda: fullcite_tasks.asqa(dataset_path=missing, nli="bogus"),
     ):
         assert refusal(build).startswith(f"-T {shown}")
+    # FullCite refuses every -T value it cannot take as a FullciteTaskError, a ValueError.
+    with pytest.raises(FullciteTaskError):
+        fullcite_tasks.asqa(dataset_path=missing, nli="bogus")
     for build in (
         lambda: citation_nli(nli="bogus"),
         lambda: claim_support(nli="bogus"),
