@@ -30,6 +30,7 @@ import numpy as np
 from inspect_cite.alce.autoais import at_most_citations_problem, citation_scores
 from inspect_cite.alce.items import FIELD_TYPES, field_problem
 from inspect_cite.citations.alce import remove_citations
+from inspect_cite.errors import PreflightError
 from inspect_cite.files import read_json, write_atomic
 from inspect_cite.nli import (
     NLI_SPECS,
@@ -37,8 +38,9 @@ from inspect_cite.nli import (
     NLICacheError,
     NLIConfigError,
     NLIError,
-    get_nli,
 )
+from inspect_cite.nli.checked import checked_nli
+from inspect_cite.nli.registry import parse_nli_spec
 from inspect_cite.text import split_think
 from inspect_cite.thinking import NO_ANSWER_THINKING
 from scorers.alce_correctness import best_rouge_lsum, qampari_scores, str_em
@@ -396,7 +398,14 @@ def score_file(args: argparse.Namespace) -> dict[str, Any]:
     if args.mauve:
         result.update(_mauve(normalized, args))
     if args.citations or args.claims_nli:
-        nli = get_nli(args.nli, args.nli_cache)
+        nli = checked_nli(args.nli, flag="--nli", cache_path=args.nli_cache)
+        kind, arg = parse_nli_spec(args.nli)
+        if kind == "model" and "/" not in arg:
+            # Outside an Inspect eval no role can be bound: Inspect's own error names no flag.
+            raise PreflightError(
+                f"--nli={args.nli}: alce-eval binds no model roles; give the model itself "
+                "(--nli model:<provider>/<model>)"
+            )
 
         async def nli_metrics() -> dict[str, float]:
             out: dict[str, float] = {}
@@ -423,7 +432,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         result = score_file(args)
-    except (ResultFileError, NLIConfigError, NLICacheError, NLIError) as e:
+    except (ResultFileError, PreflightError, NLIConfigError, NLICacheError, NLIError) as e:
         print(f"alce-eval: {e}", file=sys.stderr)
         return 1
     print(result)

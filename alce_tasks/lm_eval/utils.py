@@ -15,13 +15,17 @@ from alce_tasks.data import alce_data_path, eval_file_name, load_items
 from inspect_cite.alce.autoais import citation_scores
 from inspect_cite.alce.prompts import AlceDatasetName, AlcePromptBuilder, load_prompt_file
 from inspect_cite.citations.alce import alce_scoring_output
-from inspect_cite.nli import NLIError, get_nli
+from inspect_cite.nli import NLIError
+from inspect_cite.nli.checked import check_nli, checked_nli
 from inspect_cite.text import split_think
 from inspect_cite.thinking import NO_ANSWER_THINKING
 from scorers.alce_correctness import CORRECTNESS_KEYS, correctness
 from scorers.claim_coverage import claims_score
 
 logger = logging.getLogger(__name__)
+
+NLI_FLAG = "--metadata nli"
+"""How lm-eval users give the NLI spec (``lm_eval run --metadata '{\"nli\": ...}'``)."""
 
 _DEFAULT_RETRIEVER = {"asqa": "gtr", "qampari": "gtr", "eli5": "bm25"}
 
@@ -44,6 +48,8 @@ def _load(dataset: AlceDatasetName, options: dict[str, Any]) -> Any:
         ndoc=int(options.get("ndoc", 5)),
         seed=int(options.get("seed", 42)),
     )
+    # Checked before lm-eval generates anything, as the Inspect tasks check -T nli.
+    nli = check_nli(options.get("nli", "true"), flag=NLI_FLAG)
     records = []
     for item in load_items(path, dataset):
         shown = [
@@ -58,7 +64,7 @@ def _load(dataset: AlceDatasetName, options: dict[str, Any]) -> Any:
                 "item": json.dumps(
                     {k: v for k, v in item.items() if k != "docs"} | {"docs": shown}
                 ),
-                "nli": options.get("nli", "true"),
+                "nli": nli,
                 "at_most_citations": int(options.get("at_most_citations", 3)),
             }
         )
@@ -91,7 +97,7 @@ def _process(dataset: AlceDatasetName, doc: dict[str, Any], results: list[str]) 
         return dict.fromkeys([*keys, "claims_nli"] if dataset == "eli5" else keys, nan)
     output = alce_scoring_output(results[0])
     values = dict(correctness(output, item, dataset))
-    nli = get_nli(doc["nli"])
+    nli = checked_nli(doc["nli"], flag=NLI_FLAG)
     # As the Inspect scorers: a failed NLI call makes this document's NLI metrics nan (with the
     # reason logged), never "not supported" and never the end of the whole run.
     try:

@@ -15,6 +15,7 @@ from lm_eval.api.model import LM
 
 from alce_tasks import eli5
 from alce_tasks.lm_eval import CONFIG_DIR
+from inspect_cite.errors import PreflightError
 from tests.conftest import FIXTURES, ROOT
 
 NLI = "python:tests.helpers.nli_fns:word_entail"
@@ -167,3 +168,10 @@ def test_lm_eval_run_survives_an_nli_failure(own_prompts):
     lm = results["results"]["alce_eli5"]
     expected = [s["citation_rec"] for s in samples[1:]]
     assert lm["citation_rec,none"] == pytest.approx(sum(expected) / len(expected))
+
+
+def test_lm_eval_refuses_a_bad_nli_when_the_data_loads(own_prompts):
+    from alce_tasks.lm_eval.utils import load_eli5
+
+    with pytest.raises(PreflightError, match=r"^--metadata nli=bogus:x: unknown NLI spec"):
+        load_eli5(dataset_path=str(FIXTURES / "alce_eli5.json"), nli="bogus:x")

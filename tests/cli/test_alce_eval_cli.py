@@ -171,6 +171,19 @@ def test_mauve_and_qa_match_the_core_functions(tmp_path):
     assert "mauve" not in json.loads(Path(f"{qpath}.score").read_text())
 
 
+def test_a_bad_nli_is_refused_naming_the_flag_before_any_item_is_judged(tmp_path, capsys):
+    path = write_result(tmp_path, "asqa.json", synthetic_items("asqa", 2))
+    for spec, shown in (
+        ("bogus:x", "alce-eval: --nli=bogus:x: unknown NLI spec 'bogus:x'; use one of:"),
+        ("classifier:/nonexistent", "alce-eval: --nli=classifier:/nonexistent: directory "),
+        ("model:grader", "alce-eval: --nli=model:grader: alce-eval binds no model roles"),
+    ):
+        assert main(["--f", str(path), "--citations", "--nli", spec]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith(shown) and "Traceback" not in err, err
+    assert not Path(f"{path}.score").exists()
+
+
 def test_missing_field_is_named(tmp_path, capsys):
     items = synthetic_items("asqa", 2)
     del items[1]["docs"]
@@ -237,8 +250,9 @@ def test_nli_true_without_a_gpu_gives_its_advice_once(tmp_path):
         timeout=300,
     )
     assert proc.returncode == 1
-    assert proc.stderr.count("Lighter NLI choices") == 1, proc.stderr
-    assert proc.stderr.startswith("alce-eval: NLI 'true' (google/t5_xxl_true_nli_mixture")
+    # The tasks' refusal, naming alce-eval's flag, before any item is judged.
+    assert proc.stderr.count("Use a lighter NLI") == 1, proc.stderr
+    assert proc.stderr.startswith("alce-eval: --nli=true: ALCE's T5-11B NLI needs a ~23 GB GPU")
 
 
 # --- one validation with the Inspect tasks; each bad input is one line, before scoring -------
