@@ -13,6 +13,7 @@ write that fails during a run (a full disk, a read-only file, an I/O error) is l
 the decisions are computed and scored as if there were no disk cache.
 """
 
+import atexit
 import hashlib
 import logging
 import sqlite3
@@ -156,6 +157,20 @@ class DiskCache:
         except (OSError, sqlite3.Error) as e:
             why = f"cannot be opened ({type(e).__name__}: {e})"
             raise NLICacheError(_cache_message(self.path, why), path=self.path, why=why) from e
+        # Closing moves the WAL's decisions into the file itself, so the .sqlite file alone
+        # (copied, moved, shared) holds them all; a process that is killed keeps them in the WAL.
+        atexit.register(self._close_at_exit)
+
+    def _close_at_exit(self) -> None:
+        # A thread still writing at exit keeps its lock: its decisions stay in the WAL.
+        if not self._lock.acquire(timeout=5):
+            return
+        try:
+            self._conn.close()
+        except sqlite3.Error:
+            pass
+        finally:
+            self._lock.release()
 
     def _failed(self, doing: str, error: sqlite3.Error) -> None:
         """Log a failed read or write once; the run goes on without it (it only saves work)."""

@@ -3,7 +3,12 @@
 import asyncio
 import logging
 import math
+import os
 import re
+import shutil
+import sqlite3
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -29,6 +34,7 @@ from inspect_cite.nli.llm import ModelNLI, parse_yes_no
 from inspect_cite.nli.seq2seq import TRUE_TEMPLATE, Seq2SeqNLI
 from inspect_cite.nli.tiny_t5 import vary_t5_outputs
 from scorers import citation_nli
+from tests.conftest import ROOT
 from tests.helpers import nli_fns
 from tests.helpers.nli_judge import judge_model
 from tests.helpers.nli_models import per_pair_generate
@@ -537,6 +543,43 @@ def test_disk_cache_makes_rescoring_free(tmp_path, monkeypatch):
     other = get_nli("python:tests.helpers.nli_fns:word_entail")
     asyncio.run(other.entail(pairs[:2]))
     assert other.model_pairs == 2
+
+
+def test_the_cache_file_alone_holds_a_finished_eval_decisions(tmp_path, own_prompts):
+    db = tmp_path / "nli.sqlite"
+    # An eval leaves the backend (and its connection) to the process's end.
+    script = (
+        "import sys\n"
+        "from inspect_ai import eval\n"
+        "from alce_tasks import asqa\n"
+        "from tests.conftest import FIXTURES\n"
+        "from tests.helpers.scripted_models import scripted_model, scripted_output\n"
+        "model, _ = scripted_model(lambda *a: scripted_output('Eccleston played him [1].'))\n"
+        "task = asqa(dataset_path=str(FIXTURES / 'alce_asqa.json'), nli=sys.argv[1])\n"
+        "[log] = eval(task, model=model, display='none', log_dir=sys.argv[2], limit=2)\n"
+        "assert log.status == 'success'\n"
+    )
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            script,
+            "python:tests.helpers.nli_fns:word_entail",
+            str(tmp_path / "logs"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "INSPECT_CITE_NLI_CACHE": str(db), "PYTHONPATH": str(ROOT)},
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    # Copied without its -wal file, as a user moves "the cache".
+    copy = tmp_path / "copy" / "nli.sqlite"
+    copy.parent.mkdir()
+    shutil.copy(db, copy)
+    with sqlite3.connect(copy) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM nli").fetchone()[0] > 0
 
 
 async def test_memory_cache():
