@@ -42,7 +42,11 @@ def rouge_l(annotated: list[str], gold: list[str]) -> tuple[float, float, float]
 
 @scorer(metrics={"*": [mean(), stderr()]})
 def span_agreement() -> Scorer:
-    """ROUGE-L of annotated evidence spans against gold spans (nan without gold spans)."""
+    """ROUGE-L of annotated evidence spans against gold spans.
+
+    A document whose annotation failed is left out (its spans are unknown, not empty); the
+    values are nan without gold spans or when every document's annotation failed.
+    """
 
     async def score(state: TaskState, target: Target) -> Score:
         metadata = state.metadata or {}
@@ -62,7 +66,13 @@ def span_agreement() -> Scorer:
         if gold:
             triples = []
             for doc_id in list(dict.fromkeys([*gold, *per_doc])):
-                mine = (per_doc.get(doc_id) or {}).get("spans") or []
+                doc = per_doc.get(doc_id) or {}
+                if doc.get("error"):
+                    # Its spans are unknown, not empty: it is left out, never scored 0.
+                    rows.append(f"| {doc_id} | annotation failed | {len(gold.get(doc_id, []))} | "
+                                "- | - | - |")  # fmt: skip
+                    continue
+                mine = doc.get("spans") or []
                 if not mine and doc_id not in gold:
                     continue
                 p, r, f = rouge_l(mine, gold.get(doc_id, []))
@@ -72,15 +82,21 @@ def span_agreement() -> Scorer:
                     f"{100 * p:.1f} | {100 * r:.1f} | {100 * f:.1f} |"
                 )
             for k, name in enumerate(("rougeL_precision", "rougeL_recall", "rougeL_f1")):
-                values[name] = 100 * sum(t[k] for t in triples) / len(triples)
+                if triples:
+                    values[name] = 100 * sum(t[k] for t in triples) / len(triples)
         table = (
             "| doc | annotated | gold | P | R | F1 |\n|---|---|---|---|---|---|\n" + "\n".join(rows)
             if rows
             else "*No gold spans: agreement not scored.*"
         )
+        reason = None
+        if gold and math.isnan(values["rougeL_f1"]):
+            reason = "every document's annotation failed: agreement not scored"
+            table = f"**nan:** {reason}\n\n{table}"
         return Score(
             value=values,
             explanation=f"**Annotator:** {annotation.get('model', '?')}\n\n{table}",
+            metadata={"reason": reason} if reason else None,
         )
 
     return score

@@ -1,6 +1,7 @@
 """The FullCite tasks end to end in-process: fixtures, scripted models, the tiny local model."""
 
 import json
+import math
 import re
 
 import pytest
@@ -380,3 +381,25 @@ def test_annotate_spans_builds_for_every_source(dataset):
     args = {"asqa": ASQA_ARGS, "expertqa": EXPERTQA_ARGS}[dataset]
     task = annotate_spans(dataset=dataset, dataset_path=args["dataset_path"])
     assert len(task.dataset) > 0
+
+
+async def test_span_agreement_leaves_out_a_document_whose_annotation_failed():
+    from inspect_ai.scorer import Target
+
+    from scorers.span_agreement import span_agreement
+    from tests.helpers.task_states import state
+
+    gold = [{"doc_id": "a", "span": "the sky is blue"}, {"doc_id": "b", "span": "grass is green"}]
+    docs = {
+        "a": {"spans": ["the sky is blue"]},
+        "b": {"spans": [], "error": "annotator timed out"},
+    }
+    meta = {"gold_spans": gold, "span_annotation": {"model": "m", "docs": docs}}
+    score = await span_agreement()(state("", meta), Target(""))
+    # b's spans are unknown, not empty: the agreement is a's alone.
+    assert score.value["rougeL_f1"] == 100 and score.value["failed_docs"] == 1
+    all_failed = {"a": {"spans": [], "error": "x"}, "b": {"spans": [], "error": "x"}}
+    meta["span_annotation"]["docs"] = all_failed
+    score = await span_agreement()(state("", meta), Target(""))
+    assert math.isnan(score.value["rougeL_f1"]) and math.isnan(score.value["rougeL_recall"])
+    assert score.metadata["reason"].startswith("every document's annotation failed")
