@@ -162,6 +162,16 @@ def _run(argv: list[str] | None) -> int:
             message = e.message if isinstance(e.message, str) else str(e)
             print(Text.from_markup(message).plain.strip(), file=sys.stderr)
             return 1
+        except NotImplementedError:
+            # Inspect's task loader globs the file name: an absolute path fails there, in
+            # `inspect eval` as here.
+            print(
+                f"inspect-cite check: {args.task}: Inspect takes a task file by a path relative "
+                "to the current folder (`inspect eval` fails on this one too); run from its "
+                "folder, or give a relative path",
+                file=sys.stderr,
+            )
+            return 1
         return 0
     if args.command == "lm-eval-path":
         print(lm_eval_config_dir())

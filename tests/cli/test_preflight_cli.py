@@ -259,6 +259,17 @@ def test_check_builds_a_task_without_a_model(tmp_path):
         tmp_path,
     )
     assert proc.returncode == 1 and str(tmp_path / "x.jsonl") in proc.stderr
+    # A task file by absolute path, which Inspect's loader cannot take: one line, no traceback.
+    (tmp_path / "my_task.py").write_text(
+        "from inspect_ai import Task, task\nfrom inspect_ai.dataset import Sample\n\n\n"
+        "@task\ndef my_task():\n    return Task(dataset=[Sample(input='hi', target='x')])\n"
+    )
+    assert run_cli([CHECK, "check", "my_task.py"], tmp_path).stdout.strip() == (
+        "ok: my_task: 1 sample"
+    )
+    proc = run_cli([CHECK, "check", str(tmp_path / "my_task.py")], tmp_path)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "Inspect takes a task file by a path relative to the current folder" in proc.stderr
 
 
 def test_temperature_zero_on_hf_is_refused_before_the_first_sample(tiny_qwen3, tmp_path):
