@@ -8,7 +8,8 @@ units the judge decided (an uncited statement is unsupported without asking the 
 carries no judge error).
 This metric, beside ``mean`` and ``stderr`` on each such rate, gives the Rogan-Gladen rate
 and its interval (:func:`inspect_cite.calibration.corrected_rate`) as ``corrected_mean``,
-``corrected_low`` and ``corrected_high`` (x100). Without a calibration it reports nothing.
+``corrected_low`` and ``corrected_high`` (x100). Without a calibration it reports nothing, but
+where every sample of a run is nan Inspect lists the declared metric itself as ``corrected: nan``.
 """
 
 import math
