@@ -8,10 +8,11 @@ cite. ``-S diagnose=true`` on ``citation_nli`` (ALCE statements) and ``claim_sup
 - ``supported``: its citations support it, as the scorer itself judges (ALCE: the cited
   passages together entail it, as citation recall judges, ``at_most_citations`` and the
   out-of-range rule included; FullCite: its snippets' or its documents' premise entails it);
-- ``misattributed``: its citations do not support it, but another shown document does, alone
-  (the right content, the wrong source). "Another" is a shown document outside the premise
-  the scorer judged: for a statement whose citation is out of range, that premise is empty,
-  so every shown document is judged;
+- ``misattributed``: its citations do not support it, but another document the model saw
+  does, alone (the right content, the wrong source). "Another" is a seen document outside the
+  premise the scorer judged: for a statement whose citation is out of range, that premise is
+  empty, so every seen document is judged. A document the model did not see (one no agent
+  tool returned, :mod:`inspect_cite.evidence`) is never judged: it supports no class;
 - ``unsupported``: no other shown document supports it either (the model's own knowledge, or
   made up);
 - ``uncited``: it has no citation, whatever the documents say.
@@ -137,13 +138,14 @@ class Diagnosis:
 
 
 async def classify_claims(
-    claims: Sequence[ClaimToDiagnose], documents: Sequence[str], nli: NLIBackend
+    claims: Sequence[ClaimToDiagnose], documents: Sequence[str | None], nli: NLIBackend
 ) -> Diagnosis:
-    """Classify each claim, judging the unsupported ones against the other shown documents.
+    """Classify each claim, judging the unsupported ones against the other seen documents.
 
     Args:
         claims: The claims with the scorer's verdicts.
-        documents: Each shown document as the NLI premise, in the order shown.
+        documents: Each document as the NLI premise, in the order shown; None for one the
+            model did not see (:meth:`inspect_cite.evidence.Evidence.premises`), never judged.
         nli: The scorer's backend (its batching queue and cache).
 
     Returns:
@@ -156,7 +158,7 @@ async def classify_claims(
         if claim.cited and claim.supported:
             continue
         for j, premise in enumerate(documents):
-            if j in claim.judged:
+            if premise is None or j in claim.judged:
                 continue
             pairs.append((premise, claim.hypothesis))
             owners.append((i, j))

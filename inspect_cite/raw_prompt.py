@@ -23,7 +23,7 @@ length is unknown, no cap is applied and the sample's metadata says why.
 
 from typing import Any
 
-from inspect_ai.model import Model, ModelName, ModelOutput, get_model_info
+from inspect_ai.model import ChatMessage, Model, ModelName, ModelOutput, get_model_info
 
 from inspect_cite.errors import PreflightError
 
@@ -111,6 +111,20 @@ async def prompt_tokens(model: Model, prompt: str) -> int | None:
         return len(await api.tokenize(prompt))
     except NotImplementedError:
         return None
+
+
+def chat_prompt_tokens(model: Model, messages: list[ChatMessage]) -> int | None:
+    """The tokens of an ``hf/`` model's chat prompt for ``messages`` (None elsewhere).
+
+    Rendered and tokenized as the provider does before generating (its chat template, then
+    the tokenizer with its special tokens and call arguments).
+    """
+    if ModelName(str(model)).api != "hf":
+        return None
+    api: Any = model.api
+    prompt = api.hf_chat(messages, [])
+    call_args = getattr(api, "tokenizer_call_args", None) or {}
+    return len(api.tokenizer(prompt, **call_args)["input_ids"])
 
 
 def context_length(model: Model) -> int | None:

@@ -9,9 +9,12 @@ so that they agree on what a citation is. Decisions:
 - A citation is **invalid** when its doc id is not one of the context documents
   (``unknown_doc_id``), or when the posthoc solver could not align its snippet
   (``unaligned``: the posthoc record at the citation's offsets in the output says so, see
-  :mod:`inspect_cite.posthoc_records`), or when the agent strategy's tools never returned its
-  document (``not_retrieved``: :mod:`inspect_cite.agent_records`). Invalid citations stay
-  in every count (they are wrong in precision) and never match gold.
+  :mod:`inspect_cite.posthoc_records`), or when the model never saw its document
+  (``not_retrieved``: no agent tool returned it; the sample's evidence record,
+  :mod:`inspect_cite.evidence`). Invalid citations stay in every count (they are wrong in
+  precision), never match gold and are never evidence.
+- A seen document is read as the model saw it: a document an agent's ``search`` only
+  previewed holds its preview, so a snippet from beyond it is not verbatim there.
 - A citation's ``position`` is the 1-based place of its document in ``metadata["docs"]``.
 - ``verbatim``: the snippet is a non-blank substring of the cited document's text, up to
   Unicode canonical equivalence (:func:`inspect_cite.verbatim.find_verbatim`).
@@ -32,9 +35,9 @@ from weakref import WeakKeyDictionary
 
 from inspect_ai.solver import TaskState
 
-from inspect_cite.agent_records import AGENT_KEY, returned_doc_ids
 from inspect_cite.citations import Claim, ParsedAnswer, parse_citations
-from inspect_cite.documents import Document, DocumentError, doc_positions, docs_by_id, get_docs
+from inspect_cite.documents import Document, DocumentError, doc_positions, docs_by_id
+from inspect_cite.evidence import EVIDENCE_KEY, LEGACY_AGENT_KEY, Evidence, read_evidence
 from inspect_cite.posthoc_records import unaligned_spans
 from inspect_cite.text import highlight_markdown
 from inspect_cite.thinking import split_output
@@ -52,7 +55,7 @@ class CheckedCitation:
         claim: The claim text it follows.
         doc_id: The cited document id, as written.
         snippet: The snippet as the model wrote it.
-        status: ``valid``, ``unknown_doc_id`` or ``unaligned``.
+        status: ``valid``, ``unknown_doc_id``, ``unaligned`` or ``not_retrieved``.
         position: 1-based place of its document in ``metadata["docs"]`` (None when unknown).
         verbatim: The cited document holds the snippet verbatim.
         near_verbatim: The cited document holds the snippet's words in another typography.
@@ -94,6 +97,8 @@ class CheckedCitation:
             return "unknown doc id"
         if self.status == "unaligned":
             return "unaligned"
+        if self.status == "not_retrieved":
+            return "the model did not see this document"
         if not self.evidence:
             return "the cited document does not hold this snippet"
         return None
@@ -117,6 +122,8 @@ class CitedAnswer:
     docs: list[Document]
     citations: list[CheckedCitation] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    evidence: Evidence | None = None
+    """What the model saw (None when ``metadata["docs"]`` is unusable)."""
 
     @property
     def omitted(self) -> bool:
@@ -163,7 +170,8 @@ def read_cited_answer(state: TaskState) -> CitedAnswer:
         id(metadata),
         id(metadata.get("docs")),
         id(metadata.get("posthoc")),
-        id(metadata.get(AGENT_KEY)),
+        id(metadata.get(EVIDENCE_KEY)),
+        id(metadata.get(LEGACY_AGENT_KEY)),
     )
     cached = _READ.get(state)
     if cached is not None and cached[0] == key:
@@ -175,10 +183,13 @@ def read_cited_answer(state: TaskState) -> CitedAnswer:
 
 def _read(sample_id: Any, metadata: dict[str, Any], text: str) -> CitedAnswer:
     problems: list[str] = []
+    seen: Evidence | None
     try:
-        docs = get_docs(metadata, where=f"sample {sample_id}")
+        seen = read_evidence(metadata, where=f"sample {sample_id}")
+        # Each seen document as the model saw it; unseen ones are never evidence.
+        docs = seen.judged_docs()
     except DocumentError as e:
-        docs = []
+        seen, docs = None, []
         problems.append(str(e))
     positions = doc_positions(docs)
     parsed = parse_citations(text, doc_ids=positions)
@@ -186,8 +197,7 @@ def _read(sample_id: Any, metadata: dict[str, Any], text: str) -> CitedAnswer:
     unaligned = unaligned_spans(
         metadata, citations=[(c.doc_id, c.snippet, c.start, c.end) for c in parsed.citations]
     )
-    returned = returned_doc_ids(metadata)
-    answer = CitedAnswer(text=text, parsed=parsed, docs=docs, problems=problems)
+    answer = CitedAnswer(text=text, parsed=parsed, docs=docs, problems=problems, evidence=seen)
     index = 0
     for claim in parsed.claims:
         for c in claim.citations:
@@ -197,7 +207,7 @@ def _read(sample_id: Any, metadata: dict[str, Any], text: str) -> CitedAnswer:
                 status = "unknown_doc_id"
             elif (c.start, c.end) in unaligned:
                 status = "unaligned"
-            elif returned is not None and c.doc_id not in returned:
+            elif seen is not None and not seen.seen_id(c.doc_id):
                 status = "not_retrieved"
             doc = answer.doc(c.doc_id)
             found = match_snippet(c.snippet, doc["text"]) if doc is not None else None

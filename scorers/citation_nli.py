@@ -6,7 +6,6 @@ from typing import Any
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from inspect_cite.agent_records import returned_doc_ids
 from inspect_cite.alce.autoais import (
     CitationResult,
     StatementVerdict,
@@ -18,8 +17,8 @@ from inspect_cite.alce.prompts import AlceDatasetName, check_dataset_argument
 from inspect_cite.citations.alce import alce_scoring_output, marker_spans, render_marker
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.diagnose import DIAGNOSE_KEYS, Diagnosis, not_diagnosed
-from inspect_cite.documents import get_docs
 from inspect_cite.errors import ArgumentError
+from inspect_cite.evidence import read_evidence
 from inspect_cite.http_client import redact_text
 from inspect_cite.nli import NLIError
 from inspect_cite.nli.checked import checked_nli
@@ -49,7 +48,9 @@ def _statement_lines(i: int, s: StatementVerdict, docs: Sequence[Mapping[str, An
     if s.status == "uncited":
         verdict = "not supported (no citation)"
     elif s.status == "invalid":
-        verdict = "not supported (a citation is out of range or names a document no tool returned)"
+        verdict = (
+            "not supported (a citation is out of range or names a document the model did not see)"
+        )
     else:
         # A checked statement's citations are all in range (never None).
         judged = ", ".join(render_marker(r + 1) for r in s.used if r is not None)
@@ -123,8 +124,9 @@ def citation_nli(
     The output is cleaned as ALCE does and cut to its first line; citations ``[n]`` refer to
     ``metadata["docs"]`` in order. An output with no statements (empty) is not scored (nan,
     as eval.py skips it); a sample whose NLI call fails is not scored either, with the reason.
-    For the agent strategy a citation of a document its tools never returned is invalid, as
-    one out of range is (:mod:`inspect_cite.agent_records`).
+    A citation of a document the model did not see (one no agent tool returned) is invalid,
+    as one out of range is, and a seen document is judged by the text the model saw
+    (:mod:`inspect_cite.evidence`).
 
     Args:
         nli: NLI backend spec, one of the forms in :data:`inspect_cite.nli.registry.NLI_SPECS`
@@ -157,12 +159,9 @@ def citation_nli(
         output = alce_scoring_output(
             state.output.completion, prompt_opened=think_opened_by_prompt(state.output)
         )
-        docs = get_docs(metadata, where)
-        returned = returned_doc_ids(metadata)
-        # The agent strategy: only documents its tools returned may be cited.
-        allowed = (
-            None if returned is None else {i for i, d in enumerate(docs) if d["id"] in returned}
-        )
+        evidence = read_evidence(metadata, where)
+        docs = evidence.judged_docs()
+        allowed = evidence.allowed()
         qampari = (dataset or metadata.get("dataset")) == "qampari"
         question = metadata.get("question")
         keys = (*CITATION_KEYS, *DIAGNOSE_KEYS) if diagnose else CITATION_KEYS
@@ -209,7 +208,9 @@ def citation_nli(
                 value=values, answer=output, explanation=explanation, metadata=metadata or None
             )
         if output.strip():
-            diagnosis = await diagnose_statements(result, docs, backend, alce_compat=alce_compat)
+            diagnosis = await diagnose_statements(
+                result, docs, backend, alce_compat=alce_compat, allowed=allowed
+            )
         else:
             # eval.py reads an empty QAMPARI answer as one empty item (recall 0): it claims
             # nothing, so it has no class.

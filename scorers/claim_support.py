@@ -10,12 +10,13 @@ then the mean over samples):
   citations; every uncited sentence is an uncited claim. A citation with no claim text before
   it is not a claim (nothing to judge) and is only listed. The hypothesis is the claim text,
   which holds no citation markup.
-- A citation gives evidence only when it is valid (its doc id is a context document and, after
-  posthoc, its snippet was aligned: the project's invalid citations support nothing, as they
-  count wrong in Doc-F1). Its snippet is evidence only when non-empty and found in the cited
-  document, verbatim or near-verbatim (see ``doc_snippet_f1``'s ``near_verbatim_rate``): a
-  snippet the document does not hold (a rewording, or the claim restated) is not evidence
-  from that document, else copying the claim into the snippet would always be "supported".
+- A citation gives evidence only when it is valid (its doc id is a context document the model
+  saw and, after posthoc, its snippet was aligned: the project's invalid citations support
+  nothing, as they count wrong in Doc-F1). Its snippet is evidence only when non-empty and
+  found in the cited document, verbatim or near-verbatim (see ``doc_snippet_f1``'s
+  ``near_verbatim_rate``): a snippet the document does not hold (a rewording, or the claim
+  restated) is not evidence from that document, else copying the claim into the snippet
+  would always be "supported".
 - The evidence is the document's own text of the span holding the snippet
   (:attr:`scorers._cited_answer.CheckedCitation.evidence`), never the model's words: a
   near-verbatim snippet shows the document's spelling, case and punctuation.
@@ -178,8 +179,8 @@ async def diagnose_claims(
     r"""Every claim as supported, misattributed, unsupported or uncited.
 
     ``supported`` is this scorer's verdict (its snippet or document premise entails it). A
-    cited claim that is not supported is judged against each shown document it does not
-    validly cite, an uncited claim against every shown document, one document at a time
+    cited claim that is not supported is judged against each seen document it does not
+    validly cite, an uncited claim against every seen document, one document at a time
     (``Title: {title}\n{text}``), through ``nli`` (the same batching and cache).
     """
     claims = []
@@ -197,7 +198,9 @@ async def diagnose_claims(
                 judged=frozenset(j for j, doc in enumerate(answer.docs) if doc["id"] in valid),
             )
         )
-    return await classify_claims(claims, [format_doc(doc) for doc in answer.docs], nli)
+    # Only what the model saw is judged (an agent's unreturned documents never are).
+    premises = answer.evidence.premises() if answer.evidence is not None else []
+    return await classify_claims(claims, premises, nli)
 
 
 def _cell(text: str, limit: int = 300) -> str:

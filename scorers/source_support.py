@@ -1,18 +1,26 @@
 r"""Citations of tool-using models and agents, checked against what the transcript retrieved.
 
 For any Inspect log whose model used tools or web search (agents, server-side search, the
-``-T strategy=agent`` runs, provider-native citations). Sources and claims are read from the
-sample's conversation by :mod:`inspect_cite.transcript`: a source is what a tool returned
-(the text of a fetched URL, search results with their content, a document read by id,
-server-side search results Inspect recorded, documents given to the model); a claim is a
-sentence of the final answer, and its citations are the ``UrlCitation``/``DocumentCitation``\ s
-of its text blocks, its markdown links, its ``[n]`` markers and FullCite citations. URLs are
-compared after :func:`inspect_cite.urls.normalize_url`; no page is fetched again.
+``-T strategy=agent`` runs, provider-native citations). The sources are the sample's evidence
+(:func:`inspect_cite.evidence.read_evidence`, the one reading every scorer shares): for this
+project's strategies, the documents its evidence record says the model saw, as it saw them;
+for a log this project did not write, what the conversation's tools returned
+(:mod:`inspect_cite.transcript`: the text of a fetched URL, search results with their
+content, a document read by id, server-side search results Inspect recorded, documents given
+to the model) and the sample's ``metadata["docs"]`` when it has them. A claim is a sentence
+of the final answer, and its citations are the ``UrlCitation``/``DocumentCitation``\ s of its
+text blocks, its markdown links, its ``[n]`` markers and FullCite citations. A ``[n]`` of this
+project's ALCE strategies names the n-th document, as everywhere; in a log without a record
+it names the document with id ``n`` or search result ``n``, and is counted apart (ambiguous,
+with the reason) when both exist and differ. URLs are compared after
+:func:`inspect_cite.urls.normalize_url`; no page is fetched again.
 
 Per sample (x100 except the count, then the mean over samples):
 
-- ``cited_source_seen``: share of the answer's citations whose source the transcript
-  retrieved. A URL never retrieved is a fabricated citation. nan without citations.
+- ``cited_source_seen``: share of the answer's citations whose source the model saw. A URL
+  never retrieved is a fabricated citation. An ambiguous ``[n]`` is left out of this share
+  and of the claim's premise (``ambiguous_citations`` in the metadata). nan without
+  citations that can be told.
 - ``supported_claims``: share of the claims entailed by their cited, retrieved text: the
   claim's retrieved cited sources (the first ``at_most_citations``, in citation order) are
   joined as ALCE joins documents (``"Title: {title}\n{text}"`` per source, one per line;
@@ -26,9 +34,10 @@ Per sample (x100 except the count, then the mean over samples):
   many sentences the block holds).
 
 With ``diagnose=true`` every claim is also classified (:mod:`inspect_cite.diagnose`):
-``supported`` (as above), ``misattributed`` (not supported by its cited sources, but another
-retrieved source entails it alone), ``unsupported`` (no retrieved source does) or ``uncited``;
-the "shown documents" are the retrieved sources that hold text, in the order retrieved.
+``supported`` (as above), ``misattributed`` (not supported by its premise, but another
+seen source entails it alone, a cited one past ``at_most_citations`` included, as
+``citation_nli``'s diagnose judges it), ``unsupported`` (no seen source does) or ``uncited``;
+the "shown documents" are the seen sources that hold text, in the order seen.
 """
 
 import math
@@ -41,8 +50,9 @@ from inspect_ai.solver import TaskState
 from inspect_cite.alce.autoais import at_most_citations_problem
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.diagnose import DIAGNOSE_KEYS, ClaimToDiagnose, Diagnosis, classify_claims
-from inspect_cite.documents import format_passage
+from inspect_cite.documents import DocumentError, format_passage
 from inspect_cite.errors import ArgumentError
+from inspect_cite.evidence import Sources, read_evidence
 from inspect_cite.http_client import redact_text
 from inspect_cite.nli import NLIBackend, NLIError, Pair
 from inspect_cite.nli.checked import checked_nli
@@ -50,10 +60,8 @@ from inspect_cite.transcript import (
     AnswerClaim,
     ClaimedAnswer,
     Source,
-    TranscriptSources,
     answer_claims,
     final_answer,
-    transcript_sources,
 )
 from scorers._no_answer import no_answer_score
 
@@ -66,37 +74,45 @@ class ClaimCheck:
 
     Attributes:
         claim: The claim and its citations.
-        sources: The retrieved source of each citation (None: never retrieved).
-        premise: The joined retrieved text it is judged against (None: nothing to judge).
-        verdict: ``supported``, ``not supported``, ``uncited``, ``not retrieved`` or
-            ``no text`` (cannot be judged).
+        sources: The seen source of each citation (None: never seen, or ambiguous).
+        ambiguous: Per citation, why it cannot be told which source it names (else None).
+        judged: The keys of the sources its premise holds.
+        premise: The joined seen text it is judged against (None: nothing to judge).
+        verdict: ``supported``, ``not supported``, ``uncited``, ``not retrieved``,
+            ``ambiguous`` or ``no text`` (the last two cannot be judged).
 
     """
 
     claim: AnswerClaim
     sources: list[Source | None] = field(default_factory=list)
+    ambiguous: list[str | None] = field(default_factory=list)
+    judged: tuple[str, ...] = ()
     premise: str | None = None
     verdict: str = "uncited"
 
 
 def check_claims(
-    answer: ClaimedAnswer, sources: TranscriptSources, at_most_citations: int | None
+    answer: ClaimedAnswer, sources: Sources, at_most_citations: int | None
 ) -> list[ClaimCheck]:
     """Each claim with its citations' sources and the premise to judge (verdicts but NLI's)."""
     checks = []
     for claim in answer.claims:
-        check = ClaimCheck(claim, [sources.resolve(answer.citations[i]) for i in claim.citations])
+        resolved = [sources.resolve(answer.citations[i]) for i in claim.citations]
+        check = ClaimCheck(claim, [s for s, _ in resolved], [why for _, why in resolved])
         seen = list({s.key: s for s in check.sources if s is not None}.values())
         with_text = [s for s in seen if s.texts]
         if at_most_citations is not None:
             with_text = with_text[:at_most_citations]
         if not claim.citations:
             check.verdict = "uncited"
+        elif not seen and all(check.ambiguous):
+            check.verdict = "ambiguous"
         elif not seen:
             check.verdict = "not retrieved"
         elif not with_text:
             check.verdict = "no text"
         else:
+            check.judged = tuple(s.key for s in with_text)
             check.premise = format_passage(
                 [{"title": s.title or s.label, "text": s.text} for s in with_text]
             )
@@ -111,49 +127,57 @@ def support_values(answer: ClaimedAnswer, checks: list[ClaimCheck]) -> tuple[dic
     values["n_citations"] = float(n)
     reasons = []
     citation_seen = _citations_seen(answer, checks)
-    if n:
-        values["cited_source_seen"] = 100 * sum(citation_seen) / n
+    told = [seen for seen in citation_seen if seen is not None]
+    if told:
+        values["cited_source_seen"] = 100 * sum(told) / len(told)
+    elif n:
+        reasons.append("every citation is ambiguous: cited_source_seen is undefined")
     else:
         reasons.append("no citations: cited_source_seen is undefined")
     if not checks:
         reasons.append("no claims: the answer has no text to judge")
         return values, "; ".join(reasons)
     values["uncited_claims"] = 100 * sum(not c.claim.citations for c in checks) / len(checks)
-    judged = [c for c in checks if c.verdict != "no text"]
+    judged = [c for c in checks if c.verdict not in ("no text", "ambiguous")]
     if judged:
         values["supported_claims"] = (
             100 * sum(c.verdict == "supported" for c in judged) / len(judged)
         )
+    elif any(c.verdict == "ambiguous" for c in checks):
+        reasons.append("no claim can be judged: their citations are ambiguous")
     else:
         reasons.append("no claim can be judged: the transcript holds no text of its sources")
     return values, "; ".join(reasons)
 
 
-def _citations_seen(answer: ClaimedAnswer, checks: list[ClaimCheck]) -> list[bool]:
-    """Whether each citation of the answer names a retrieved source (each citation once)."""
-    seen: dict[int, bool] = {}
+def _citations_seen(answer: ClaimedAnswer, checks: list[ClaimCheck]) -> list[bool | None]:
+    """Whether each citation names a seen source (None: ambiguous), each citation once."""
+    seen: dict[int, bool | None] = {}
     for check in checks:
-        for i, source in zip(check.claim.citations, check.sources, strict=True):
-            seen[i] = source is not None
+        for i, source, why in zip(
+            check.claim.citations, check.sources, check.ambiguous, strict=True
+        ):
+            seen[i] = None if why else source is not None
     # Every citation belongs to a claim, except one on a block with no claim text: unseen.
     return [seen.get(i, False) for i in range(len(answer.citations))]
 
 
 async def diagnose_checks(
-    checks: list[ClaimCheck], sources: TranscriptSources, nli: NLIBackend
+    checks: list[ClaimCheck], sources: Sources, nli: NLIBackend
 ) -> tuple[Diagnosis, list[str]]:
     r"""Every claim as supported, misattributed, unsupported or uncited, and the sources' labels.
 
-    A claim that is not supported is judged against each retrieved source with text that its
-    premise did not hold, one source at a time (``Title: {title}\n{text}``), through ``nli``
-    (the same batching and cache).
+    A claim that is not supported is judged against each seen source with text that its
+    premise did not hold (a cited source past ``at_most_citations`` included), one source at
+    a time (``Title: {title}\n{text}``), through ``nli`` (the same batching and cache).
     """
-    documents = [s for s in sources.by_key.values() if s.texts]
+    documents = sources.with_text
     position = {s.key: i for i, s in enumerate(documents)}
     claims = []
     for check in checks:
         cited = [s for s in check.sources if s is not None]
-        judged = frozenset(position[s.key] for s in cited if check.premise and s.key in position)
+        # Only what the premise held was judged: the rest is judged here, one at a time.
+        judged = frozenset(position[key] for key in check.judged if key in position)
         claims.append(
             ClaimToDiagnose(
                 text=redact_text(check.claim.text),
@@ -184,15 +208,20 @@ def explanation(
     lines = [f"**Source support:** {shown} (NLI `{redact_text(nli)}`)", ""]
     for i, check in enumerate(checks, 1):
         lines.append(f"{i}. {_cell(redact_text(check.claim.text))}")
-        for index, source in zip(check.claim.citations, check.sources, strict=True):
+        for index, source, why in zip(
+            check.claim.citations, check.sources, check.ambiguous, strict=True
+        ):
             ref = answer.citations[index]
-            where = (
-                f"retrieved ({_cell(redact_text(source.label), 120)}"
-                + ("" if source.texts else ", no text recorded")
-                + ")"
-                if source is not None
-                else "**never retrieved** (fabricated citation)"
-            )
+            if why:
+                where = f"**ambiguous**: {_cell(redact_text(why), 200)}"
+            elif source is not None:
+                where = (
+                    f"retrieved ({_cell(redact_text(source.label), 120)}"
+                    + ("" if source.texts else ", no text recorded")
+                    + ")"
+                )
+            else:
+                where = "**never retrieved** (fabricated citation)"
             lines.append(f"   - {ref.kind} `{_cell(redact_text(ref.target), 200)}`: {where}")
         if not check.claim.citations:
             lines.append("   - no citation")
@@ -240,7 +269,21 @@ def source_support(
         if unscored := no_answer_score(state, keys):
             return unscored
         answer = answer_claims(final_answer(state.messages, state.output))
-        sources = transcript_sources(state.messages, state.output)
+        try:
+            evidence = read_evidence(
+                state.metadata,
+                f"sample {state.sample_id}",
+                messages=state.messages,
+                output=state.output,
+            )
+        except DocumentError as e:
+            return Score(
+                value=dict.fromkeys(keys, math.nan),
+                answer=redact_text(answer.text),
+                explanation=f"**Not scored:** {e}",
+                metadata={"reason": str(e)},
+            )
+        sources = evidence.sources(state.messages, state.output)
         checks = check_claims(answer, sources, at_most_citations)
         judged = [c for c in checks if c.premise is not None]
         pairs: list[Pair] = [(c.premise, c.claim.hypothesis) for c in judged if c.premise]
@@ -277,14 +320,18 @@ def source_support(
                 **extra,
                 "reason": reason or None,
                 # URLs as the log may show them: credentials never reach it.
-                "sources": sorted(redact_text(key) for key in sources.by_key),
+                "sources": sorted(redact_text(key) for key in sources.sources.by_key),
+                "ambiguous_citations": sum(bool(why) for c in checks for why in c.ambiguous),
                 "claims": [
                     {
                         "claim": redact_text(c.claim.hypothesis),
                         "citations": [
                             redact_text(answer.citations[i].target) for i in c.claim.citations
                         ],
-                        "retrieved": [s is not None for s in c.sources],
+                        "retrieved": [
+                            None if why else s is not None
+                            for s, why in zip(c.sources, c.ambiguous, strict=True)
+                        ],
                         "verdict": c.verdict,
                     }
                     for c in checks

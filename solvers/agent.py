@@ -14,10 +14,11 @@ documents):
 It answers in the task's citation format (ALCE's ``[n]`` with ``n`` the document's id, or
 FullCite's ``{doc_id: X, snippet: ...}``), citing what it found. The loop gives the model
 ``max_turns`` generations that may call tools; if it is still calling them then, it is asked
-once more with the tools off for its answer. ``state.metadata["agent"]`` records ``returned``
-(each doc id a tool returned and which tool first did: the scorers count a citation of any
-other document as invalid, :mod:`inspect_cite.agent_records`), ``searches``, ``reads`` and
-``turns``.
+once more with the tools off for its answer. ``state.metadata["agent"]`` records ``searches``,
+``reads`` and ``turns``; the evidence record (:mod:`inspect_cite.evidence`) records each
+document a tool returned, which tools did, and the text the model saw of it: its preview when
+only ``search`` showed it, its whole text once ``read`` did. The scorers count a citation of
+any other document as invalid.
 """
 
 import json
@@ -27,15 +28,18 @@ from inspect_ai.model import ChatMessageUser
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import Tool, ToolError, tool
 
-from inspect_cite.agent_records import AGENT_KEY, ReturnedBy
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.documents import Document, docs_by_id, get_docs
 from inspect_cite.errors import ArgumentError
+from inspect_cite.evidence import record_evidence
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE, system_messages
 from inspect_cite.retrieval import BM25Searcher
 from solvers.constrained import AnswerFormat, answer_format
 from solvers.prompted import sample_question
 from solvers.thinking import thinking_generate
+
+AGENT_KEY = "agent"
+"""The sample metadata key of the agent's record of its tool calls."""
 
 MAX_TURNS = 10
 """Generations that may call tools before the model must answer (ALCE's INTERACT: 10 turns)."""
@@ -80,7 +84,9 @@ class DocumentPool:
         self.docs = docs
         self.by_id = docs_by_id(docs)
         self.preview_words = preview_words
-        self.returned: dict[str, ReturnedBy] = {}
+        # Each returned document's tools (first first) and the text the model saw of it.
+        self.returned: dict[str, list[str]] = {}
+        self.seen_text: dict[str, str] = {}
         self.searches: list[str] = []
         self.reads: list[str] = []
         self._searcher: BM25Searcher | None = None
@@ -93,13 +99,23 @@ class DocumentPool:
         found = []
         for i, _ in self._searcher.search(query, k):
             doc = self.docs[i]
-            self.returned.setdefault(doc["id"], "search")
             words = doc["text"].split()
             preview = " ".join(words[: self.preview_words])
+            self._returned(doc, "search", preview if len(words) > self.preview_words else None)
             if len(words) > self.preview_words:
                 preview += " …"
             found.append({"doc_id": doc["id"], "title": doc["title"], "text": preview})
         return found
+
+    def _returned(self, doc: Document, tool: str, part: str | None) -> None:
+        """Note that ``tool`` returned ``doc``, all of it or only ``part`` of its text."""
+        ways = self.returned.setdefault(doc["id"], [])
+        if tool not in ways:
+            ways.append(tool)
+        if part is None:
+            self.seen_text[doc["id"]] = doc["text"]
+        else:
+            self.seen_text.setdefault(doc["id"], part)
 
     def read(self, doc_id: str) -> dict[str, str] | None:
         """One document in full (None: no document has this id)."""
@@ -107,13 +123,12 @@ class DocumentPool:
         self.reads.append(str(doc_id))
         if doc is None:
             return None
-        self.returned.setdefault(doc["id"], "read")
+        self._returned(doc, "read", None)
         return {"doc_id": doc["id"], "title": doc["title"], "text": doc["text"]}
 
     def record(self, turns: int) -> dict[str, Any]:
         """What the tools did, for ``state.metadata["agent"]``."""
         return {
-            "returned": dict(self.returned),
             "searches": list(self.searches),
             "reads": list(self.reads),
             "turns": turns,
@@ -225,6 +240,7 @@ def agent_citations(
             state = await generate(state, tool_calls="none")
             turns += 1
         state.metadata[AGENT_KEY] = pool.record(turns)
+        record_evidence(state.metadata, format=fmt, via=pool.returned, texts=pool.seen_text)
         return state
 
     return solve

@@ -3,6 +3,7 @@
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from inspect_cite.cli_values import accept_cli_values
+from inspect_cite.evidence import record_evidence
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
 from solvers.alce_prompting import use_alce_prompt, vanilla_prompts
 from solvers.thinking import thinking_generate
@@ -33,6 +34,7 @@ def alce_vanilla(
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         generate = thinking_generate(state, generate, thinking)
         use_alce_prompt(state, prompts)
+        record_evidence(state.metadata, format="alce", via="prompt")
         return await generate(state)
 
     return solve

@@ -6,6 +6,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from inspect_cite.alce.prompts import PromptVariant, UseShorter
 from inspect_cite.cli_values import accept_cli_values
+from inspect_cite.evidence import record_evidence
 from inspect_cite.forwarding import forwards_to
 from solvers.alce_prompting import AlcePrompts, prepare, warn_small_pool
 from solvers.thinking import thinking_generate
@@ -53,6 +54,7 @@ def single_generation_solver(
         prep = prepare(state, prompts)
         warn_small_pool(name, prep.pool, ndoc)
         state.metadata["docs"] = prep.shown
+        record_evidence(state.metadata, format="alce", via="prompt")
         return await generate(state)
 
     return solve

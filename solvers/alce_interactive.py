@@ -35,6 +35,7 @@ from inspect_cite.citations.alce import (
     render_marker,
 )
 from inspect_cite.cli_values import accept_cli_values
+from inspect_cite.evidence import SeenVia, record_evidence
 from inspect_cite.forwarding import forwards_to
 from inspect_cite.prompts import system_messages
 from inspect_cite.retrieval import GTR_RETRIEVER, check_retriever, get_retriever
@@ -207,8 +208,13 @@ async def _interactive(
     max_turn: int,
     force_cite_show: bool,
     thinking: bool,
+    turn_via: SeenVia,
 ) -> TaskState:
-    """Run the loop on a prepared sample; ``doc_list`` becomes ``metadata["docs"]``."""
+    """Run the loop on a prepared sample; ``doc_list`` becomes ``metadata["docs"]``.
+
+    The evidence record: the documents of the prompt (``prep.shown``) and those a turn
+    showed (Check, Search) were seen.
+    """
     generate = thinking_generate(state, generate, thinking)
     state.metadata["docs"] = doc_list
     answer = await interactive_answer(
@@ -223,6 +229,16 @@ async def _interactive(
         force_cite_show=force_cite_show,
         thinking=thinking,
     )
+    in_prompt = {(d["title"], d["text"]) for d in prep.shown}
+    turns = {n - 1 for shown in state.metadata["interactive"]["shown_docs"] for n in shown}
+    via: dict[str, list[str]] = {}
+    for i, doc in enumerate(doc_list):
+        ways = ["prompt"] if (doc["title"], doc["text"]) in in_prompt else []
+        if i in turns:
+            ways.append(turn_via)
+        if ways:
+            via[doc["id"]] = ways
+    record_evidence(state.metadata, format="alce", via=via)
     if state.metadata["interactive"]["stop"] == "thinking":
         return state  # the cut turn stays the output: no answer
     return set_output(state, answer)
@@ -277,7 +293,7 @@ def alce_interact(
             return checked_doc_ids(output, len(doc_list), max_doc_show)
 
         return await _interactive(
-            state, generate, prep, doc_list, find_docs, max_turn, force_cite_show, thinking
+            state, generate, prep, doc_list, find_docs, max_turn, force_cite_show, thinking, "read"
         )
 
     return solve
@@ -344,7 +360,15 @@ def alce_inlinesearch(
             return await anyio.to_thread.run_sync(search, search_query(output))
 
         return await _interactive(
-            state, generate, prep, doc_list, find_docs, max_turn, force_cite_show, thinking
+            state,
+            generate,
+            prep,
+            doc_list,
+            find_docs,
+            max_turn,
+            force_cite_show,
+            thinking,
+            "search",
         )
 
     return solve

@@ -17,6 +17,7 @@ from inspect_cite.citations.alce import (
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.documents import get_docs
 from inspect_cite.errors import ArgumentError
+from inspect_cite.evidence import record_evidence
 from inspect_cite.retrieval import GTR_RETRIEVER, check_retriever, get_retriever
 from inspect_cite.text import sent_tokenize
 from inspect_cite.thinking import (
@@ -158,6 +159,9 @@ def alce_postcite(
 
         cited = await anyio.to_thread.run_sync(cite)
         state.metadata["docs"] = renumber(docs)
+        # The base showed its documents; those searched from the sample's own (CLOSEDBOOK's
+        # case) were cited by this solver, as ALCE's post_hoc_cite.py cites them.
+        record_evidence(state.metadata, format="alce", via="posthoc" if use_pool else "prompt")
         set_output(state, cited)
         transcript().info(
             f"**POSTCITE** ({retriever}, {len(docs)} documents)\n\n"

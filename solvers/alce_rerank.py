@@ -9,6 +9,7 @@ from inspect_cite.citations.alce import alce_scoring_output
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.documents import get_docs
 from inspect_cite.errors import ArgumentError
+from inspect_cite.evidence import record_evidence
 from inspect_cite.nli.checked import checked_nli
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
 from inspect_cite.thinking import think_opened_by_prompt
@@ -67,6 +68,7 @@ def alce_rerank(
         name = sample_dataset(state, dataset)
         question = sample_question(state)
         use_alce_prompt(state, prompts)
+        record_evidence(state.metadata, format="alce", via="prompt")
         docs = get_docs(state.metadata, where=f"sample {state.sample_id}")
         candidates = await sample_outputs(state, generate, n)
         recalls = []

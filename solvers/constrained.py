@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from logging import getLogger
-from typing import Any, Literal, get_args
+from typing import Any, Literal, cast, get_args
 
 import anyio
 from inspect_ai.model import (
@@ -46,6 +46,7 @@ from inspect_cite.citations.alce import ids_problem, last_marker_end, marker_pro
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.documents import Document, doc_texts, get_docs
 from inspect_cite.errors import ArgumentError
+from inspect_cite.evidence import EvidenceFormat, record_evidence
 from inspect_cite.forwarding import forwards_to
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
 from inspect_cite.structured_outputs import forwards_extra_body, with_structured_outputs
@@ -83,12 +84,12 @@ class ConstrainedDecodingError(RuntimeError):
     """Constrained decoding was required (``strict=True``) but the provider cannot do it."""
 
 
-def answer_format(metadata: dict[str, Any] | None, format: AnswerFormat = "auto") -> str:
+def answer_format(metadata: dict[str, Any] | None, format: AnswerFormat = "auto") -> EvidenceFormat:
     """``"alce"`` for ALCE samples (``metadata["dataset"]`` asqa/qampari/eli5) under ``auto``."""
     if format != "auto":
         if format not in ("fullcite", "alce"):
             raise ArgumentError(f"format must be auto, fullcite or alce, got {format!r}")
-        return format
+        return cast(EvidenceFormat, format)
     dataset = (metadata or {}).get("dataset")
     return "alce" if isinstance(dataset, str) and dataset.lower() in ALCE_DATASETS else "fullcite"
 
@@ -244,6 +245,7 @@ def constrained_citations(
             # Before the documents are read: a sample of one's own task gets them numbered.
             use_alce_prompt(state, alce_prompts)
         docs = get_docs(state.metadata, where=f"sample {state.sample_id}")
+        record_evidence(state.metadata, format=fmt, via="prompt")
         model = get_model()
         chosen = detect_backend(model) if backend == "auto" else backend
         if chosen == "unconstrained":

@@ -33,6 +33,7 @@ from inspect_cite.citations.native import (
 )
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.documents import Document, get_docs
+from inspect_cite.evidence import record_evidence
 from inspect_cite.preflight import active_model_name, check_native_citations
 from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE, system_messages
 from inspect_cite.thinking import NO_ANSWER_THINKING, ended_while_thinking, mark_think_opened
@@ -120,6 +121,7 @@ def native_citations(
             "alce" if answer_format(state.metadata, format) == "alce" else "fullcite"
         )
         docs = get_docs(state.metadata, where=f"sample {state.sample_id}")
+        record_evidence(state.metadata, format=fmt, via="document", document_indexes=True)
         template = NATIVE_ALCE_PROMPT if fmt == "alce" else NATIVE_FULLCITE_PROMPT
         default_system = system_message or (ALCE_SYSTEM_MESSAGE if fmt == "alce" else None)
         generate = thinking_generate(state, generate, thinking)

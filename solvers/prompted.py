@@ -8,6 +8,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.documents import Document, get_docs
 from inspect_cite.errors import ArgumentError
+from inspect_cite.evidence import record_evidence
 from inspect_cite.prompts import system_messages
 from solvers.thinking import thinking_generate
 
@@ -125,6 +126,7 @@ def prompted_citations(
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         generate = thinking_generate(state, generate, thinking)
         set_fullcite_prompt(state, template, document_template, system_message)
+        record_evidence(state.metadata, format="fullcite", via="prompt")
         return await generate(state)
 
     return solve

@@ -5,7 +5,14 @@ from typing import Any, Literal, cast
 from inspect_ai.model import get_model
 from inspect_ai.solver import Generate, TaskState
 
-from inspect_cite.raw_prompt import RAW_PROMPT_KEY, apply_raw_prompt
+from inspect_cite.raw_prompt import (
+    RAW_PROMPT_KEY,
+    apply_raw_prompt,
+    capped_max_tokens,
+    chat_prompt_tokens,
+    context_length,
+    no_answer_output,
+)
 from inspect_cite.thinking import (
     THINKING_KEY,
     apply_thinking,
@@ -29,7 +36,11 @@ def thinking_generate(state: TaskState, generate: Generate, thinking: bool) -> G
     ``extra_body`` (keeping the request's or the configured extra_body). On ``hf/``, which
     renders the template in-process, each output records whether its prompt opened
     ``<think>`` (:func:`inspect_cite.thinking.mark_think_opened`), so that scorers know where
-    its answer begins. Otherwise it is ``generate`` itself.
+    its answer begins, and a chat prompt is kept inside the model's context as a raw prompt
+    is (:func:`inspect_cite.raw_prompt.capped_max_tokens`): the new tokens are capped to the
+    room the prompt leaves, and a prompt that leaves none is not generated from (the output is
+    empty with the reason, scored nan) instead of failing in the model's forward pass.
+    Otherwise it is ``generate`` itself.
 
     Args:
         state: The sample.
@@ -52,6 +63,27 @@ def thinking_generate(state: TaskState, generate: Generate, thinking: bool) -> G
         ) -> TaskState:
             # Rendered as the provider will render it for this call (same messages, same flag).
             opened = template_opens_think(model, state.messages)
+            if RAW_PROMPT_KEY not in state.metadata:
+                # A raw prompt is capped by raw_generate, run.py's way.
+                limit = context_length(model)
+                n_prompt = chat_prompt_tokens(model, state.messages)
+                if limit is not None and n_prompt is not None:
+                    # The provider's own default when nothing sets max_tokens.
+                    wanted = (
+                        kwargs.get("max_tokens")
+                        or effective_config(model).max_tokens
+                        or model.api.max_tokens()
+                    )
+                    budget = capped_max_tokens(wanted or limit, limit, n_prompt)
+                    if budget <= 0:
+                        state.output = no_answer_output(
+                            model,
+                            f"no answer: the prompt ({n_prompt} tokens) leaves no room in the "
+                            f"model's context of {limit} tokens",
+                        )
+                        return state
+                    if not wanted or budget < wanted:
+                        kwargs["max_tokens"] = budget
             state = await generate(state, tool_calls, **kwargs)
             if opened is not None and state.output.choices:
                 mark_think_opened(state.output, opened)

@@ -223,8 +223,8 @@ async def citation_scores(
         at_most_citations: Judge at most this many citations per statement (None: all).
         alce_compat: Reproduce eval.py exactly (True) or fix its defects (see module doc).
         allowed: The documents (0-based) a citation may name; a citation of another one is
-            invalid, as one out of range is (the agent strategy: documents its tools returned,
-            :mod:`inspect_cite.agent_records`). None: every document.
+            invalid, as one out of range is (the documents the model saw,
+            :meth:`inspect_cite.evidence.Evidence.allowed`). None: every document.
 
     Returns:
         Recall, precision and the verdict on every statement.
@@ -348,10 +348,11 @@ async def diagnose_statements(
     docs: Sequence[Mapping[str, Any]],
     nli: NLIBackend,
     alce_compat: bool = True,
+    allowed: Collection[int] | None = None,
 ) -> Diagnosis:
     """Every statement of a scored output as supported, misattributed, unsupported or uncited.
 
-    Each statement recall did not support is judged against every shown document outside its
+    Each statement recall did not support is judged against every seen document outside its
     judged citations, one document at a time (shown as eval.py shows it, :func:`format_doc`),
     through ``nli`` (the same batching and cache as recall).
 
@@ -361,6 +362,8 @@ async def diagnose_statements(
         nli: The entailment backend.
         alce_compat: The rules ``result`` was computed with (eval.py's reads ``[0]`` as the
             last document).
+        allowed: The documents (0-based) the model saw, as given to :func:`citation_scores`;
+            no other is judged (None: every document).
 
     Returns:
         The classes (nan with the reason when the output was skipped or NLI failed).
@@ -369,4 +372,7 @@ async def diagnose_statements(
     if result.skipped:
         return not_diagnosed(result.skipped)
     claims = statement_claims(result, len(docs), alce_compat)
-    return await classify_claims(claims, [format_doc(d) for d in docs], nli)
+    premises = [
+        format_doc(d) if allowed is None or i in allowed else None for i, d in enumerate(docs)
+    ]
+    return await classify_claims(claims, premises, nli)

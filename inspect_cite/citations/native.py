@@ -5,10 +5,12 @@ citation formats, so that every existing scorer reads them unchanged:
 
 - :func:`answer_blocks`: an assistant message's text blocks joined into one answer, each with
   its offsets in that answer and its citations (``DocumentCitation``, ``UrlCitation``, ...).
-- :func:`render_native`: each text block is a claim; each ``DocumentCitation`` becomes
-  FullCite's ``{doc_id: X, snippet: Y}`` (``X``: the shown document at its document index,
-  ``Y``: its ``cited_text``) or ALCE's ``[n]`` (``n``: the document index plus one), written
-  after the block; one :class:`NativeCitation` record per citation.
+- :func:`render_native`: each sentence of a text block is a claim of the block's citations;
+  each ``DocumentCitation`` becomes FullCite's ``{doc_id: X, snippet: Y}`` (``X``: the shown
+  document at its document index, ``Y``: its ``cited_text``) or ALCE's ``[n]`` (``n``: the
+  document index plus one), written after each sentence of the block (a provider that cites
+  one block of two sentences cites both: written after the block alone, the first would read
+  as uncited); one :class:`NativeCitation` record per citation.
 - :func:`document_index`: the document a ``DocumentCitation`` points at (Anthropic's
   ``document_index``, which Inspect keeps in ``internal``).
 
@@ -34,6 +36,7 @@ from inspect_ai.model import (
 
 from inspect_cite.citations.alce import render_marker
 from inspect_cite.citations.fullcite import render_citation_any
+from inspect_cite.text import sent_spans
 
 NativeFormat = Literal["fullcite", "alce"]
 """The citation format native citations are written in: FullCite's or ALCE's."""
@@ -90,9 +93,9 @@ class NativeCitation(TypedDict):
     status: NativeStatus
     """What became of it."""
     start: int | None
-    """Offset of the written citation in the scored answer (None when not written)."""
+    """Offset of its first written copy in the scored answer (None when not written)."""
     end: int | None
-    """End offset of the written citation in the scored answer."""
+    """End offset of that copy in the scored answer."""
 
 
 def final_assistant(messages: Sequence[ChatMessage]) -> ChatMessageAssistant | None:
@@ -182,10 +185,16 @@ def _range(citation: Citation) -> list[Any] | None:
 
 
 def _insert_point(text: str) -> int:
-    """Where citations go in a block: before the punctuation and space that close it."""
+    """Where citations go in a sentence: before the punctuation and space that close it."""
     body = text.rstrip()
     closing = _CLOSING.search(body)
     return closing.start() if closing and closing.start() > 0 else len(body)
+
+
+def _insert_points(text: str) -> list[int]:
+    """Where a block's citations go: after each of its sentences (one point for a fragment)."""
+    spans = sent_spans(text) or [(0, len(text))]
+    return [start + _insert_point(text[start:end]) for start, end in spans]
 
 
 def render_native(
@@ -199,7 +208,8 @@ def render_native(
         blocks: The reply's text blocks (:func:`answer_blocks`).
         docs: The documents given to the model, in the order given (``id``, ``text``).
         format: ``fullcite`` (``{doc_id: X, snippet: Y}`` per citation) or ``alce`` (``[n]``
-            per cited document, each document once per block).
+            per cited document, each document once per sentence), written after each
+            sentence of the block.
 
     Returns:
         The answer (stripped) and one record per ``DocumentCitation``, in order. Citations of
@@ -211,25 +221,29 @@ def render_native(
     written = 0  # length of the answer written so far
     pos = 0
     for block in blocks:
-        gap = " " * (block.start - pos)
+        pieces.append(" " * (block.start - pos))
+        written += block.start - pos
         pos = block.end
-        cut = _insert_point(block.text)
         marks: list[tuple[str, NativeCitation]] = []
         for citation in block.citations:
             if not isinstance(citation, DocumentCitation):
                 continue
             marks.append(_mark(citation, docs, format, {m for m, _ in marks}))
-        head = gap + block.text[:cut]
-        pieces.append(head)
-        written += len(head)
-        for markup, record in marks:
-            if markup:
-                written += 1  # the space before it
-                record["start"], record["end"] = written, written + len(markup)
-                pieces.append(" " + markup)
-                written += len(markup)
-            records.append(record)
-        tail = block.text[cut:]
+        done = 0  # how much of the block is written
+        for cut in _insert_points(block.text) if marks else []:
+            head = block.text[done:cut]
+            pieces.append(head)
+            written += len(head)
+            done = cut
+            for markup, record in marks:
+                if markup:
+                    written += 1  # the space before it
+                    if record["start"] is None:
+                        record["start"], record["end"] = written, written + len(markup)
+                    pieces.append(" " + markup)
+                    written += len(markup)
+        records += [record for _, record in marks]
+        tail = block.text[done:]
         pieces.append(tail)
         written += len(tail)
     answer = "".join(pieces)

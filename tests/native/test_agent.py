@@ -86,7 +86,8 @@ def test_alce_agent_runs_end_to_end(name, own_prompts, tmp_path, fresh_nli):
         # The tools search the item's whole retrieval list; nothing is in the prompt.
         assert len(sample.metadata["docs"]) == pools[sample.metadata["question"]]
         assert record["turns"] == 3 and len(record["searches"]) == 1
-        assert set(record["returned"].values()) <= {"search", "read"}
+        seen = sample.metadata["evidence"]["seen"]
+        assert seen and all(set(entry["via"]) <= {"search", "read"} for entry in seen)
         assert "Question:" in sample.messages[1].text and "Document" not in sample.messages[1].text
         value = sample.scores["source_support"].value
         assert value["cited_source_seen"] == 100 and value["n_citations"] >= 1
@@ -102,7 +103,8 @@ def test_fullcite_agent_runs_end_to_end(name, tmp_path, cache_root):
     assert metrics["verbatim_rate"]["mean"] == 100 and metrics["invalid_citations"]["mean"] == 0
     for sample in log.samples:
         read = sample.metadata["agent"]["reads"]
-        assert sample.metadata["agent"]["returned"][read[0]] in {"search", "read"}
+        seen = {entry["id"]: entry["via"] for entry in sample.metadata["evidence"]["seen"]}
+        assert seen[read[0]] == ["search", "read"]
 
 
 DOCS = [
@@ -132,7 +134,8 @@ def test_documents_no_tool_returned_are_invalid_citations(tmp_path, fresh_nli):
     )
     assert log.status == "success", log.error
     sample = log.samples[0]
-    assert sample.metadata["agent"]["returned"] == {"1": "search"}
+    seen = sample.metadata["evidence"]["seen"]
+    assert [(entry["id"], entry["via"]) for entry in seen] == [("1", ["search", "read"])]
     value = sample.scores["doc_snippet_f1"].value
     assert value["n_citations"] == 2 and value["invalid_citations"] == 1
     assert "not_retrieved" in sample.scores["doc_snippet_f1"].explanation
