@@ -162,3 +162,37 @@ def test_vllm_completions_gets_the_prompt_with_run_py_s_budget(own_prompts, tmp_
     assert request["max_tokens"] == 7
     assert request["temperature"] == 0.5
     assert log.samples[0].output.completion == " Eccleston [1]."
+
+
+def test_a_chat_prompt_is_kept_inside_the_model_s_context(
+    tiny_hf, own_prompts, tmp_path, monkeypatch
+):
+    # Issue 35, item 16: a chat prompt longer than the context was a torch IndexError (GPT-2's
+    # 1,024 positions); it is capped, and nan with the reason when it leaves no room, as raw.
+    from inspect_cite.raw_prompt import chat_prompt_tokens
+
+    chat = asqa(dataset_path=str(FIXTURES / "alce_asqa.json"), nli=NLI, shot=1, ndoc=2)
+    [log] = inspect_eval(
+        chat, model=tiny_hf, limit=1, max_tokens=1, log_dir=str(tmp_path), display="none"
+    )
+    n_prompt = chat_prompt_tokens(tiny_hf, log.samples[0].messages[:2])
+    config = tiny_hf.api.model.config
+    monkeypatch.setattr(config, "max_position_embeddings", n_prompt + 2)
+    [log] = inspect_eval(
+        chat, model=tiny_hf, limit=1, max_tokens=10, log_dir=str(tmp_path), display="none"
+    )
+    assert log.status == "success", log.error
+    assert log.samples[0].output.usage.output_tokens <= 2
+    monkeypatch.setattr(config, "max_position_embeddings", n_prompt)
+    [log] = inspect_eval(
+        chat, model=tiny_hf, limit=1, max_tokens=10, log_dir=str(tmp_path), display="none"
+    )
+    assert log.status == "success", log.error
+    sample = log.samples[0]
+    assert sample.output.completion == ""
+    score = sample.scores["alce_correctness"]
+    assert all(math.isnan(v) for v in score.value.values())
+    assert score.metadata["reason"] == (
+        f"no answer: the prompt ({n_prompt} tokens) leaves no room in the model's context of "
+        f"{n_prompt} tokens"
+    )
