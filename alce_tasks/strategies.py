@@ -192,13 +192,16 @@ STRATEGIES: dict[Strategy, AlceStrategy] = {
     ),
     # The solver sends the shown documents as documents (no demonstrations): its own prompt.
     "native": AlceStrategy(
-        lambda s: native_citations(format="alce", thinking=s.thinking), task_prompt=False
+        lambda s: native_citations(format="alce", thinking=s.thinking),
+        task_prompt=False,
+        run_py=None,
     ),
     # The tools search the item's whole retrieval list.
     "agent": AlceStrategy(
         lambda s: agent_citations(format="alce", thinking=s.thinking),
         task_prompt=False,
         pool=True,
+        run_py=None,
     ),
 }
 """ALCE's strategies, one row each: the one place the task reads a strategy's needs from.

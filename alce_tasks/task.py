@@ -62,6 +62,7 @@ from inspect_cite.retrieval import GTR_RETRIEVER, check_retriever
 from inspect_cite.task_options import (
     TaskOptionError,
     check_choice,
+    check_seed,
     recorded_options,
     unique_sample_ids,
 )
@@ -550,6 +551,7 @@ def alce_task(
     for name, value in (("quick_test", quick_test), ("max_length", max_length)):
         if value is not None and value < 1:
             raise AlceTaskError(f"-T {name}={value}: must be 1 or more")
+    check_seed(seed, error=AlceTaskError)
     check_choice(
         "prompt",
         prompt,

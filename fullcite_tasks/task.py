@@ -43,6 +43,7 @@ from inspect_cite.preflight import (
 from inspect_cite.task_options import (
     TaskOptionError,
     check_choice,
+    check_seed,
     recorded_options,
     unique_sample_ids,
 )
@@ -312,6 +313,7 @@ def fullcite_task(
         "question_types": question_types,
     }
     check_choice("doc_order", doc_order, DocOrder, what="document order", error=FullciteTaskError)
+    check_seed(seed, error=FullciteTaskError)
     check_choice("strategy", strategy, Strategy, error=FullciteTaskError)
     if strategy == "native":
         check_native_citations(active_model_name(), what="-T strategy=native", fix=NATIVE_FIX)

@@ -56,6 +56,22 @@ def check_choice(
         )
 
 
+MAX_SEED = 2**32 - 1
+"""The largest seed a task takes: numpy's ``np.random.seed`` takes 0 .. 2**32 - 1 (run.py seeds
+numpy with ALCE's ``-T seed``; FullCite takes the same range)."""
+
+
+def check_seed(value: Any, *, error: type[TaskOptionError] = TaskOptionError) -> None:
+    """Refuse, naming ``-T seed``, a seed that is not a whole number from 0 to :data:`MAX_SEED`.
+
+    Raises:
+        TaskOptionError: ``-T seed=<value>: must be a whole number from 0 to 4294967295``.
+
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SEED:
+        raise error(f"-T seed={value}: must be a whole number from 0 to {MAX_SEED}")
+
+
 def unique_sample_ids(samples: Iterable[Sample]) -> list[Sample]:
     """The samples, each id suffixed with ``-<index>`` when any id occurs twice."""
     samples = list(samples)

@@ -290,6 +290,15 @@ def test_a_refused_value_the_config_set_names_the_config(own_prompts, tmp_path):
     with pytest.raises(AlceTaskError) as e:
         asqa(config=str(path), ndoc=-2, **args)
     assert str(e.value) == "-T ndoc=-2: must be 0 or more"
+    # An open-model config (chat=false) with a strategy a raw prompt cannot take, and a
+    # config's negative seed.
+    with pytest.raises(AlceTaskError) as e:
+        asqa(config=str(path), ndoc=2, strategy="agent", **args)
+    assert str(e.value).startswith(f"-T config={path} sets chat=false: ")
+    path.write_text(path.read_text().replace("ndoc: -3", "ndoc: 2\nseed: -1"))
+    with pytest.raises(AlceTaskError) as e:
+        asqa(config=str(path), **args)
+    assert str(e.value) == f"-T config={path} sets seed=-1: must be a whole number from 0 to 4294967295"
 
 
 def test_a_yaml_config_by_path_sets_the_demo_documents_and_run_py_s_quick_test(
@@ -405,6 +414,12 @@ def test_interactive_use_shorter_reaches_the_solver(own_prompts, tmp_path):
         ({"force_cite_show": True}, "only the interactive strategies"),
         ({"max_length": 512}, "raw-prompt generation only"),
         ({"chat": False, "strategy": "postcite"}, "not one of run.py's modes"),
+        # Issue 35, item 10: a raw prompt is one user message; these send several.
+        ({"chat": False, "strategy": "agent"}, "-T chat=false: .*strategy=agent is not one of"),
+        ({"chat": False, "strategy": "native"}, "strategy=native is not one of run.py's modes"),
+        # Issue 35, item 11: numpy takes seeds from 0 to 2**32 - 1 (was a 243-line traceback).
+        ({"seed": -1}, r"^-T seed=-1: must be a whole number from 0 to 4294967295$"),
+        ({"seed": 2**32}, "-T seed=4294967296: must be a whole number from 0"),
         ({"chat": False, "thinking": True}, "no chat template to think in"),
         ({"no_doc_in_demo": True, "ndoc_in_demo": 1}, "already shows none"),
     ],

@@ -129,6 +129,8 @@ def test_doc_order_shuffled_and_reversed_are_per_sample_and_deterministic(cache_
         match="-T doc_order=random: unknown document order; use one of retrieval, shuffled",
     ):
         asqa(**args, doc_order="random")
+    with pytest.raises(FullciteTaskError, match="^-T seed=-1: must be a whole number from 0 to "):
+        asqa(**args, doc_order="shuffled", seed=-1)
     with pytest.raises(
         FullciteTaskError,
         match="-T strategy=magic: unknown strategy; use one of prompt, constrained",
