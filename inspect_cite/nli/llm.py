@@ -11,6 +11,7 @@ from inspect_cite.nli.base import NLIError, NLIResult, Pair
 from inspect_cite.nli.fingerprint import HUB_LOADERS, FileDigest, llm_fingerprint
 from inspect_cite.structured_outputs import forwards_extra_body, with_structured_outputs
 from inspect_cite.text import strip_think
+from inspect_cite.thinking import template_opens_think
 
 NLI_PROMPT = """\
 Premise:
@@ -23,6 +24,14 @@ Does the premise entail the hypothesis, that is, is everything the hypothesis st
 by the premise alone? Answer with one word: yes or no."""
 
 NLI_RETRY_PROMPT = "Answer with exactly one word: yes or no."
+
+JUDGE_MAX_TOKENS = 16
+"""New tokens of a judge's reply where this process renders the prompt or a server constrains
+the reply: "yes" or "no" takes a few (one that must think gets :data:`JUDGE_THINKING_TOKENS`)."""
+
+JUDGE_THINKING_TOKENS = 1024
+"""New tokens of an ``hf/`` judge whose chat template opens ``<think>``: room to think, then
+answer (the reply is read after its reasoning)."""
 
 SAMPLING_PROVIDERS = ("hf", "nnterp")
 """Inspect providers that sample unless the model was loaded with ``do_sample=false``: they
@@ -65,11 +74,30 @@ def judge_config(model: Model) -> GenerateConfig:
     return GenerateConfig(temperature=1.0, top_k=1)
 
 
+def judge_max_tokens(model: Model, messages: list[Any]) -> int | None:
+    """The new tokens a judge's reply may take (None: the provider's default).
+
+    A local model (``hf/``, ``nnterp/``) generating in this process, and a server whose reply
+    is constrained to yes/no (``vllm/``, ``openai-api/``), get :data:`JUDGE_MAX_TOKENS`; an
+    ``hf/`` model whose chat template opens ``<think>`` gets :data:`JUDGE_THINKING_TOKENS`.
+    An API model keeps its provider's default: a reasoning model spends its budget on
+    reasoning first, and a cap that cuts it gives no answer at all.
+    """
+    if forwards_extra_body(model):
+        return JUDGE_MAX_TOKENS
+    if ModelName(str(model)).api not in SAMPLING_PROVIDERS:
+        return None
+    return JUDGE_THINKING_TOKENS if template_opens_think(model, messages) else JUDGE_MAX_TOKENS
+
+
 class ModelNLI:
     """Asks an Inspect model whether the premise entails the hypothesis.
 
     On ``vllm/`` and ``openai-api/`` models the reply is also constrained to ``yes``/``no``
-    (``structured_outputs`` choice); every reply is parsed either way.
+    (``structured_outputs`` choice); every reply is parsed either way. A pair takes at most
+    ``max_retries + 1`` generations, each of at most :func:`judge_max_tokens` new tokens; a
+    pair still unanswered then is not retried by the cache's retries (it was asked again
+    already).
 
     Args:
         target: A model name (``provider/model``, contains "/") or a model role (e.g.
@@ -138,6 +166,7 @@ class ModelNLI:
             ChatMessageUser(content=NLI_PROMPT.format(premise=pair[0], hypothesis=pair[1]))
         ]
         config = judge_config(model)
+        config.max_tokens = judge_max_tokens(model, messages)
         if forwards_extra_body(model):
             config.extra_body = with_structured_outputs(
                 model.config.extra_body, choice=["yes", "no"]
@@ -156,6 +185,8 @@ class ModelNLI:
                     ChatMessageUser(content=NLI_RETRY_PROMPT),
                 ]
         shown = "; ".join(repr(r[:200]) for r in replies)
+        # Asked again already: the cache's retries would ask the same questions again.
         raise NLIError(
-            f"model:{self.target} gave no yes/no answer after {len(replies)} tries: {shown}"
+            f"model:{self.target} gave no yes/no answer after {len(replies)} tries: {shown}",
+            retryable=False,
         )

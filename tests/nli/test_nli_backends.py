@@ -696,3 +696,45 @@ def test_hub_model_is_keyed_by_the_revision_it_loads(fixed_classifiers, tmp_path
     assert run(main=True) == (True, 1)
     assert run(main=False) == (False, 1)  # main moved: another model, another key
     assert run(main=True) == (True, 0)
+
+
+async def test_a_judge_that_never_says_yes_or_no_is_asked_three_times_per_pair():
+    # Issue 35, item 15: 3 tries x 4 cache attempts made 12 generations per pair, and the
+    # reason said "after 3 tries ... (after 4 attempts)".
+    from inspect_ai.model import get_model
+
+    from tests.helpers.scripted_models import scripted_output
+
+    configs = []
+
+    def mumble(input, tools, tool_choice, config):
+        configs.append(config)
+        return scripted_output("Let me think about that.")
+
+    llm = ModelNLI("mockllm/model", model=get_model("mockllm/model", custom_outputs=mumble))
+    backend = CachedNLI(lambda: llm.identity, llm, retries=3, backoff=0)
+    with pytest.raises(NLIError) as e:
+        await backend.entail([("paris", "paris")])
+    assert len(configs) == 3
+    assert str(e.value).startswith("model:mockllm/model gave no yes/no answer after 3 tries: ")
+    assert str(e.value).endswith("(not retried)") and "attempts" not in str(e.value)
+    # An API model keeps its provider's default budget (a reasoning model needs it).
+    assert {c.max_tokens for c in configs} == {None}
+
+
+def test_a_local_judge_s_reply_is_a_few_tokens_unless_its_template_thinks(answerers):
+    from inspect_ai.model import ChatMessageUser, get_model
+
+    from inspect_cite.nli.llm import JUDGE_MAX_TOKENS, JUDGE_THINKING_TOKENS, judge_max_tokens
+    from tests.helpers.tiny_models import QWEN3_CHAT_TEMPLATE
+
+    messages = [ChatMessageUser(content="Premise ... yes or no.")]
+    plain = get_model(f"hf/{answerers['yes']}", device="cpu", memoize=False)
+    assert judge_max_tokens(plain, messages) == JUDGE_MAX_TOKENS == 16
+    thinking = get_model(
+        f"hf/{answerers['yes']}",
+        device="cpu",
+        chat_template=QWEN3_CHAT_TEMPLATE + "{%- if add_generation_prompt %}<think>{%- endif %}",
+        memoize=False,
+    )
+    assert judge_max_tokens(thinking, messages) == JUDGE_THINKING_TOKENS
