@@ -193,16 +193,36 @@ def _nli_problem(kind: str, arg: str, flag: str) -> str | None:
     return _local_llm_problem(arg, flag)
 
 
+def _api_model_problem(arg: str, flag: str) -> str | None:
+    """Why Inspect cannot make a client for the API model ``provider/name``; or None.
+
+    Made as Inspect makes it for the eval (its provider's package and key, checked when the
+    client is built; nothing is sent): a missing package or key is known before generation.
+    """
+    from inspect_ai.model import get_model
+    from rich.text import Text
+
+    try:
+        get_model(arg)
+    except Exception as e:  # Inspect's PrerequisiteError, or an unknown provider's ValueError
+        # Inspect words it for its console (rich markup, several lines): one plain line here.
+        lines = Text.from_markup(str(e)).plain.splitlines()
+        text = " ".join(line.strip() for line in lines if line.strip())
+        text = text.removeprefix("ERROR:").strip().rstrip(".")
+        return f"{text} (fix that, or choose another {flag})"
+    return None
+
+
 def _local_llm_problem(arg: str, flag: str) -> str | None:
     """Why ``provider/name``, an LLM judge whose weights this process loads, cannot answer."""
     # Imported here: it needs Inspect, which the model backends do not (see registry._make).
     from inspect_cite.nli.llm import SAMPLING_PROVIDERS
 
     provider, _, name = arg.partition("/")
+    if provider not in SAMPLING_PROVIDERS and provider not in HUB_LOADERS:
+        return _api_model_problem(arg, flag)
     # Other loaders (vllm/, sglang/) take a served name too: only a path is theirs to load.
-    if provider not in SAMPLING_PROVIDERS and not (
-        provider in HUB_LOADERS and looks_like_path(name)
-    ):
+    if provider not in SAMPLING_PROVIDERS and not looks_like_path(name):
         return None
     problem = model_problem(name, "causal-lm")
     if problem is None:

@@ -63,3 +63,27 @@ def test_an_nli_spec_is_checked_once_and_its_backend_shared(monkeypatch, fresh_n
     finally:
         reset_preflight()
     assert len(calls) == 1
+
+
+def test_an_api_judge_without_its_key_or_package_is_refused_before_generation(
+    own_prompts, monkeypatch
+):
+    # Issue 35, item 14: README's laptop route (-T nli=model:openai/gpt-4o-mini) printed "ok"
+    # without OPENAI_API_KEY, then failed in scoring after every answer was generated.
+    from inspect_cite.nli.checked import check_nli
+
+    reset_preflight()
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("AZUREAI_OPENAI_API_KEY", raising=False)
+    message = refusal(
+        lambda: alce_tasks.asqa(dataset_path=ALCE_DATA, nli="model:openai/gpt-4o-mini")
+    )
+    assert message.startswith("-T nli=model:openai/gpt-4o-mini: ")
+    assert "OPENAI_API_KEY" in message and "\n" not in message and "[bold]" not in message
+    # A provider whose package is not installed (groq is no dependency of this project).
+    message = refusal(lambda: check_nli("model:groq/llama-3.1-8b-instant", flag="-S nli"))
+    assert "pip install groq" in message and "\n" not in message
+    # With the key set, nothing is sent: the check only builds the client.
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    reset_preflight()
+    assert check_nli("model:openai/gpt-4o-mini", flag="-T nli") == "model:openai/gpt-4o-mini"
