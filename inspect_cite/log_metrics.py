@@ -56,18 +56,19 @@ _DIRECTIONS = {
         similarity support relevance coverage snippet_support doc_support
         yesno_accuracy factoid_strict factoid_lenient factoid_mrr list_precision list_recall
         list_f1 summary_rouge2 summary_rouge_su4 rougeL rougeL_precision rougeL_recall rougeL_f1
-        supported
+        supported cited_source_seen supported_claims
     """,
     LOWER_IS_BETTER: """
         invalid_citations invalid_share omission_rate unsupported_claims rejected_spans failed_docs
-        misattributed unsupported uncited uncited_but_supported
+        misattributed unsupported uncited uncited_but_supported uncited_claims
+        unmapped_citations replies_without_citations
     """,
     # Sizes (good or bad only against a reference), and where citations go: citing the first
     # documents is a bias or right, depending on where the evidence is. A near-verbatim snippet
     # is neither the document's exact words nor a rewording.
     NO_DIRECTION: """
         length num_preds n_citations n_scored n_spans pos_rest first_two_share
-        first_two_rank_share near_verbatim_rate
+        first_two_rank_share near_verbatim_rate native_citations
     """,
 }
 _SCORE_DIRECTIONS = {name: d for d, names in _DIRECTIONS.items() for name in names.split()}

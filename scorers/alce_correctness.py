@@ -43,6 +43,8 @@ CORRECTNESS_KEYS: dict[str, tuple[str, ...]] = {
     ),
     "eli5": ("length", "rougeLsum"),
 }
+ALL_CORRECTNESS_KEYS = tuple(dict.fromkeys(k for keys in CORRECTNESS_KEYS.values() for k in keys))
+"""Every key of every dataset, once (a run logs its dataset's)."""
 
 
 def exact_presence(short_answers: list[str], context: str) -> bool:
@@ -201,7 +203,8 @@ def _reason(missing: dict[str, str]) -> str:
     return "; ".join(f"{', '.join(keys)}: {problem}" for problem, keys in by_problem.items())
 
 
-@scorer(metrics={"*": [mean(), stderr()]})
+# Inspect reports the declared keys a run's values hold: each dataset's own.
+@scorer(metrics={key: [mean(), stderr()] for key in ALL_CORRECTNESS_KEYS})
 @accept_cli_values("-S")
 def alce_correctness(dataset: AlceDatasetName | None = None) -> Scorer:
     """ALCE correctness (length, STR-EM/HIT, ROUGE-Lsum, QAMPARI precision/recall) as eval.py.

@@ -81,11 +81,13 @@ _SHARE_METRICS = [mean(), stderr(), weighted_mean(), weighted_mean_by_group()]
 
 @scorer(
     metrics={
-        "*": [mean(), stderr()],
+        "n_citations": [mean(), stderr()],
+        "omission_rate": [mean(), stderr(), mean_by_group()],
+        # pos_1 .. pos_<max_positions> and pos_rest: as many as the task shows documents.
         "pos_*": _SHARE_METRICS,
         "invalid_share": _SHARE_METRICS,
-        "first_two*": _SHARE_METRICS,
-        "omission_rate": [mean(), stderr(), mean_by_group()],
+        "first_two_share": _SHARE_METRICS,
+        "first_two_rank_share": _SHARE_METRICS,
     }
 )
 @accept_cli_values("-S")

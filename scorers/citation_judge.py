@@ -218,7 +218,7 @@ def _judge_values(answer: CitedAnswer, results: dict[int, dict[str, Any]]) -> di
     return values
 
 
-@scorer(metrics={"*": [mean(), stderr()]})
+@scorer(metrics={key: [mean(), stderr()] for key in JUDGE_KEYS})
 @accept_cli_values("-S")
 def citation_judge(attempts: int = 3, model: str | None = None, backoff: float = 1.0) -> Scorer:
     """Support (1-5) and Relevance (1-5) of each citation, judged by the ``grader`` model role.

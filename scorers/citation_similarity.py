@@ -40,7 +40,10 @@ def embedding_queue(model_name: str) -> BatchQueue[str, Any]:
     )
 
 
-@scorer(metrics={"*": [mean(), stderr()]})
+SIMILARITY_KEYS = ("similarity", "n_scored")
+
+
+@scorer(metrics={key: [mean(), stderr()] for key in SIMILARITY_KEYS})
 @accept_cli_values("-S")
 def citation_similarity(similarity_model: str = DEFAULT_SIMILARITY_MODEL) -> Scorer:
     """Cosine similarity of each claim and the document text it cites (sentence-transformers).
@@ -55,7 +58,7 @@ def citation_similarity(similarity_model: str = DEFAULT_SIMILARITY_MODEL) -> Sco
     """
 
     async def score(state: TaskState, target: Target) -> Score:
-        if unscored := no_answer_score(state, ["similarity", "n_scored"]):
+        if unscored := no_answer_score(state, SIMILARITY_KEYS):
             return unscored
         answer = read_cited_answer(state)
         pairs = [

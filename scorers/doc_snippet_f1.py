@@ -177,7 +177,7 @@ def _explanation(
     return "\n\n".join(parts)
 
 
-@scorer(metrics={"*": [mean(), stderr()]})
+@scorer(metrics={key: [mean(), stderr()] for key in SNIPPET_KEYS})
 def doc_snippet_f1() -> Scorer:
     """FullCite Doc-F1 and Snippet-F1 (with P/R), exact-match Snippet-F1, (near-)verbatim rates.
 

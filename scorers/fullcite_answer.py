@@ -59,7 +59,7 @@ ANSWER_KEYS: dict[str, tuple[str, ...]] = {
     "asqa": ("str_em", "str_hit"),
     "expertqa": ("rougeL",),
 }
-ALL_ANSWER_KEYS = tuple(k for keys in ANSWER_KEYS.values() for k in keys)
+ALL_ANSWER_KEYS = tuple(dict.fromkeys(k for keys in ANSWER_KEYS.values() for k in keys))
 FACTOID_CANDIDATES = 5
 SU_MAX_GAP = 4
 
@@ -215,7 +215,7 @@ def answer_values(text: str, metadata: dict[str, Any], source: str) -> tuple[dic
     return values, note
 
 
-@scorer(metrics={"*": [mean(), stderr()]})
+@scorer(metrics={key: [mean(), stderr()] for key in ALL_ANSWER_KEYS})
 @accept_cli_values("-S")
 def fullcite_answer(source: FullciteSource | None = None) -> Scorer:
     """Downstream QA correctness with citations removed (definitions in the module docstring).

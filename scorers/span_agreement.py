@@ -40,7 +40,7 @@ def rouge_l(annotated: list[str], gold: list[str]) -> tuple[float, float, float]
     return s.precision, s.recall, s.fmeasure
 
 
-@scorer(metrics={"*": [mean(), stderr()]})
+@scorer(metrics={key: [mean(), stderr()] for key in AGREEMENT_KEYS})
 def span_agreement() -> Scorer:
     """ROUGE-L of annotated evidence spans against gold spans.
 

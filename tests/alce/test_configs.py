@@ -298,7 +298,10 @@ def test_a_refused_value_the_config_set_names_the_config(own_prompts, tmp_path):
     path.write_text(path.read_text().replace("ndoc: -3", "ndoc: 2\nseed: -1"))
     with pytest.raises(AlceTaskError) as e:
         asqa(config=str(path), **args)
-    assert str(e.value) == f"-T config={path} sets seed=-1: must be a whole number from 0 to 4294967295"
+    assert (
+        str(e.value)
+        == f"-T config={path} sets seed=-1: must be a whole number from 0 to 4294967295"
+    )
 
 
 def test_a_yaml_config_by_path_sets_the_demo_documents_and_run_py_s_quick_test(
