@@ -186,6 +186,8 @@ def _run(argv: list[str] | None) -> int:
         return 2
     # The tables and skipped runs are redacted as they are read; the paths written are not.
     print(terminal_table(report.runs))
+    for line in report.unscored:
+        print(f"no scored sample in {line}")
     for run in report.skipped:
         print(f"skipped {run.describe()}")
     for path in report.written:

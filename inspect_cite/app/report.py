@@ -109,6 +109,19 @@ class Report(NamedTuple):
     runs: pd.DataFrame
     skipped: list[SkippedRun]
     written: list[Path]
+    unscored: list[str] = []
+    """One line per run none of whose samples was scored, saying why."""
+
+
+class _SampleFacts(NamedTuple):
+    """What a run's samples say beyond its header."""
+
+    positions: Counter[int]
+    """Counts of the context positions cited."""
+    scored: int
+    """Samples with at least one score value known (not nan)."""
+    reasons: Counter[str]
+    """Why scores were nan, by reason (the scorers' ``reason`` metadata)."""
 
 
 class _Logs(NamedTuple):
@@ -116,8 +129,8 @@ class _Logs(NamedTuple):
 
     runs: list[EvalLog]
     skipped: list[SkippedRun]
-    # Cited context positions by run log (when the samples were read).
-    positions: dict[str, Counter[int]]
+    # What the samples of each run log say (when they were read).
+    facts: dict[str, _SampleFacts]
 
 
 def _shown_location(location: str) -> str:
@@ -141,13 +154,13 @@ def _read_logs(log_dir: str | Path, *, samples: bool = False) -> _Logs:
     locations = sorted(info.name for info in list_eval_logs(str(log_dir)))
     if not locations:
         raise ValueError(f"no Inspect logs found in {log_dir}")
-    logs = _Logs(runs=[], skipped=[], positions={})
+    logs = _Logs(runs=[], skipped=[], facts={})
     for location in locations:
         shown = _shown_location(location)
         try:
             log = read_eval_log(location, header_only=True)
             if log.status == "success" and samples:
-                logs.positions[shown] = _cited_positions(location)
+                logs.facts[shown] = _sample_facts(location)
         # Whatever a damaged log raises (a zip without its end record, bad JSON, a header that
         # fails validation), it concerns this log alone.
         except Exception as e:  # noqa: BLE001
@@ -198,9 +211,11 @@ def _metric_values(log: EvalLog) -> dict[str, float]:
     row: dict[str, float] = {}
     for score in log.results.scores if log.results else []:
         names = [metric_name(k) for k in score.metrics]
+        # A rate is corrected only where the scorer was given a judge calibration.
+        calibrated = bool((score.params or {}).get("calibration"))
         for name, m in zip(names, score.metrics.values(), strict=True):
             column = _metric_column(score.name, name, names)
-            if column is None:
+            if column is None or (_CORRECTED in column and not calibrated):
                 continue
             value = float(m.value)
             if column in row and not _same(row[column], value):
@@ -299,7 +314,13 @@ def _runs(logs: _Logs, log_dir: str | Path) -> pd.DataFrame:
             "task": [_task_name(log.eval) for log in runs],
             "model": [redact_text(log.eval.model) for log in runs],
             "strategy": [redact_text(_strategy(log.eval)) for log in runs],
-            "samples": [log.results.completed_samples if log.results else 0 for log in runs],
+            # The scored samples where they were read; else those the header counts.
+            "samples": [
+                logs.facts[str(log.location)].scored
+                if str(log.location) in logs.facts
+                else (log.results.completed_samples if log.results else 0)
+                for log in runs
+            ],
             "log": [str(log.location) for log in runs],
         }
     )
@@ -470,14 +491,50 @@ def sample_positions(sample: Any) -> list[int]:
     return cited_positions(sample.output.completion if sample.output else "", docs)
 
 
-def _cited_positions(location: str) -> Counter[int]:
-    """Counts of the context positions cited by the samples of one log."""
+def _known(value: Any) -> bool:
+    """Whether a score value holds a number that is not nan (a dict: any of its values)."""
+    values = value.values() if isinstance(value, dict) else [value]
+    return any(
+        isinstance(v, int | float) and not isinstance(v, bool) and not math.isnan(v) for v in values
+    )
+
+
+def _sample_facts(location: str) -> _SampleFacts:
+    """The positions a log's samples cite, how many were scored, and why the others were not."""
     from inspect_ai.log import read_eval_log_samples
 
     cited: Counter[int] = Counter()
+    scored = 0
+    reasons: Counter[str] = Counter()
     for sample in read_eval_log_samples(location, all_samples_required=False):
         cited.update(sample_positions(sample))
-    return cited
+        scores = (sample.scores or {}).values()
+        if any(_known(s.value) for s in scores):
+            scored += 1
+            continue
+        for s in scores:
+            reason = (s.metadata or {}).get("reason")
+            if isinstance(reason, str) and reason:
+                reasons[_first_line(redact_text(reason))] += 1
+    return _SampleFacts(cited, scored, reasons)
+
+
+def _cited_positions(location: str) -> Counter[int]:
+    """Counts of the context positions cited by the samples of one log."""
+    return _sample_facts(location).positions
+
+
+def _unscored_runs(runs: pd.DataFrame, logs: _Logs) -> list[str]:
+    """One line per run with no scored sample: its log, task, label and the commonest reason."""
+    lines = []
+    for _, run in runs.iterrows():
+        facts = logs.facts.get(str(run["log"]))
+        if facts is None or facts.scored:
+            continue
+        common = facts.reasons.most_common(1)
+        why = common[0][0] if common else "every score value is nan"
+        lines.append(f"{run['log']} ({run['task']}, {run['label']}): no sample was scored: {why}")
+    return lines
 
 
 def _by_task(runs: pd.DataFrame, cited: dict[str, Counter[int]]) -> dict[str, Counter[int]]:
@@ -773,7 +830,11 @@ def write_report(log_dir: str | Path, out_dir: str | Path) -> Report:
     out.mkdir(parents=True, exist_ok=True)
     runs = _runs(logs, log_dir)
     written = [out / "metrics.md", out / "metrics.csv"]
+    unscored = _unscored_runs(runs, logs)
     tables = markdown_table(runs)
+    if unscored:
+        lines = "\n".join(f"- {line}" for line in unscored)
+        tables += f"\n### runs without a scored sample ({len(unscored)})\n\n{lines}\n"
     if logs.skipped:
         tables += "\n" + skipped_table(logs.skipped)
     (out / "metrics.md").write_text(tables)
@@ -787,10 +848,11 @@ def write_report(log_dir: str | Path, out_dir: str | Path) -> Report:
     if _doc_vs_snippet(runs, out / "fullcite_doc_vs_snippet.png"):
         written.append(out / "fullcite_doc_vs_snippet.png")
     samples = runs.groupby("task")["samples"].sum().to_dict()
-    if _positions_chart(_by_task(runs, logs.positions), samples, out / "citation_positions.png"):
+    positions = {log: facts.positions for log, facts in logs.facts.items()}
+    if _positions_chart(_by_task(runs, positions), samples, out / "citation_positions.png"):
         written.append(out / "citation_positions.png")
     if _classes_chart(runs, out / "diagnose_classes.png"):
         written.append(out / "diagnose_classes.png")
     if _misattribution_chart(runs, out / "diagnose_positions.png"):
         written.append(out / "diagnose_positions.png")
-    return Report(runs=runs, skipped=logs.skipped, written=written)
+    return Report(runs=runs, skipped=logs.skipped, written=written, unscored=unscored)

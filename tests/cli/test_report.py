@@ -23,6 +23,8 @@ from tests.conftest import FIXTURES, ROOT
 from tests.helpers.charts import checked_charts
 from tests.helpers.scripted_models import scripted_model, scripted_output
 
+NLI = "python:tests.helpers.nli_fns:word_entail"
+
 
 @pytest.fixture
 def log_dir(tmp_path, own_prompts):
@@ -480,3 +482,33 @@ def test_runs_that_set_no_credential_are_not_labelled_as_if_they_had(own_prompts
         "mockllm/local, vanilla, token=***, base_url=http://***@llm-host:8000/v1"
     )
     assert label[plain.location] == "mockllm/local, vanilla, token=default, base_url=default"
+
+
+def test_a_run_with_no_scored_sample_counts_none_and_says_why(tmp_path, own_prompts, capsys):
+    # Issue 35, item 18: such a run was reported with samples = 4, and with the calibration-
+    # corrected columns of a judge that was never calibrated (Inspect lists the declared
+    # metric as nan where every sample is nan).
+    from inspect_ai import Task
+
+    from scorers.citation_nli import citation_nli
+
+    logs = tmp_path / "logs"
+    data = asqa(dataset_path=str(FIXTURES / "alce_asqa.json"), nli=NLI).dataset
+    for nli in (NLI, "python:tests.helpers.nli_fns:returns_text"):
+        task = Task(dataset=data, solver=alce_vanilla(), scorer=citation_nli(nli=nli))
+        model = scripted_model(["Paris [1]."] * 2)[0]
+        inspect_eval(task, model=model, limit=2, log_dir=str(logs), display="none")
+    out = tmp_path / "report"
+    assert main(["report", str(logs), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    runs = load_runs(logs)
+    assert all("(corrected)" not in c for c in runs.columns), list(runs.columns)
+    table = (out / "metrics.md").read_text()
+    assert "corrected" not in table
+    [line] = [x for x in printed.splitlines() if x.startswith("no scored sample in ")]
+    assert "no sample was scored: NLI failed: " in line and "returns_text" not in line.split(":")[0]
+    assert "### runs without a scored sample (1)" in table
+    samples = sorted(
+        int(row.split("|")[4]) for row in table.splitlines() if row.startswith("| mockllm")
+    )
+    assert samples == [0, 2]
