@@ -209,7 +209,8 @@ def _read(sample_id: Any, metadata: dict[str, Any], text: str) -> CitedAnswer:
                 status = "unaligned"
             elif seen is not None and not seen.seen_id(c.doc_id):
                 status = "not_retrieved"
-            doc = answer.doc(c.doc_id)
+            # A document the model did not see holds nothing it could have copied.
+            doc = answer.doc(c.doc_id) if status != "not_retrieved" else None
             found = match_snippet(c.snippet, doc["text"]) if doc is not None else None
             evidence = None
             if doc is not None and found is not None:

@@ -128,11 +128,13 @@ def citation_bias(max_positions: int = 5, group_key: str = "question_type") -> S
             f"{', '.join('invalid' if p is None else str(p) for p in positions) or 'none'}\n\n"
             f"{citations_markdown(answer)}\n\n| value | x100 |\n|---|---|\n{table}"
         )
+        # A share of no citations is undefined: nan, and why.
+        reason = "no citations: the position shares are undefined" if n == 0 else None
         return Score(
             value=values,
             answer=answer.text,
-            explanation=explanation,
-            metadata={"n_citations": n, "group": group, "positions": positions},
+            explanation=f"**nan:** {reason}\n\n{explanation}" if reason else explanation,
+            metadata={"n_citations": n, "group": group, "positions": positions, "reason": reason},
         )
 
     return score

@@ -264,6 +264,13 @@ def citation_judge(attempts: int = 3, model: str | None = None, backoff: float =
         values = _judge_values(answer, results)
         summary = ", ".join(f"{k} {v:.2f}" for k, v in values.items() if not math.isnan(v))
         summary = summary or "nothing judged"
+        reason = None
+        if math.isnan(values["support"]):
+            reason = (
+                "no citations: nothing to judge"
+                if not answer.citations
+                else "no citation could be judged (see each one's reason)"
+            )
         return Score(
             value=values,
             answer=answer.text,
@@ -271,6 +278,7 @@ def citation_judge(attempts: int = 3, model: str | None = None, backoff: float =
             metadata={
                 "judgements": [results[c.index] for c in answer.citations],
                 "grader": str(grader),
+                "reason": reason,
             },
         )
 

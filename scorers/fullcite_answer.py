@@ -253,6 +253,19 @@ def fullcite_answer(source: FullciteSource | None = None) -> Scorer:
             return Score(
                 value=values, answer=text, explanation=explanation, metadata={"reason": reason}
             )
-        return Score(value=values, answer=text, explanation=explanation)
+        # The keys of other question types (or sources) do not apply to this sample.
+        other = [k for k, v in values.items() if math.isnan(v)]
+        reason = (
+            f"{', '.join(other)}: not this sample's question type "
+            f"({src}, {metadata.get('question_type', '?')})"
+            if other
+            else None
+        )
+        return Score(
+            value=values,
+            answer=text,
+            explanation=explanation,
+            metadata={"reason": reason} if reason else None,
+        )
 
     return score

@@ -21,6 +21,11 @@ default, quirks included:
   entails the hypothesis alone, else 0 if the other citations (the list with one copy of it
   removed) still entail it, else 1; any other statement adds its recall. Item precision is the
   credit over the number of kept citations of in-range statements (0 when there are none).
+- a citation of a document the model did not see (``allowed``: one no agent tool returned),
+  which eval.py never had, makes its statement unsupported as an out-of-range one does, but
+  its kept citations count in the precision denominator with no credit: citing something
+  unseen never raises precision (eval.py's rule for out-of-range citations, which drops them
+  from the denominator, can; see defect 4 below).
 
 ``alce_compat=False`` fixes what are defects rather than conventions:
 
@@ -240,12 +245,13 @@ async def citation_scores(
     split = _alce_statements if alce_compat else _fixed_statements
     statements: list[StatementVerdict] = []
     for text, hypothesis, refs in split(output, question, qampari):
+        out_of_range = False
         if alce_compat:
             # eval.py: any(ref >= len(docs)) before truncation; "[0]" -> -1 is the last doc
             # (with no docs at all eval.py would crash; it is invalid here).
-            invalid = any(
-                r is None or r >= len(docs) or r < -len(docs) or not _allowed(r, docs, allowed)
-                for r in refs
+            out_of_range = any(r is None or r >= len(docs) or r < -len(docs) for r in refs)
+            invalid = out_of_range or any(
+                r is not None and not _allowed(r, docs, allowed) for r in refs
             )
             used = refs if at_most_citations is None else refs[:at_most_citations]
         else:
@@ -257,8 +263,14 @@ async def citation_scores(
             status: StatementStatus = "uncited"
         else:
             status = "invalid" if invalid else "checked"
-        # eval.py forgets the citations of an invalid statement; the fixed rules count them.
-        kept = used if status == "checked" or (status == "invalid" and not alce_compat) else []
+        # eval.py forgets the citations of a statement citing out of range (so such a citation
+        # never lowers precision); the fixed rules count them, and so does every rule for a
+        # document the model did not see, which eval.py never had: it earns nothing.
+        kept = (
+            used
+            if status == "checked" or (status == "invalid" and not (alce_compat and out_of_range))
+            else []
+        )
         statements.append(StatementVerdict(text, hypothesis, refs, kept, status))
 
     if not statements:
