@@ -286,7 +286,7 @@ def generate_overrides(settings: ConfigSettings, eval_config: Any) -> dict[str, 
 
     Args:
         settings: What the config sets.
-        eval_config: The eval's generate config (``inspect_cite.preflight.eval_generate_config``),
+        eval_config: The eval's generate config (``inspect_cite.checks.run.eval_generate_config``),
             or None when the task is built outside an eval (nothing can then be known).
 
     """

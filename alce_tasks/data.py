@@ -13,16 +13,17 @@ from typing import Any, Literal
 
 from inspect_cite.alce.items import REQUIRED_FIELDS, item_problem
 from inspect_cite.alce.prompts import AlceDatasetName
-from inspect_cite.cache import cache_dir, download_folder, verified_file, write_manifest
-from inspect_cite.download import (
+from inspect_cite.checks.errors import PreflightError
+from inspect_cite.checks.models import hub_offline
+from inspect_cite.checks.network import ensure_hub_reachable
+from inspect_cite.downloads.cache import cache_dir, download_folder, verified_file, write_manifest
+from inspect_cite.downloads.download import (
     describe_failure,
     extract_members,
     sha256_file,
 )
-from inspect_cite.errors import PreflightError
-from inspect_cite.files import read_json
-from inspect_cite.hub_files import PinnedHubFile
-from inspect_cite.preflight import ensure_hub_reachable, hub_offline
+from inspect_cite.downloads.files import read_json
+from inspect_cite.downloads.hub_files import PinnedHubFile
 
 ALCE_DATA_REPO = "princeton-nlp/ALCE-data"
 ALCE_DATA_REVISION = "334fa2e7dd32040c3fef931a123c4be1a81e91a0"

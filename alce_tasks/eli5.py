@@ -6,8 +6,8 @@ from inspect_ai import Task, task
 
 from alce_tasks.data import SphereRetriever
 from alce_tasks.task import alce_task
-from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.forwarding import forwards_to
+from inspect_cite.options.cli_values import accept_cli_values
+from inspect_cite.options.forwarding import forwards_to
 
 
 @task

@@ -4,7 +4,7 @@ Reads ``{"args": ..., "data": [items with "output"]}`` (run.py's format) or a pl
 items, preprocesses every output exactly as eval.py (strip, first line, ``<|im_end|>``
 removed; non-citation metrics on the citation-free text), and writes ``<file>.score`` with
 eval.py's keys and scale. A thinking model's output is scored from its answer: the reasoning
-it starts with is removed first (:func:`inspect_cite.text.split_think`), and an output that
+it starts with is removed first (:func:`inspect_cite.text.think.split_think`), and an output that
 ended while thinking has no answer: it is left out of every metric (as the Inspect scorers'
 nan), counted under ``no_answer_thinking`` and named on stderr.
 
@@ -29,20 +29,14 @@ import numpy as np
 
 from inspect_cite.alce.autoais import at_most_citations_problem, citation_scores
 from inspect_cite.alce.items import FIELD_TYPES, field_problem
+from inspect_cite.checks.errors import PreflightError
 from inspect_cite.citations.alce import remove_citations
-from inspect_cite.errors import PreflightError
-from inspect_cite.files import read_json, write_atomic
-from inspect_cite.nli import (
-    NLI_SPECS,
-    NLIBackend,
-    NLICacheError,
-    NLIConfigError,
-    NLIError,
-)
+from inspect_cite.downloads.files import read_json, write_atomic
+from inspect_cite.generation.thinking import NO_ANSWER_THINKING
+from inspect_cite.nli import NLI_SPECS, NLIBackend, NLICacheError, NLIConfigError, NLIError
 from inspect_cite.nli.checked import checked_nli
 from inspect_cite.nli.registry import parse_nli_spec
-from inspect_cite.text import split_think
-from inspect_cite.thinking import NO_ANSWER_THINKING
+from inspect_cite.text.think import split_think
 from scorers.alce_correctness import best_rouge_lsum, qampari_scores, str_em
 from scorers.claim_coverage import NO_CLAIMS_REASON, claims_score
 

@@ -33,6 +33,7 @@ from alce_tasks.data import (
 from alce_tasks.strategies import STRATEGIES, Strategy, StrategySettings, strategy_solver
 from inspect_cite import __version__
 from inspect_cite.alce.prompts import (
+    ALCE_SYSTEM_MESSAGE,
     AlceDatasetName,
     AlcePromptBuilder,
     PromptFile,
@@ -43,30 +44,29 @@ from inspect_cite.alce.prompts import (
     quick_test_ids,
 )
 from inspect_cite.alce.run_configs import load_alce_config
-from inspect_cite.errors import Refusals
-from inspect_cite.forwarding import given_arguments
-from inspect_cite.hub_files import check_dataset_path, dataset_file
-from inspect_cite.nli.checked import check_nli
-from inspect_cite.preflight import (
+from inspect_cite.checks.errors import Refusals
+from inspect_cite.checks.models import check_model
+from inspect_cite.checks.run import (
     active_model_name,
-    check_model,
     check_native_citations,
     check_sampling,
     check_thinking_switch,
     eval_generate_config,
     eval_model,
 )
-from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
-from inspect_cite.raw_prompt import check_raw_prompt
-from inspect_cite.retrieval import GTR_RETRIEVER, check_retriever
-from inspect_cite.task_options import (
+from inspect_cite.downloads.hub_files import check_dataset_path, dataset_file
+from inspect_cite.generation.raw_prompt import check_raw_prompt
+from inspect_cite.generation.thinking import DEFAULT_THINKING_TOKENS, thinking_generate_config
+from inspect_cite.models.retrieval import GTR_RETRIEVER, check_retriever
+from inspect_cite.nli.checked import check_nli
+from inspect_cite.options.forwarding import given_arguments
+from inspect_cite.options.task_options import (
     TaskOptionError,
     check_choice,
     check_seed,
     recorded_options,
     unique_sample_ids,
 )
-from inspect_cite.thinking import DEFAULT_THINKING_TOKENS, thinking_generate_config
 from scorers.alce_correctness import alce_correctness
 from scorers.alce_qa import alce_qa
 from scorers.citation_nli import citation_nli
@@ -240,7 +240,7 @@ def explicit_arguments(given: Mapping[str, Any]) -> set[str]:
     """The task arguments the user gave (each overrides a config's value).
 
     Through the @task functions these are exactly the ``-T`` values given
-    (:func:`inspect_cite.forwarding.given_arguments`); for a direct call of
+    (:func:`inspect_cite.options.forwarding.given_arguments`); for a direct call of
     :func:`alce_task`, the arguments that differ from its defaults (``retriever`` is then
     the config's).
     """
@@ -438,10 +438,10 @@ def alce_task(
     Scorers: correctness and NLI citation recall/precision; ELI5 adds claim coverage; ASQA adds
     QA accuracy with ``qa``; ASQA and ELI5 add MAUVE with ``mauve``.
 
-    The parameters every ALCE task shares are defined and documented here, once: each @task
-    declares only its ``retriever`` and takes the rest from this signature
-    (:func:`inspect_cite.forwarding.forwards_to`), less ``qa`` and ``mauve`` where eval.py does
-    not compute them.
+    The parameters every ALCE task shares are defined and documented here, once: each @task declares
+    only its ``retriever`` and takes the rest from this signature
+    (:func:`inspect_cite.options.forwarding.forwards_to`), less ``qa`` and ``mauve`` where eval.py
+    does not compute them.
 
     Args:
         dataset: Which ALCE dataset.
@@ -492,7 +492,7 @@ def alce_task(
         chat: Send ALCE's prompt as a chat message after ALCE's system message (run.py's
             OpenAI chat models); false sends run.py's raw prompt (its open models): no chat
             template, no system message, generation stopped at a newline and capped by
-            `max_length` (:mod:`inspect_cite.raw_prompt` says how per provider).
+            `max_length` (:mod:`inspect_cite.generation.raw_prompt` says how per provider).
         max_length: With `chat=false`, run.py's `--max_length`: each generation gets at most
             `max_length` - prompt tokens (default: the model's context length).
         no_doc_in_demo: Show no documents in the demonstrations (run.py's `--no_doc_in_demo`).

@@ -49,7 +49,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
-    from inspect_cite import alignment, verbatim
+    from inspect_cite.text import alignment, verbatim
     from solvers.posthoc import align_snippet
 
     rng = random.Random(args.seed)

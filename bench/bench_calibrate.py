@@ -12,7 +12,7 @@ judges them with a tiny random TRUE-format T5 (``seq2seq:<dir>``), on CPU:
    NLI call.
 
 Imports only the package and ``bench/`` (the tiny T5 is built by
-``inspect_cite.nli.tiny_t5``). Run from the repository root::
+``inspect_cite.testing.tiny_t5``). Run from the repository root::
 
     PYTHONPATH=. python bench/bench_calibrate.py [--pairs 400] [--baseline 100] [--threads N]
 """
@@ -33,7 +33,7 @@ from inspect_cite.app.calibrate import calibrate
 from inspect_cite.app.human_labels import load_human_data
 from inspect_cite.nli import get_nli, reset_nli
 from inspect_cite.nli.hf import BATCH_SIZE_ENV
-from inspect_cite.nli.tiny_t5 import build_tiny_t5
+from inspect_cite.testing.tiny_t5 import build_tiny_t5
 
 
 def write_pairs(path: Path, n: int, seed: int = 0) -> Path:

@@ -41,7 +41,7 @@ def main() -> None:
 
     import solvers.constrained_hf as constrained_hf
     from bench.fixtures import fixture_texts, load_fixture
-    from inspect_cite.tiny_qwen3 import build_tiny_qwen3
+    from inspect_cite.testing.tiny_qwen3 import build_tiny_qwen3
     from solvers.constrained_hf import compile_matcher, generate_constrained, llg_tokenizer
     from solvers.grammar import fullcite_grammar
     from solvers.prompted import FULLCITE_DOCUMENT, FULLCITE_PROMPT, format_documents

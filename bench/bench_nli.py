@@ -34,7 +34,7 @@ from bench.threads import parse_with_threads
 from inspect_cite.alce.autoais import citation_scores
 from inspect_cite.nli import NLIResult, get_nli, reset_nli
 from inspect_cite.nli.seq2seq import TRUE_TEMPLATE
-from inspect_cite.nli.tiny_t5 import build_tiny_t5, vary_t5_outputs
+from inspect_cite.testing.tiny_t5 import build_tiny_t5, vary_t5_outputs
 from scorers.claim_coverage import claims_score
 
 
@@ -158,7 +158,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         # Random T5s whose answers vary, so that some statements are supported and the
-        # precision checks run (inspect_cite.nli.tiny_t5.vary_t5_outputs).
+        # precision checks run (inspect_cite.testing.tiny_t5.vary_t5_outputs).
         calibration = [
             TRUE_TEMPLATE.format(premise=item["docs"][0]["text"], hypothesis=item["output"])
             for _, item in data[:60]

@@ -5,7 +5,7 @@ Scores synthetic ALCE samples (ASQA, QAMPARI and ELI5 in turn, every citation pa
 ``claims_score``) through a process-wide NLI backend with its batching queue and in-memory
 cache, then ``correctness``, all samples concurrently. Each size gets a fresh backend (cold cache).
 
-- ``seq2seq``: the tiny random TRUE-format T5 (``inspect_cite.nli.tiny_t5.build_tiny_t5``), CPU;
+- ``seq2seq``: the tiny random TRUE-format T5 (``inspect_cite.testing.tiny_t5.build_tiny_t5``), CPU;
 - ``python``: ``python:bench.alce_synthetic:word_entail``, which isolates the harness's own cost.
 
 Reported per size: wall time, time per sample, NLI pairs sent to the model, and peak memory
@@ -34,7 +34,7 @@ import torch
 
 from bench.bench_nli import samples, score_one
 from inspect_cite.nli import get_nli, reset_nli
-from inspect_cite.nli.tiny_t5 import build_tiny_t5
+from inspect_cite.testing.tiny_t5 import build_tiny_t5
 from scorers.alce_correctness import correctness
 
 # The harness's own cost: a word-overlap judge (no model).

@@ -1,10 +1,10 @@
 """Near-verbatim check of long snippets: the word-level match vs the old rapidfuzz path.
 
 ``near_verbatim`` used to run rapidfuzz's partial-ratio alignment (>= 95) over SQuAD-normalised
-texts, which grows about as the cube of the snippet's length (seconds at 10k characters, minutes
-at 50k) and accepts a changed word in a long snippet. It now compares tokens
-(:mod:`inspect_cite.verbatim`), in linear time. For each snippet length the document is twice as
-long, built from the words of this repository's docs (seeded), and three snippets are checked:
+texts, which grows about as the cube of the snippet's length (seconds at 10k characters, minutes at
+50k) and accepts a changed word in a long snippet. It now compares tokens
+(:mod:`inspect_cite.text.verbatim`), in linear time. For each snippet length the document is twice
+as long, built from the words of this repository's docs (seeded), and three snippets are checked:
 
 - ``typography``: a span of the document upper-cased, with curly quotes and dashes (both
   paths: near-verbatim);
@@ -30,9 +30,9 @@ from pathlib import Path
 
 from rapidfuzz import fuzz
 
-from inspect_cite import verbatim
-from inspect_cite.squad import normalize_answer
-from inspect_cite.verbatim import near_verbatim
+from inspect_cite.text import verbatim
+from inspect_cite.text.squad import normalize_answer
+from inspect_cite.text.verbatim import near_verbatim
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -22,7 +22,7 @@ from inspect_ai.solver import generate
 
 from fullcite_tasks.data.incite import incite_records
 from fullcite_tasks.task import record_to_sample
-from inspect_cite.log_metrics import log_metrics
+from inspect_cite.app.log_metrics import log_metrics
 from scorers import citation_bias, citation_judge, citation_similarity, doc_snippet_f1
 
 REFERENCE_ENV = "INSPECT_CITE_REFERENCE_DIR"

@@ -9,7 +9,7 @@ from inspect_ai import Task, task
 
 from fullcite_tasks.data.expertqa import DEFAULT_SYSTEM, ExpertqaSystem
 from fullcite_tasks.task import fullcite_records, records_dataset
-from inspect_cite.cli_values import accept_cli_values
+from inspect_cite.options.cli_values import accept_cli_values
 from scorers.span_agreement import span_agreement
 from solvers.span_annotation import span_annotator
 

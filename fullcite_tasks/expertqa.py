@@ -5,8 +5,8 @@ from typing import Any
 from inspect_ai import Task, task
 
 from fullcite_tasks.task import fullcite_task, other_data_options
-from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.forwarding import forwards_to
+from inspect_cite.options.cli_values import accept_cli_values
+from inspect_cite.options.forwarding import forwards_to
 
 
 @task

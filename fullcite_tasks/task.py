@@ -29,25 +29,25 @@ from fullcite_tasks.data.expertqa import DEFAULT_SYSTEM, ExpertqaSystem
 from fullcite_tasks.data.records import FullciteRecord, SourceData
 from fullcite_tasks.strategies import Strategy, StrategySettings, strategy_solver
 from inspect_cite import __version__
-from inspect_cite.errors import PreflightError, Refusals
-from inspect_cite.hub_files import file_provenance
-from inspect_cite.nli.checked import check_nli, nli_spec
-from inspect_cite.preflight import (
+from inspect_cite.checks.errors import PreflightError, Refusals
+from inspect_cite.checks.models import check_model
+from inspect_cite.checks.run import (
     active_model_name,
-    check_model,
     check_native_citations,
     check_role,
     check_sampling,
     check_thinking_switch,
 )
-from inspect_cite.task_options import (
+from inspect_cite.downloads.hub_files import file_provenance
+from inspect_cite.generation.thinking import DEFAULT_THINKING_TOKENS, thinking_generate_config
+from inspect_cite.nli.checked import check_nli, nli_spec
+from inspect_cite.options.task_options import (
     TaskOptionError,
     check_choice,
     check_seed,
     recorded_options,
     unique_sample_ids,
 )
-from inspect_cite.thinking import DEFAULT_THINKING_TOKENS, thinking_generate_config
 from scorers.citation_bias import citation_bias
 from scorers.citation_judge import citation_judge
 from scorers.citation_similarity import DEFAULT_SIMILARITY_MODEL, citation_similarity
@@ -192,7 +192,7 @@ def fullcite_records(
     check_choice("dataset", source, Source, error=FullciteTaskError)
     if ndoc < 1:
         raise FullciteTaskError(f"-T ndoc must be at least 1, got {ndoc}")
-    from inspect_cite.gold_spans import load_spans_file
+    from inspect_cite.evidence.gold_spans import load_spans_file
 
     spans = load_spans_file(spans_path) if spans_path else None
     # Imported on use: ASQA pulls in ALCE's data module, BioASQ the PubMed client.
@@ -258,7 +258,7 @@ def fullcite_task(
 
     The FullCite tasks' options are defined and documented here, once: each @task declares
     its ``dataset_path`` and takes the rest from this signature
-    (:func:`inspect_cite.forwarding.forwards_to`), less the other datasets' own options
+    (:func:`inspect_cite.options.forwarding.forwards_to`), less the other datasets' own options
     (:data:`DATA_OPTIONS`).
 
     Args:
@@ -296,7 +296,7 @@ def fullcite_task(
             GPU with ~23 GB), ``classifier:<dir>``, ``python:<module>:<fn>``, ... (README).
         thinking: Generate answers with the chat template's thinking on (Qwen3 and other
             ``enable_thinking`` templates; default off; ``max_tokens`` grows by
-            ``thinking_tokens``, see ``inspect_cite.thinking``). An answer cut inside
+            ``thinking_tokens``, see ``inspect_cite.generation.thinking``). An answer cut inside
             ``<think>`` is scored nan ("no answer").
         thinking_tokens: With ``thinking``, tokens added to ``max_tokens`` for the thinking.
         diagnose: Also classify every claim as ``supported``, ``misattributed``,

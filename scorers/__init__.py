@@ -12,17 +12,17 @@ ALCE log keys (``alce_tasks/*``; the same definitions score ``alce-eval`` and lm
 |----------------------------------------|------------------------|------------------------------
 | citation_rec, citation_prec            | citation_nli.py        | inspect_cite/alce/autoais.py
 |                                        |                        | (RERANK needs it too)
-| supported, misattributed, unsupported, | citation_nli.py        | inspect_cite/diagnose.py
+| supported, misattributed, unsupported, | citation_nli.py        | inspect_cite/nli/diagnose.py
 | uncited, uncited_but_supported         |                        | (classes), autoais.py
 | (-S diagnose=true)                     |                        | (statements)
 | claims_nli (ELI5)                      | claim_coverage.py      | here
 | length; str_em, str_hit, rougeLsum     | alce_correctness.py    | here (normalisation:
-| (ASQA); rougeLsum (ELI5); num_preds,   |                        | inspect_cite/squad.py)
+| (ASQA); rougeLsum (ELI5); num_preds,   |                        | inspect_cite/text/squad.py)
 | qampari_prec, qampari_rec,             |                        |
 | qampari_rec_top5, qampari_f1,          |                        |
 | qampari_f1_top5 (QAMPARI)              |                        |
 | QA-EM, QA-F1, QA-Hit (ASQA, qa=true)   | alce_qa.py             | here (EM/F1:
-|                                        |                        | inspect_cite/squad.py)
+|                                        |                        | inspect_cite/text/squad.py)
 | mauve (-T mauve=true)                  | mauve.py               | here
 
 FullCite log keys (``fullcite_tasks/*``):
@@ -30,7 +30,7 @@ FullCite log keys (``fullcite_tasks/*``):
 | Log keys                               | Scorer file            | Definition
 |----------------------------------------|------------------------|------------------------------
 | doc_precision, doc_recall, doc_f1,     | doc_snippet_f1.py      | here (token F1:
-| snippet_precision, snippet_recall,     |                        | inspect_cite/squad.py)
+| snippet_precision, snippet_recall,     |                        | inspect_cite/text/squad.py)
 | snippet_f1, snippet_em_precision,      |                        |
 | snippet_em_recall, snippet_em_f1,      |                        |
 | n_citations, invalid_citations         |                        |
@@ -44,7 +44,7 @@ FullCite log keys (``fullcite_tasks/*``):
 | n_citations                            |                        |
 | snippet_support, doc_support,          | claim_support.py       | here (NLI backends:
 | unsupported_claims                     |                        | inspect_cite/nli/)
-| supported, misattributed, unsupported, | claim_support.py       | inspect_cite/diagnose.py
+| supported, misattributed, unsupported, | claim_support.py       | inspect_cite/nli/diagnose.py
 | uncited, uncited_but_supported         |                        |
 | (-S diagnose=true)                     |                        |
 | yesno_accuracy, factoid_strict,        | fullcite_answer.py     | here
@@ -66,7 +66,8 @@ Native citations and agents (``-T strategy=native``/``agent``, any log of a tool
 | native_citations, unmapped_citations,  | native_counts.py       | inspect_cite/citations/
 | replies_without_citations              |                        | native.py
 | cited_source_seen, supported_claims,   | source_support.py      | here (sources, claims:
-| uncited_claims, n_citations            |                        | inspect_cite/transcript.py)
+| uncited_claims, n_citations            |                        | inspect_cite/evidence/
+|                                        |                        | transcript.py)
 
 ``n_citations`` (citations in the answer) is reported by four scorers; Inspect names each by
 its scorer in the log.
@@ -74,7 +75,7 @@ its scorer in the log.
 With ``-S calibration=FILE``, ``citation_nli``, ``claim_coverage`` and ``claim_support`` add the
 metrics ``corrected_mean``, ``corrected_low`` and ``corrected_high`` to each of their rates: the
 rate corrected for the NLI judge's measured errors (``_judge_correction.py``; the arithmetic in
-``inspect_cite/calibration.py``).
+``inspect_cite/statistics/calibration.py``).
 """
 
 from scorers.alce_correctness import alce_correctness

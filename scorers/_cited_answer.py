@@ -4,24 +4,24 @@ Shared by ``doc_snippet_f1``, ``citation_similarity``, ``citation_judge`` and ``
 so that they agree on what a citation is. Decisions:
 
 - The output has the reasoning it starts with removed
-  (:func:`inspect_cite.thinking.split_output`), then is parsed with
+  (:func:`inspect_cite.generation.thinking.split_output`), then is parsed with
   :func:`inspect_cite.citations.parse_citations` (never raises).
 - A citation is **invalid** when its doc id is not one of the context documents
   (``unknown_doc_id``), or when the posthoc solver could not align its snippet
   (``unaligned``: the posthoc record at the citation's offsets in the output says so, see
-  :mod:`inspect_cite.posthoc_records`), or when the model never saw its document
+  :mod:`inspect_cite.evidence.posthoc_records`), or when the model never saw its document
   (``not_retrieved``: no agent tool returned it; the sample's evidence record,
-  :mod:`inspect_cite.evidence`). Invalid citations stay in every count (they are wrong in
+  :mod:`inspect_cite.evidence.record`). Invalid citations stay in every count (they are wrong in
   precision), never match gold and are never evidence.
 - A seen document is read as the model saw it: a document an agent's ``search`` only
   previewed holds its preview, so a snippet from beyond it is not verbatim there.
 - A citation's ``position`` is the 1-based place of its document in ``metadata["docs"]``.
 - ``verbatim``: the snippet is a non-blank substring of the cited document's text, up to
-  Unicode canonical equivalence (:func:`inspect_cite.verbatim.find_verbatim`).
+  Unicode canonical equivalence (:func:`inspect_cite.text.verbatim.find_verbatim`).
 - ``near_verbatim``: the snippet is not verbatim, but it has exactly the words (tokens) of a
   span of the document: it differs only in typography (compatibility forms, case, quotes,
   dashes, spacing, punctuation), never in a word
-  (:func:`inspect_cite.verbatim.find_near_verbatim`).
+  (:func:`inspect_cite.text.verbatim.find_near_verbatim`).
 - The document's **evidence** for a citation is its own text of that verbatim or
   near-verbatim span (``doc_start``, ``doc_end``, ``evidence``): whatever scores a citation's
   snippet as evidence of what the source says reads the document's words there, never the
@@ -36,12 +36,12 @@ from weakref import WeakKeyDictionary
 from inspect_ai.solver import TaskState
 
 from inspect_cite.citations import Claim, ParsedAnswer, parse_citations
-from inspect_cite.documents import Document, DocumentError, doc_positions, docs_by_id
-from inspect_cite.evidence import EVIDENCE_KEY, LEGACY_AGENT_KEY, Evidence, read_evidence
-from inspect_cite.posthoc_records import unaligned_spans
-from inspect_cite.text import highlight_markdown
-from inspect_cite.thinking import split_output
-from inspect_cite.verbatim import match_snippet
+from inspect_cite.evidence.documents import Document, DocumentError, doc_positions, docs_by_id
+from inspect_cite.evidence.posthoc_records import unaligned_spans
+from inspect_cite.evidence.record import EVIDENCE_KEY, LEGACY_AGENT_KEY, Evidence, read_evidence
+from inspect_cite.generation.thinking import split_output
+from inspect_cite.text.markdown import highlight_markdown
+from inspect_cite.text.verbatim import match_snippet
 
 CitationStatus = Literal["valid", "unknown_doc_id", "unaligned", "not_retrieved"]
 

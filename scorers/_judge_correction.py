@@ -7,7 +7,7 @@ the same ``nli`` judge). Each scored sample then carries, in its score's metadat
 units the judge decided (an uncited statement is unsupported without asking the judge, so it
 carries no judge error).
 This metric, beside ``mean`` and ``stderr`` on each such rate, gives the Rogan-Gladen rate
-and its interval (:func:`inspect_cite.calibration.corrected_rate`) as ``corrected_mean``,
+and its interval (:func:`inspect_cite.statistics.calibration.corrected_rate`) as ``corrected_mean``,
 ``corrected_low`` and ``corrected_high`` (x100). Without a calibration it reports nothing, but
 where every sample of a run is nan Inspect lists the declared metric itself as ``corrected: nan``.
 """
@@ -16,7 +16,12 @@ import math
 
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
-from inspect_cite.calibration import Confusion, JudgeCalibration, corrected_rate, read_calibration
+from inspect_cite.statistics.calibration import (
+    Confusion,
+    JudgeCalibration,
+    corrected_rate,
+    read_calibration,
+)
 
 CALIBRATION_KEY = "judge_calibration"
 """The ``Score.metadata`` key of a sample's calibration and judged shares."""

@@ -3,11 +3,11 @@
 A sample whose output holds no answer, or that lacks the gold field a key needs, is not
 scored.
 
-The rule (:func:`inspect_cite.thinking.no_answer_reason`): an output that ended inside the
-model's thinking, or a generation that was not attempted (a raw prompt longer than
-``max_length``), has no answer. Such a sample is not scored: every key is nan, the reason is
-in ``Score.metadata["reason"]`` and the explanation starts with "**Not scored:**", so it
-never counts as a zero.
+The rule (:func:`inspect_cite.generation.thinking.no_answer_reason`): an output that ended inside
+the model's thinking, or a generation that was not attempted (a raw prompt longer than
+``max_length``), has no answer. Such a sample is not scored: every key is nan, the reason is in
+``Score.metadata["reason"]`` and the explanation starts with "**Not scored:**", so it never counts
+as a zero.
 """
 
 import math
@@ -17,7 +17,7 @@ from typing import Any
 from inspect_ai.scorer import Score
 from inspect_ai.solver import TaskState
 
-from inspect_cite.thinking import NO_ANSWER_THINKING, no_answer_reason
+from inspect_cite.generation.thinking import NO_ANSWER_THINKING, no_answer_reason
 
 _HINT = (
     "The output holds only unfinished reasoning (stop reason `{stop}`). With "

@@ -24,10 +24,10 @@ from inspect_ai.solver import TaskState
 from inspect_cite.alce.items import field_problem
 from inspect_cite.alce.prompts import AlceDatasetName, check_dataset_argument
 from inspect_cite.citations.alce import alce_scoring_output, remove_citations
-from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.squad import normalize_answer
-from inspect_cite.text import sent_tokenize
-from inspect_cite.thinking import think_opened_by_prompt
+from inspect_cite.generation.thinking import think_opened_by_prompt
+from inspect_cite.options.cli_values import accept_cli_values
+from inspect_cite.text.sentences import sent_tokenize
+from inspect_cite.text.squad import normalize_answer
 from scorers._no_answer import no_answer_score
 
 CORRECTNESS_KEYS: dict[str, tuple[str, ...]] = {

@@ -20,10 +20,10 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from inspect_cite.citations.alce import alce_answer_text
-from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.shared import shared_instance
-from inspect_cite.squad import compute_exact, compute_f1
-from inspect_cite.thinking import think_opened_by_prompt
+from inspect_cite.generation.thinking import think_opened_by_prompt
+from inspect_cite.models.shared import shared_instance
+from inspect_cite.options.cli_values import accept_cli_values
+from inspect_cite.text.squad import compute_exact, compute_f1
 from scorers._no_answer import no_answer_score
 
 QA_MODEL = "gaotianyu1350/roberta-large-squad"
@@ -33,7 +33,7 @@ QA_KEYS = ("QA-EM", "QA-F1", "QA-Hit")
 def qa_context(output: str, *, prompt_opened: bool | None = None) -> str:
     """The QA context for an output: the citation-free first line, or " " when empty.
 
-    ``prompt_opened``: :func:`inspect_cite.text.split_think`'s (None infers it).
+    ``prompt_opened``: :func:`inspect_cite.text.think.split_think`'s (None infers it).
     """
     text = alce_answer_text(output, prompt_opened=prompt_opened)
     return text if len(text) > 0 else " "
@@ -212,7 +212,7 @@ def compute_alce_qa(
     ``output`` is the generation as run.py saved it (cut to its first line and stripped of
     citations here, as eval.py does). As in eval.py, data without ``qa_pairs`` (judged by the
     first item) scores 0 on every key. ``prompt_opened`` is
-    :func:`inspect_cite.text.split_think`'s for every output (False: answers, no reasoning).
+    :func:`inspect_cite.text.think.split_think`'s for every output (False: answers, no reasoning).
     """
     if not items or items[0].get("qa_pairs") is None:
         return dict.fromkeys(QA_KEYS, 0.0)

@@ -30,8 +30,8 @@ from typing import Any
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.errors import ArgumentError
+from inspect_cite.checks.errors import ArgumentError
+from inspect_cite.options.cli_values import accept_cli_values
 from scorers._cited_answer import CheckedCitation, citations_markdown, read_cited_answer
 from scorers._fullcite_metrics import mean_by_group, weighted_mean, weighted_mean_by_group
 from scorers._no_answer import no_answer_score

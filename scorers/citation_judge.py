@@ -24,13 +24,13 @@ from inspect_ai.model import GenerateConfig, Model, get_model, model_roles
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.errors import ArgumentError
-from inspect_cite.structured_outputs import (
+from inspect_cite.checks.errors import ArgumentError
+from inspect_cite.generation.structured_outputs import (
     forwards_extra_body,
     json_in_reply,
     with_structured_outputs,
 )
+from inspect_cite.options.cli_values import accept_cli_values
 from scorers._cited_answer import (
     CheckedCitation,
     CitedAnswer,

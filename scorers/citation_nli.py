@@ -14,16 +14,16 @@ from inspect_cite.alce.autoais import (
     diagnose_statements,
 )
 from inspect_cite.alce.prompts import AlceDatasetName, check_dataset_argument
+from inspect_cite.checks.errors import ArgumentError
 from inspect_cite.citations.alce import alce_scoring_output, marker_spans, render_marker
-from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.diagnose import DIAGNOSE_KEYS, Diagnosis, not_diagnosed
-from inspect_cite.errors import ArgumentError
-from inspect_cite.evidence import read_evidence
-from inspect_cite.http_client import redact_text
+from inspect_cite.downloads.http_client import redact_text
+from inspect_cite.evidence.record import read_evidence
+from inspect_cite.generation.thinking import think_opened_by_prompt
 from inspect_cite.nli import NLIError
 from inspect_cite.nli.checked import checked_nli
-from inspect_cite.text import highlight_markdown
-from inspect_cite.thinking import think_opened_by_prompt
+from inspect_cite.nli.diagnose import DIAGNOSE_KEYS, Diagnosis, not_diagnosed
+from inspect_cite.options.cli_values import accept_cli_values
+from inspect_cite.text.markdown import highlight_markdown
 from scorers._judge_correction import calibration_for, calibration_metadata, corrected, share
 from scorers._no_answer import no_answer_score, unscored_score
 
@@ -126,7 +126,7 @@ def citation_nli(
     as eval.py skips it); a sample whose NLI call fails is not scored either, with the reason.
     A citation of a document the model did not see (one no agent tool returned) is invalid,
     as one out of range is, and a seen document is judged by the text the model saw
-    (:mod:`inspect_cite.evidence`).
+    (:mod:`inspect_cite.evidence.record`).
 
     Args:
         nli: NLI backend spec, one of the forms in :data:`inspect_cite.nli.registry.NLI_SPECS`
@@ -142,7 +142,7 @@ def citation_nli(
             (``corrected`` metric, :mod:`scorers._judge_correction`).
         diagnose: Also classify every statement as ``supported``, ``misattributed``,
             ``unsupported`` or ``uncited`` (x100 shares, plus ``uncited_but_supported``;
-            :mod:`inspect_cite.diagnose`), judging each unsupported statement against the
+            :mod:`inspect_cite.nli.diagnose`), judging each unsupported statement against the
             shown documents it does not cite.
 
     """

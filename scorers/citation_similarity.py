@@ -7,8 +7,8 @@ document's own text of the span that holds the model's snippet, verbatim or near
 the document does not hold (say, the claim restated) is not compared, nor is an empty snippet
 or an invalid citation. Per sample: the mean over the compared citations (``similarity``),
 nan without any. The model is loaded once per process and name (the
-shared encoder of :mod:`inspect_cite.retrieval`); texts of concurrently scored samples are
-encoded together (:class:`inspect_cite.batching.BatchQueue`).
+shared encoder of :mod:`inspect_cite.models.retrieval`); texts of concurrently scored samples are
+encoded together (:class:`inspect_cite.models.batching.BatchQueue`).
 """
 
 import math
@@ -17,10 +17,10 @@ from typing import Any
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from inspect_cite.batching import BatchQueue
-from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.retrieval import get_retriever
-from inspect_cite.shared import shared_instance
+from inspect_cite.models.batching import BatchQueue
+from inspect_cite.models.retrieval import get_retriever
+from inspect_cite.models.shared import shared_instance
+from inspect_cite.options.cli_values import accept_cli_values
 from scorers._cited_answer import citations_markdown, read_cited_answer
 from scorers._no_answer import no_answer_score
 

@@ -11,11 +11,11 @@ from inspect_ai.solver import TaskState
 
 from inspect_cite.alce.items import field_problem
 from inspect_cite.citations.alce import alce_scoring_output, remove_citations
-from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.http_client import redact_text
+from inspect_cite.downloads.http_client import redact_text
+from inspect_cite.generation.thinking import think_opened_by_prompt
 from inspect_cite.nli import NLIBackend, NLIError
 from inspect_cite.nli.checked import checked_nli
-from inspect_cite.thinking import think_opened_by_prompt
+from inspect_cite.options.cli_values import accept_cli_values
 from scorers._judge_correction import calibration_for, calibration_metadata, corrected
 from scorers._no_answer import no_answer_score, unscored_score
 

@@ -21,7 +21,7 @@ then the mean over samples):
   (:attr:`scorers._cited_answer.CheckedCitation.evidence`), never the model's words: a
   near-verbatim snippet shows the document's spelling, case and punctuation.
 - Premises are joined as ALCE joins documents (``"Title: {title}\n{text}"``, one per line;
-  :func:`inspect_cite.documents.format_doc`): the snippet premise shows each distinct
+  :func:`inspect_cite.evidence.documents.format_doc`): the snippet premise shows each distinct
   evidence span of the claim, in citation order, under its document's title; the document
   premise shows each distinct validly cited document's full text.
 - ``snippet_support``: share of cited claims whose snippet premise entails the claim (a claim
@@ -34,7 +34,7 @@ then the mean over samples):
   with the reason, never 0.
 
 With ``diagnose=true`` every claim is also classified ``supported`` (as above: either premise
-entails it), ``misattributed``, ``unsupported`` or ``uncited`` (:mod:`inspect_cite.diagnose`):
+entails it), ``misattributed``, ``unsupported`` or ``uncited`` (:mod:`inspect_cite.nli.diagnose`):
 a claim its citations do not support is judged against each shown document it does not validly
 cite, an uncited claim against every shown document.
 
@@ -50,11 +50,11 @@ from typing import Any
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.diagnose import DIAGNOSE_KEYS, ClaimToDiagnose, Diagnosis, classify_claims
-from inspect_cite.documents import format_doc
+from inspect_cite.evidence.documents import format_doc
 from inspect_cite.nli import NLIBackend, NLIError, Pair
 from inspect_cite.nli.checked import checked_nli
+from inspect_cite.nli.diagnose import DIAGNOSE_KEYS, ClaimToDiagnose, Diagnosis, classify_claims
+from inspect_cite.options.cli_values import accept_cli_values
 from scorers._cited_answer import CheckedCitation, CitedAnswer, read_cited_answer
 from scorers._judge_correction import calibration_for, calibration_metadata, corrected, share
 from scorers._no_answer import no_answer_score
@@ -298,7 +298,7 @@ def claim_support(
             judge: the log then carries each value corrected for the judge's errors.
         diagnose: Also classify every claim as ``supported``, ``misattributed``,
             ``unsupported`` or ``uncited`` (x100 shares, plus ``uncited_but_supported``;
-            :mod:`inspect_cite.diagnose`), judging each unsupported claim against the shown
+            :mod:`inspect_cite.nli.diagnose`), judging each unsupported claim against the shown
             documents it does not cite.
 
     """

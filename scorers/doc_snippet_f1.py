@@ -19,7 +19,7 @@ Definitions (per sample, then the mean over samples, x100):
   document's text, up to Unicode canonical equivalence (nan without citations).
 - ``near_verbatim_rate``: share of cited snippets that are not verbatim but have exactly the
   words of a span of the cited document (typography, spacing or case differ, no word does;
-  see :mod:`inspect_cite.verbatim`); nan without citations. The rest of the citations hold
+  see :mod:`inspect_cite.text.verbatim`); nan without citations. The rest of the citations hold
   reworded, empty or invalid snippets.
 - Snippet-F1, its exact-match variant and both rates measure the model's snippet itself (the
   FullCite definitions); the scorers that take a snippet as evidence of what its source says
@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from inspect_cite.squad import compute_exact, compute_f1
+from inspect_cite.text.squad import compute_exact, compute_f1
 from scorers._cited_answer import CitedAnswer, citations_markdown, read_cited_answer
 from scorers._no_answer import no_answer_score
 

@@ -35,10 +35,11 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from inspect_cite.citations import strip_citations
-from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.squad import normalize_answer
-from inspect_cite.text import sent_tokenize, strip_think
-from inspect_cite.thinking import think_opened_by_prompt
+from inspect_cite.generation.thinking import think_opened_by_prompt
+from inspect_cite.options.cli_values import accept_cli_values
+from inspect_cite.text.sentences import sent_tokenize
+from inspect_cite.text.squad import normalize_answer
+from inspect_cite.text.think import strip_think
 from scorers._no_answer import no_answer_score
 from scorers.alce_correctness import str_em
 
@@ -71,7 +72,7 @@ _ANY_YESNO = re.compile(r"\b(yes|no)\b", re.IGNORECASE)
 def answer_text(completion: str, *, prompt_opened: bool | None = None) -> str:
     """The output as QA scoring sees it: no reasoning, no citations.
 
-    ``prompt_opened``: :func:`inspect_cite.text.split_think`'s (None infers it).
+    ``prompt_opened``: :func:`inspect_cite.text.think.split_think`'s (None infers it).
     """
     return strip_citations(strip_think(completion or "", prompt_opened=prompt_opened)).strip()
 
@@ -255,7 +256,7 @@ def fullcite_answer(source: FullciteSource | None = None) -> Scorer:
             )
         # The keys of other question types (or sources) do not apply to this sample.
         other = [k for k, v in values.items() if math.isnan(v)]
-        reason = (
+        why: str | None = (
             f"{', '.join(other)}: not this sample's question type "
             f"({src}, {metadata.get('question_type', '?')})"
             if other
@@ -265,7 +266,7 @@ def fullcite_answer(source: FullciteSource | None = None) -> Scorer:
             value=values,
             answer=text,
             explanation=explanation,
-            metadata={"reason": reason} if reason else None,
+            metadata={"reason": why} if why else None,
         )
 
     return score

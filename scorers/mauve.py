@@ -40,12 +40,12 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import TaskState
 
-from inspect_cite.batching import BatchQueue
+from inspect_cite.checks.errors import ArgumentError
 from inspect_cite.citations.alce import alce_answer_text
-from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.errors import ArgumentError
-from inspect_cite.shared import shared_instance
-from inspect_cite.thinking import think_opened_by_prompt
+from inspect_cite.generation.thinking import think_opened_by_prompt
+from inspect_cite.models.batching import BatchQueue
+from inspect_cite.models.shared import shared_instance
+from inspect_cite.options.cli_values import accept_cli_values
 from scorers._no_answer import no_answer_score, unscored_score
 
 MAUVE_MODEL = "gpt2-large"
@@ -187,7 +187,7 @@ def alce_mauve_texts(
     """Reference and model texts of eval.py-style items (``question``, ``answer``, ``output``).
 
     ``output`` is the generation as run.py saved it; it is cut to its first line and its
-    citations removed, as eval.py does (after :func:`inspect_cite.text.split_think` with
+    citations removed, as eval.py does (after :func:`inspect_cite.text.think.split_think` with
     ``prompt_opened``). Empty texts are dropped, as mauve-text drops them.
     """
     p_text, q_text = [], []
@@ -223,7 +223,7 @@ def compute_alce_mauve(
         batch_size: Texts per forward pass.
         seed: k-means seed (25 is ALCE's).
         device: Torch device for the featurizer; ``None`` picks CUDA when available.
-        prompt_opened: :func:`inspect_cite.text.split_think`'s for every output (False:
+        prompt_opened: :func:`inspect_cite.text.think.split_think`'s for every output (False:
             answers, no reasoning; None infers it).
 
     """

@@ -39,7 +39,7 @@ from inspect_cite.citations.native import (
 from inspect_cite.citations.native import (
     native_counts as count_records,
 )
-from inspect_cite.documents import DocumentError, get_docs
+from inspect_cite.evidence.documents import DocumentError, get_docs
 
 NATIVE_COUNT_KEYS = ("native_citations", "unmapped_citations", "replies_without_citations")
 

@@ -2,10 +2,10 @@ r"""Citations of tool-using models and agents, checked against what the transcri
 
 For any Inspect log whose model used tools or web search (agents, server-side search, the
 ``-T strategy=agent`` runs, provider-native citations). The sources are the sample's evidence
-(:func:`inspect_cite.evidence.read_evidence`, the one reading every scorer shares): for this
+(:func:`inspect_cite.evidence.record.read_evidence`, the one reading every scorer shares): for this
 project's strategies, the documents its evidence record says the model saw, as it saw them;
 for a log this project did not write, what the conversation's tools returned
-(:mod:`inspect_cite.transcript`: the text of a fetched URL, search results with their
+(:mod:`inspect_cite.evidence.transcript`: the text of a fetched URL, search results with their
 content, a document read by id, server-side search results Inspect recorded, documents given
 to the model) and the sample's ``metadata["docs"]`` when it has them. A claim is a sentence
 of the final answer, and its citations are the ``UrlCitation``/``DocumentCitation``\ s of its
@@ -13,7 +13,7 @@ text blocks, its markdown links, its ``[n]`` markers and FullCite citations. A `
 project's ALCE strategies names the n-th document, as everywhere; in a log without a record
 it names the document with id ``n`` or search result ``n``, and is counted apart (ambiguous,
 with the reason) when both exist and differ. URLs are compared after
-:func:`inspect_cite.urls.normalize_url`; no page is fetched again.
+:func:`inspect_cite.evidence.urls.normalize_url`; no page is fetched again.
 
 Per sample (x100 except the count, then the mean over samples):
 
@@ -22,18 +22,18 @@ Per sample (x100 except the count, then the mean over samples):
   and of the claim's premise (``ambiguous_citations`` in the metadata). nan without
   citations that can be told.
 - ``supported_claims``: share of the claims entailed by their cited, retrieved text: the
-  claim's retrieved cited sources (the first ``at_most_citations``, in citation order) are
-  joined as ALCE joins documents (``"Title: {title}\n{text}"`` per source, one per line;
-  :func:`inspect_cite.documents.format_passage`) and judged by ``-S nli`` as ``citation_nli``
-  judges ALCE's citation recall. A claim with no citation, or whose citations name nothing
-  retrieved, is unsupported. A claim whose retrieved sources hold no text in the transcript
-  (server-side results some providers record encrypted) cannot be judged: it is left out
-  of this share (nan when no claim can be judged), with the reason.
+  claim's retrieved cited sources (the first ``at_most_citations``, in citation order) are joined as
+  ALCE joins documents (``"Title: {title}\n{text}"`` per source, one per line;
+  :func:`inspect_cite.evidence.documents.format_passage`) and judged by ``-S nli`` as
+  ``citation_nli`` judges ALCE's citation recall. A claim with no citation, or whose citations name
+  nothing retrieved, is unsupported. A claim whose retrieved sources hold no text in the transcript
+  (server-side results some providers record encrypted) cannot be judged: it is left out of this
+  share (nan when no claim can be judged), with the reason.
 - ``uncited_claims``: share of the claims without any citation. nan without claims.
 - ``n_citations``: citations in the answer (a text block's citation counts once, however
   many sentences the block holds).
 
-With ``diagnose=true`` every claim is also classified (:mod:`inspect_cite.diagnose`):
+With ``diagnose=true`` every claim is also classified (:mod:`inspect_cite.nli.diagnose`):
 ``supported`` (as above), ``misattributed`` (not supported by its premise, but another
 seen source entails it alone, a cited one past ``at_most_citations`` included, as
 ``citation_nli``'s diagnose judges it), ``unsupported`` (no seen source does) or ``uncited``;
@@ -48,21 +48,21 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from inspect_cite.alce.autoais import at_most_citations_problem
-from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.diagnose import DIAGNOSE_KEYS, ClaimToDiagnose, Diagnosis, classify_claims
-from inspect_cite.documents import DocumentError, format_passage
-from inspect_cite.errors import ArgumentError
-from inspect_cite.evidence import Sources, read_evidence
-from inspect_cite.http_client import redact_text
-from inspect_cite.nli import NLIBackend, NLIError, Pair
-from inspect_cite.nli.checked import checked_nli
-from inspect_cite.transcript import (
+from inspect_cite.checks.errors import ArgumentError
+from inspect_cite.downloads.http_client import redact_text
+from inspect_cite.evidence.documents import DocumentError, format_passage
+from inspect_cite.evidence.record import Sources, read_evidence
+from inspect_cite.evidence.transcript import (
     AnswerClaim,
     ClaimedAnswer,
     Source,
     answer_claims,
     final_answer,
 )
+from inspect_cite.nli import NLIBackend, NLIError, Pair
+from inspect_cite.nli.checked import checked_nli
+from inspect_cite.nli.diagnose import DIAGNOSE_KEYS, ClaimToDiagnose, Diagnosis, classify_claims
+from inspect_cite.options.cli_values import accept_cli_values
 from scorers._no_answer import no_answer_score
 
 SOURCE_SUPPORT_KEYS = ("cited_source_seen", "supported_claims", "uncited_claims", "n_citations")
@@ -253,7 +253,7 @@ def source_support(
         nli_cache: SQLite file caching NLI decisions (default ``$INSPECT_CITE_NLI_CACHE``).
         diagnose: Also classify every claim as ``supported``, ``misattributed``,
             ``unsupported`` or ``uncited`` (x100 shares, plus ``uncited_but_supported``;
-            :mod:`inspect_cite.diagnose`), judging each unsupported claim against the other
+            :mod:`inspect_cite.nli.diagnose`), judging each unsupported claim against the other
             retrieved sources.
 
     """

@@ -6,7 +6,7 @@ The model gets the question and two Inspect tools over the sample's own document
 documents):
 
 - ``search(query)``: the best-matching documents by BM25
-  (:class:`inspect_cite.retrieval.BM25Searcher`), at most ``search_results`` of them, as a
+  (:class:`inspect_cite.models.retrieval.BM25Searcher`), at most ``search_results`` of them, as a
   JSON list of ``{"doc_id", "title", "text"}`` where ``text`` is the document's first
   ``preview_words`` words;
 - ``read(doc_id)``: one document in full, as ``{"doc_id", "title", "text"}``.
@@ -15,7 +15,7 @@ It answers in the task's citation format (ALCE's ``[n]`` with ``n`` the document
 FullCite's ``{doc_id: X, snippet: ...}``), citing what it found. The loop gives the model
 ``max_turns`` generations that may call tools; if it is still calling them then, it is asked
 once more with the tools off for its answer. ``state.metadata["agent"]`` records ``searches``,
-``reads`` and ``turns``; the evidence record (:mod:`inspect_cite.evidence`) records each
+``reads`` and ``turns``; the evidence record (:mod:`inspect_cite.evidence.record`) records each
 document a tool returned, which tools did, and the text the model saw of it: its preview when
 only ``search`` showed it, its whole text once ``read`` did. The scorers count a citation of
 any other document as invalid.
@@ -28,12 +28,13 @@ from inspect_ai.model import ChatMessageUser
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import Tool, ToolError, tool
 
-from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.documents import Document, docs_by_id, get_docs
-from inspect_cite.errors import ArgumentError
-from inspect_cite.evidence import record_evidence
-from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE, system_messages
-from inspect_cite.retrieval import BM25Searcher
+from inspect_cite.alce.prompts import ALCE_SYSTEM_MESSAGE
+from inspect_cite.checks.errors import ArgumentError
+from inspect_cite.evidence.documents import Document, docs_by_id, get_docs
+from inspect_cite.evidence.record import record_evidence
+from inspect_cite.generation.messages import system_messages
+from inspect_cite.models.retrieval import BM25Searcher
+from inspect_cite.options.cli_values import accept_cli_values
 from solvers.constrained import AnswerFormat, answer_format
 from solvers.prompted import sample_question
 from solvers.thinking import thinking_generate

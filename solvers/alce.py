@@ -2,9 +2,9 @@
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.evidence import record_evidence
-from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
+from inspect_cite.alce.prompts import ALCE_SYSTEM_MESSAGE
+from inspect_cite.evidence.record import record_evidence
+from inspect_cite.options.cli_values import accept_cli_values
 from solvers.alce_prompting import use_alce_prompt, vanilla_prompts
 from solvers.thinking import thinking_generate
 
@@ -26,7 +26,7 @@ def alce_vanilla(
     Args:
         system_message: The system message; ``None`` sends the prompt alone.
         thinking: Generate with the chat template's thinking on (see
-            ``inspect_cite.thinking``; off by default).
+            ``inspect_cite.generation.thinking``; off by default).
 
     """
     prompts = vanilla_prompts(system_message)

@@ -5,9 +5,9 @@ from typing import Any
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from inspect_cite.alce.prompts import PromptVariant, UseShorter
-from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.evidence import record_evidence
-from inspect_cite.forwarding import forwards_to
+from inspect_cite.evidence.record import record_evidence
+from inspect_cite.options.cli_values import accept_cli_values
+from inspect_cite.options.forwarding import forwards_to
 from solvers.alce_prompting import AlcePrompts, prepare, warn_small_pool
 from solvers.thinking import thinking_generate
 

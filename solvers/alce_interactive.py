@@ -34,13 +34,13 @@ from inspect_cite.citations.alce import (
     remove_citations,
     render_marker,
 )
-from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.evidence import SeenVia, record_evidence
-from inspect_cite.forwarding import forwards_to
-from inspect_cite.prompts import system_messages
-from inspect_cite.retrieval import GTR_RETRIEVER, check_retriever, get_retriever
-from inspect_cite.text import sent_tokenize
-from inspect_cite.thinking import ended_while_thinking, split_output
+from inspect_cite.evidence.record import SeenVia, record_evidence
+from inspect_cite.generation.messages import system_messages
+from inspect_cite.generation.thinking import ended_while_thinking, split_output
+from inspect_cite.models.retrieval import GTR_RETRIEVER, check_retriever, get_retriever
+from inspect_cite.options.cli_values import accept_cli_values
+from inspect_cite.options.forwarding import forwards_to
+from inspect_cite.text.sentences import sent_tokenize
 from solvers.alce_prompting import (
     AlcePrompts,
     Prepared,

@@ -8,23 +8,23 @@ from inspect_ai.log import transcript
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from inspect_cite.alce.prompts import check_dataset_argument
+from inspect_cite.checks.errors import ArgumentError
 from inspect_cite.citations.alce import (
     alce_postprocess,
     marker_refs,
     remove_citations,
     render_marker,
 )
-from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.documents import get_docs
-from inspect_cite.errors import ArgumentError
-from inspect_cite.evidence import record_evidence
-from inspect_cite.retrieval import GTR_RETRIEVER, check_retriever, get_retriever
-from inspect_cite.text import sent_tokenize
-from inspect_cite.thinking import (
+from inspect_cite.evidence.documents import get_docs
+from inspect_cite.evidence.record import record_evidence
+from inspect_cite.generation.thinking import (
     NO_ANSWER_THINKING,
     ended_while_thinking,
     think_opened_by_prompt,
 )
+from inspect_cite.models.retrieval import GTR_RETRIEVER, check_retriever, get_retriever
+from inspect_cite.options.cli_values import accept_cli_values
+from inspect_cite.text.sentences import sent_tokenize
 from solvers.alce import alce_vanilla
 from solvers.alce_baselines import alce_closedbook, alce_snippet, alce_summ
 from solvers.alce_prompting import (

@@ -24,6 +24,7 @@ from inspect_ai.model import ChatMessageUser, ModelOutput
 from inspect_ai.solver import Generate, TaskState
 
 from inspect_cite.alce.prompts import (
+    ALCE_SYSTEM_MESSAGE,
     AlceDatasetName,
     AlcePromptBuilder,
     PromptVariant,
@@ -32,9 +33,9 @@ from inspect_cite.alce.prompts import (
     check_dataset_argument,
     load_prompt_file,
 )
-from inspect_cite.documents import get_docs
-from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE, add_system_message, system_messages
-from inspect_cite.thinking import mark_think_opened
+from inspect_cite.evidence.documents import get_docs
+from inspect_cite.generation.messages import add_system_message, system_messages
+from inspect_cite.generation.thinking import mark_think_opened
 
 logger = logging.getLogger(__name__)
 
@@ -100,7 +101,7 @@ class AlcePrompts:
     """ALCE prompt construction for one solver, with one builder per dataset.
 
     The prompt options every ALCE baseline solver shares are defined and documented here, once:
-    the solvers take them from this signature (:func:`inspect_cite.forwarding.forwards_to`).
+    the solvers take them from this signature (:func:`inspect_cite.options.forwarding.forwards_to`).
 
     Args:
         variant: Prompt file variant (``closedbook``, ``sum_or_ext``, ``interact_doc_id``...).

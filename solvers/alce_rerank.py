@@ -4,15 +4,14 @@ from inspect_ai.model import ChatMessageAssistant
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from inspect_cite.alce.autoais import at_most_citations_problem, citation_scores
-from inspect_cite.alce.prompts import check_dataset_argument
+from inspect_cite.alce.prompts import ALCE_SYSTEM_MESSAGE, check_dataset_argument
+from inspect_cite.checks.errors import ArgumentError
 from inspect_cite.citations.alce import alce_scoring_output
-from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.documents import get_docs
-from inspect_cite.errors import ArgumentError
-from inspect_cite.evidence import record_evidence
+from inspect_cite.evidence.documents import get_docs
+from inspect_cite.evidence.record import record_evidence
+from inspect_cite.generation.thinking import think_opened_by_prompt
 from inspect_cite.nli.checked import checked_nli
-from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
-from inspect_cite.thinking import think_opened_by_prompt
+from inspect_cite.options.cli_values import accept_cli_values
 from solvers.alce_prompting import (
     sample_dataset,
     sample_outputs,

@@ -40,23 +40,22 @@ from inspect_ai.model import (
 )
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from inspect_cite.alce.prompts import AlceDatasetName
+from inspect_cite.alce.prompts import ALCE_SYSTEM_MESSAGE, AlceDatasetName
+from inspect_cite.checks.errors import ArgumentError
 from inspect_cite.citations import parse_citations
 from inspect_cite.citations.alce import ids_problem, last_marker_end, marker_problems
-from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.documents import Document, doc_texts, get_docs
-from inspect_cite.errors import ArgumentError
-from inspect_cite.evidence import EvidenceFormat, record_evidence
-from inspect_cite.forwarding import forwards_to
-from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
-from inspect_cite.structured_outputs import forwards_extra_body, with_structured_outputs
-from inspect_cite.thinking import (
+from inspect_cite.evidence.documents import Document, doc_texts, get_docs
+from inspect_cite.evidence.record import EvidenceFormat, record_evidence
+from inspect_cite.generation.structured_outputs import forwards_extra_body, with_structured_outputs
+from inspect_cite.generation.thinking import (
     THINK_OPENED_KEY,
     effective_config,
     set_answer_text,
     split_output,
 )
-from inspect_cite.verbatim import find_verbatim
+from inspect_cite.options.cli_values import accept_cli_values
+from inspect_cite.options.forwarding import forwards_to
+from inspect_cite.text.verbatim import find_verbatim
 from solvers.alce_prompting import use_alce_prompt, vanilla_prompts
 from solvers.grammar import AnswerLimits, alce_grammar, fullcite_grammar
 from solvers.prompted import (
@@ -109,7 +108,7 @@ def validate_fullcite(text: str, docs: Sequence[Document]) -> list[str]:
 
     Valid: it parses without problems, has at least one citation, every doc id is a context
     document, and every snippet is a non-empty verbatim substring of the document it cites (up
-    to Unicode canonical equivalence, :func:`inspect_cite.verbatim.find_verbatim`).
+    to Unicode canonical equivalence, :func:`inspect_cite.text.verbatim.find_verbatim`).
     """
     texts = doc_texts(docs)
     parsed = parse_citations(text, doc_ids=texts)

@@ -25,10 +25,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from inspect_cite.checks.errors import ArgumentError
 from inspect_cite.citations import render_citation
 from inspect_cite.citations.alce import ids_problem, render_marker
-from inspect_cite.documents import Document
-from inspect_cite.errors import ArgumentError
+from inspect_cite.evidence.documents import Document
 
 DEFAULT_MAX_CLAIMS = 16
 DEFAULT_MAX_CLAIM_CHARS = 600

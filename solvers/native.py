@@ -25,18 +25,23 @@ from collections.abc import Sequence
 from inspect_ai.model import ChatMessageUser, Content, ContentDocument, ContentText, ModelOutput
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from inspect_cite.alce.prompts import ALCE_SYSTEM_MESSAGE
+from inspect_cite.checks.run import active_model_name, check_native_citations
 from inspect_cite.citations.native import (
     NativeFormat,
     answer_blocks,
     native_counts,
     render_native,
 )
-from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.documents import Document, get_docs
-from inspect_cite.evidence import record_evidence
-from inspect_cite.preflight import active_model_name, check_native_citations
-from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE, system_messages
-from inspect_cite.thinking import NO_ANSWER_THINKING, ended_while_thinking, mark_think_opened
+from inspect_cite.evidence.documents import Document, get_docs
+from inspect_cite.evidence.record import record_evidence
+from inspect_cite.generation.messages import system_messages
+from inspect_cite.generation.thinking import (
+    NO_ANSWER_THINKING,
+    ended_while_thinking,
+    mark_think_opened,
+)
+from inspect_cite.options.cli_values import accept_cli_values
 from solvers.constrained import AnswerFormat, answer_format
 from solvers.prompted import sample_question
 from solvers.thinking import thinking_generate

@@ -2,8 +2,8 @@
 
 Every citation whose doc id is one of the sample's documents has its snippet replaced by the
 most similar verbatim span of that document (word-set Jaccard, threshold 0.7; the rules are in
-:mod:`inspect_cite.alignment`). The rewritten answer becomes the output; the original answer
-and one :class:`~inspect_cite.posthoc_records.PosthocCitation` per citation go to
+:mod:`inspect_cite.text.alignment`). The rewritten answer becomes the output; the original answer
+and one :class:`~inspect_cite.evidence.posthoc_records.PosthocCitation` per citation go to
 ``state.metadata["posthoc"]``.
 """
 
@@ -11,13 +11,10 @@ from typing import Any
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from inspect_cite.alignment import DEFAULT_THRESHOLD, align, align_snippet
+from inspect_cite.checks.errors import ArgumentError
 from inspect_cite.citations import parse_citations, render_citation_any
-from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.documents import Document, doc_texts, get_docs
-from inspect_cite.errors import ArgumentError
-from inspect_cite.forwarding import forwards_to
-from inspect_cite.posthoc_records import (
+from inspect_cite.evidence.documents import Document, doc_texts, get_docs
+from inspect_cite.evidence.posthoc_records import (
     ALIGNED,
     INVALID_DOC_ID,
     STATUSES,
@@ -25,12 +22,15 @@ from inspect_cite.posthoc_records import (
     PosthocCitation,
     PosthocStatus,
 )
-from inspect_cite.thinking import (
+from inspect_cite.generation.thinking import (
     NO_ANSWER_THINKING,
     ended_while_thinking,
     set_answer_text,
     split_output,
 )
+from inspect_cite.options.cli_values import accept_cli_values
+from inspect_cite.options.forwarding import forwards_to
+from inspect_cite.text.alignment import DEFAULT_THRESHOLD, align, align_snippet
 from solvers.prompted import prompted_citations
 
 __all__ = ["align_snippet", "posthoc_citations", "align_answer"]
@@ -51,7 +51,7 @@ def align_answer(
         threshold: The least Jaccard accepted.
 
     Returns:
-        The rewritten answer and one :class:`~inspect_cite.posthoc_records.PosthocCitation`
+        The rewritten answer and one :class:`~inspect_cite.evidence.posthoc_records.PosthocCitation`
         per citation, in order: ``doc_id``, ``snippet`` (as written), ``aligned`` (the
         verbatim span or None), ``jaccard`` (None when unaligned), ``doc_start``/``doc_end``
         (offsets of the span in the document), ``verbatim`` (the snippet was already

@@ -5,11 +5,11 @@ from collections.abc import Sequence
 from inspect_ai.model import ChatMessageUser
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.documents import Document, get_docs
-from inspect_cite.errors import ArgumentError
-from inspect_cite.evidence import record_evidence
-from inspect_cite.prompts import system_messages
+from inspect_cite.checks.errors import ArgumentError
+from inspect_cite.evidence.documents import Document, get_docs
+from inspect_cite.evidence.record import record_evidence
+from inspect_cite.generation.messages import system_messages
+from inspect_cite.options.cli_values import accept_cli_values
 from solvers.thinking import thinking_generate
 
 # This project's own wording of the FullCite instruction. {documents} and {question} are filled

@@ -1,12 +1,15 @@
-"""Raw-prompt generation as the ALCE solvers apply it (policy in :mod:`inspect_cite.raw_prompt`)."""
+"""Raw-prompt generation as the ALCE solvers apply it.
+
+The policy is :mod:`inspect_cite.generation.raw_prompt`.
+"""
 
 from typing import Any, Literal, cast
 
 from inspect_ai.model import get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from inspect_cite.errors import ArgumentError
-from inspect_cite.raw_prompt import (
+from inspect_cite.checks.errors import ArgumentError
+from inspect_cite.generation.raw_prompt import (
     RAW_PROMPT_KEY,
     RAW_STOP_SEQS,
     apply_raw_prompt,
@@ -16,7 +19,7 @@ from inspect_cite.raw_prompt import (
     no_answer_output,
     prompt_tokens,
 )
-from inspect_cite.thinking import effective_config
+from inspect_cite.generation.thinking import effective_config
 
 # run.py's --max_new_tokens default, when neither the task nor a flag sets max_tokens.
 RUN_PY_MAX_NEW_TOKENS = 300

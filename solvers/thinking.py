@@ -1,11 +1,14 @@
-"""The thinking switch as the answer solvers apply it (policy in :mod:`inspect_cite.thinking`)."""
+"""The thinking switch as the answer solvers apply it.
+
+The policy is :mod:`inspect_cite.generation.thinking`.
+"""
 
 from typing import Any, Literal, cast
 
 from inspect_ai.model import get_model
 from inspect_ai.solver import Generate, TaskState
 
-from inspect_cite.raw_prompt import (
+from inspect_cite.generation.raw_prompt import (
     RAW_PROMPT_KEY,
     apply_raw_prompt,
     capped_max_tokens,
@@ -13,7 +16,7 @@ from inspect_cite.raw_prompt import (
     context_length,
     no_answer_output,
 )
-from inspect_cite.thinking import (
+from inspect_cite.generation.thinking import (
     THINKING_KEY,
     apply_thinking,
     effective_config,
@@ -31,16 +34,16 @@ def thinking_generate(state: TaskState, generate: Generate, thinking: bool) -> G
     raw-prompt sample (``-T chat=false``), the model's own otherwise.
 
     Records the switch in ``state.metadata["thinking"]`` (``enabled``, ``control``,
-    ``template_reads_enable_thinking``). On providers whose server renders the chat template,
-    the returned function adds ``chat_template_kwargs.enable_thinking`` to every request's
-    ``extra_body`` (keeping the request's or the configured extra_body). On ``hf/``, which
-    renders the template in-process, each output records whether its prompt opened
-    ``<think>`` (:func:`inspect_cite.thinking.mark_think_opened`), so that scorers know where
-    its answer begins, and a chat prompt is kept inside the model's context as a raw prompt
-    is (:func:`inspect_cite.raw_prompt.capped_max_tokens`): the new tokens are capped to the
-    room the prompt leaves, and a prompt that leaves none is not generated from (the output is
-    empty with the reason, scored nan) instead of failing in the model's forward pass.
-    Otherwise it is ``generate`` itself.
+    ``template_reads_enable_thinking``). On providers whose server renders the chat template, the
+    returned function adds ``chat_template_kwargs.enable_thinking`` to every request's
+    ``extra_body`` (keeping the request's or the configured extra_body). On ``hf/``, which renders
+    the template in-process, each output records whether its prompt opened ``<think>``
+    (:func:`inspect_cite.generation.thinking.mark_think_opened`), so that scorers know where its
+    answer begins, and a chat prompt is kept inside the model's context as a raw prompt is
+    (:func:`inspect_cite.generation.raw_prompt.capped_max_tokens`): the new tokens are capped to the
+    room the prompt leaves, and a prompt that leaves none is not generated from (the output is empty
+    with the reason, scored nan) instead of failing in the model's forward pass. Otherwise it is
+    ``generate`` itself.
 
     Args:
         state: The sample.

@@ -170,7 +170,7 @@ def fixture_corpus() -> list[str]:
 
 @pytest.fixture(scope="session")
 def tiny_qwen3(tmp_path_factory) -> Path:
-    from inspect_cite.tiny_qwen3 import build_tiny_qwen3
+    from inspect_cite.testing.tiny_qwen3 import build_tiny_qwen3
 
     return build_tiny_qwen3(tmp_path_factory.mktemp("tiny-qwen3"), fixture_corpus())
 
@@ -186,7 +186,7 @@ def fullcite_fixture_corpus() -> list[str]:
 @pytest.fixture(scope="session")
 def tiny_qwen3_30k(tmp_path_factory) -> Path:
     """A tiny Qwen3 whose tokenizer has 30k entries (realistic mask sizes for llguidance)."""
-    from inspect_cite.tiny_qwen3 import build_tiny_qwen3
+    from inspect_cite.testing.tiny_qwen3 import build_tiny_qwen3
 
     corpus = fixture_corpus() + fullcite_fixture_corpus()
     return build_tiny_qwen3(tmp_path_factory.mktemp("tiny-qwen3-30k"), corpus, vocab_size=30000)
@@ -194,6 +194,6 @@ def tiny_qwen3_30k(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def tiny_t5(tmp_path_factory) -> Path:
-    from inspect_cite.nli.tiny_t5 import build_tiny_t5
+    from inspect_cite.testing.tiny_t5 import build_tiny_t5
 
     return build_tiny_t5(tmp_path_factory.mktemp("tiny-t5"))

@@ -15,10 +15,10 @@ from alce_tasks.data import alce_data_path, eval_file_name, load_items
 from inspect_cite.alce.autoais import citation_scores
 from inspect_cite.alce.prompts import AlceDatasetName, AlcePromptBuilder, load_prompt_file
 from inspect_cite.citations.alce import alce_scoring_output
+from inspect_cite.generation.thinking import NO_ANSWER_THINKING
 from inspect_cite.nli import NLIError
 from inspect_cite.nli.checked import check_nli, checked_nli
-from inspect_cite.text import split_think
-from inspect_cite.thinking import NO_ANSWER_THINKING
+from inspect_cite.text.think import split_think
 from scorers.alce_correctness import CORRECTNESS_KEYS, correctness
 from scorers.claim_coverage import claims_score
 

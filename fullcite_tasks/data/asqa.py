@@ -12,8 +12,8 @@ from typing import Any
 
 from fullcite_tasks.data.records import FullciteRecord, SourceData
 from fullcite_tasks.data.spans import gold_spans_for, span_status
-from inspect_cite.gold_spans import SpanTable
-from inspect_cite.hub_files import dataset_file
+from inspect_cite.downloads.hub_files import dataset_file
+from inspect_cite.evidence.gold_spans import SpanTable
 
 # Characters that would break the citation markup or read as quoting.
 _DROP = re.compile(r"[()\[\]{}\"'`“”‘’]")

@@ -15,13 +15,20 @@ from typing import Any, Literal
 from fullcite_tasks.data.pubmed import Abstract, PubMedClient
 from fullcite_tasks.data.records import FullciteRecord, SourceData
 from fullcite_tasks.data.spans import locate_snippet
-from inspect_cite.documents import docs_by_id
-from inspect_cite.errors import ArgumentError, PreflightError
-from inspect_cite.files import read_json
-from inspect_cite.gold_spans import GoldSpan
-from inspect_cite.http_client import redact_url
-from inspect_cite.hub_files import file_provenance
-from inspect_cite.record_check import INTEGER, LIST, OBJECT, STRING, STRING_OR_LIST, RecordCheck
+from inspect_cite.checks.errors import ArgumentError, PreflightError
+from inspect_cite.checks.record_check import (
+    INTEGER,
+    LIST,
+    OBJECT,
+    STRING,
+    STRING_OR_LIST,
+    RecordCheck,
+)
+from inspect_cite.downloads.files import read_json
+from inspect_cite.downloads.http_client import redact_url
+from inspect_cite.downloads.hub_files import file_provenance
+from inspect_cite.evidence.documents import docs_by_id
+from inspect_cite.evidence.gold_spans import GoldSpan
 
 BIOASQ_DATASETS_URL = "https://participants-area.bioasq.org/datasets/"
 

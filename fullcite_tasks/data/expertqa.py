@@ -2,8 +2,8 @@ r"""ExpertQA (Malaviya et al., 2024): expert questions with system answers and e
 
 The data is ``r2_compiled_anon.jsonl`` (config ``main``) of the Hugging Face dataset
 ``cmalaviya/expertqa`` at a pinned commit, fetched once, verified and cached by
-:mod:`inspect_cite.expertqa_file` (the pin lives in the core, which ``inspect-cite calibrate``
-reads too).
+:mod:`inspect_cite.benchmarks.expertqa_file` (the pin lives in the core, which ``inspect-cite
+calibrate`` reads too).
 
 Each line is one question answered by one system (``answers`` has one key). The context of a
 sample is that answer's evidence passages: claim evidences look like
@@ -16,8 +16,7 @@ from typing import Any, Literal
 
 from fullcite_tasks.data.records import FullciteRecord, SourceData
 from fullcite_tasks.data.spans import gold_spans_for, span_status
-from inspect_cite.citations.alce import strip_markers
-from inspect_cite.expertqa_file import (
+from inspect_cite.benchmarks.expertqa_file import (
     EXPERTQA_EXAMPLES,
     EXPERTQA_FILE,
     EXPERTQA_HUB,
@@ -29,13 +28,15 @@ from inspect_cite.expertqa_file import (
     expertqa_data_path,
     load_expertqa,
 )
-from inspect_cite.gold_spans import SpanTable
-from inspect_cite.hub_files import dataset_file
+from inspect_cite.citations.alce import strip_markers
+from inspect_cite.downloads.hub_files import dataset_file
+from inspect_cite.evidence.gold_spans import SpanTable
 
 logger = getLogger(__name__)
 
-# The pin, the download and the file's format live in the core (inspect_cite.expertqa_file),
-# which `inspect-cite calibrate` reads too; they are named here for this package's readers.
+# The pin, the download and the file's format live in the core
+# (inspect_cite.benchmarks.expertqa_file), which `inspect-cite calibrate` reads too; they are named
+# here for this package's readers.
 __all__ = [
     "EXPERTQA_EXAMPLES",
     "EXPERTQA_FILE",

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from fullcite_tasks.data.records import FullciteRecord
-from inspect_cite.files import read_json
-from inspect_cite.gold_spans import GoldSpan
-from inspect_cite.record_check import ID, LIST, OBJECT, STRING, RecordCheck
+from inspect_cite.checks.record_check import ID, LIST, OBJECT, STRING, RecordCheck
+from inspect_cite.downloads.files import read_json
+from inspect_cite.evidence.gold_spans import GoldSpan
 
 _ROW_TEXTS = ("question", "source", "generated_answer")
 _CITATION_TEXTS = ("snippet", "full_document")

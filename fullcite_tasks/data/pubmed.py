@@ -3,7 +3,7 @@
 NCBI's usage rules: at most 3 requests per second, 10 with an API key (``NCBI_API_KEY``);
 ids are sent in batches (POST, up to 200 per request). Requests that get HTTP 429 or 5xx, or
 fail to connect, are retried with exponential backoff (``Retry-After`` honoured); a redirect to
-another origin is refused (``inspect_cite.http_client``). Every PMID
+another origin is refused (``inspect_cite.downloads.http_client``). Every PMID
 fetched is cached as one JSON file, written atomically, so a rerun makes no request; a PMID
 that efetch does not return (withdrawn, or not in PubMed) is cached as missing.
 """
@@ -23,10 +23,10 @@ from email.utils import parsedate_to_datetime
 from logging import getLogger
 from pathlib import Path
 
-from inspect_cite.cache import cache_dir, quarantine
-from inspect_cite.errors import PreflightError
-from inspect_cite.files import json_problem, loads, write_atomic
-from inspect_cite.http_client import CrossOriginRedirectError, read_url, redact_url
+from inspect_cite.checks.errors import PreflightError
+from inspect_cite.downloads.cache import cache_dir, quarantine
+from inspect_cite.downloads.files import json_problem, loads, write_atomic
+from inspect_cite.downloads.http_client import CrossOriginRedirectError, read_url, redact_url
 
 logger = getLogger(__name__)
 

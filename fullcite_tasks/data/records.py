@@ -3,7 +3,7 @@
 from dataclasses import dataclass, field
 from typing import Any
 
-from inspect_cite.gold_spans import GoldSpan
+from inspect_cite.evidence.gold_spans import GoldSpan
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """A sample's gold spans from a spans file, and locating a dataset's snippet in a document.
 
-The spans file and its reading are :mod:`inspect_cite.gold_spans`'s.
+The spans file and its reading are :mod:`inspect_cite.evidence.gold_spans`'s.
 """
 
 import re
@@ -8,9 +8,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from inspect_cite.alignment import DEFAULT_THRESHOLD, align
-from inspect_cite.gold_spans import GoldSpan, SpanTable
-from inspect_cite.verbatim import find_verbatim
+from inspect_cite.evidence.gold_spans import GoldSpan, SpanTable
+from inspect_cite.text.alignment import DEFAULT_THRESHOLD, align
+from inspect_cite.text.verbatim import find_verbatim
 
 LocateMethod = Literal["offset", "search", "title", "aligned"]
 

@@ -45,7 +45,7 @@ default, quirks included:
    given to the statement before them; a statement of citations alone is not judged.
 
 :func:`diagnose_statements` classifies each statement as supported (recall's own verdict),
-misattributed, unsupported or uncited (:mod:`inspect_cite.diagnose`) for ``-S diagnose=true``.
+misattributed, unsupported or uncited (:mod:`inspect_cite.nli.diagnose`) for ``-S diagnose=true``.
 """
 
 import re
@@ -59,10 +59,10 @@ from inspect_cite.citations.alce import (
     remove_citations,
     strip_markers,
 )
-from inspect_cite.diagnose import ClaimToDiagnose, Diagnosis, classify_claims, not_diagnosed
-from inspect_cite.documents import format_doc, format_passage
+from inspect_cite.evidence.documents import format_doc, format_passage
 from inspect_cite.nli.base import NLIBackend, Pair
-from inspect_cite.text import sent_tokenize
+from inspect_cite.nli.diagnose import ClaimToDiagnose, Diagnosis, classify_claims, not_diagnosed
+from inspect_cite.text.sentences import sent_tokenize
 
 _COMMA_OUTSIDE_BRACKETS = re.compile(r",(?![^\[\]]*\])")
 
@@ -229,7 +229,7 @@ async def citation_scores(
         alce_compat: Reproduce eval.py exactly (True) or fix its defects (see module doc).
         allowed: The documents (0-based) a citation may name; a citation of another one is
             invalid, as one out of range is (the documents the model saw,
-            :meth:`inspect_cite.evidence.Evidence.allowed`). None: every document.
+            :meth:`inspect_cite.evidence.record.Evidence.allowed`). None: every document.
 
     Returns:
         Recall, precision and the verdict on every statement.
@@ -329,7 +329,7 @@ def _shown(ref: int | None, n_docs: int, alce_compat: bool) -> int | None:
 def statement_claims(
     result: CitationResult, n_docs: int, alce_compat: bool = True
 ) -> list[ClaimToDiagnose]:
-    """Each statement as :mod:`inspect_cite.diagnose` classifies it, from recall's verdicts.
+    """Each statement as :mod:`inspect_cite.nli.diagnose` classifies it, from recall's verdicts.
 
     ``supported`` is recall's own judgement (at most ``at_most_citations`` citations, none out
     of range); the documents recall judged together are not judged again.

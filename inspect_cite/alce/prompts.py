@@ -22,14 +22,19 @@ from typing import Any, Literal, get_args
 
 import numpy as np
 
-from inspect_cite import http_client
 from inspect_cite.alce.items import demo_problem
-from inspect_cite.cache import NOT_CACHED, cache_dir, cached_file_problem
-from inspect_cite.download import describe_failure
-from inspect_cite.errors import ArgumentError, PreflightError
-from inspect_cite.files import read_json
-from inspect_cite.hub_files import file_provenance
-from inspect_cite.preflight import ensure_reachable
+from inspect_cite.checks.errors import ArgumentError, PreflightError
+from inspect_cite.checks.network import ensure_reachable
+from inspect_cite.downloads import http_client
+from inspect_cite.downloads.cache import NOT_CACHED, cache_dir, cached_file_problem
+from inspect_cite.downloads.download import describe_failure
+from inspect_cite.downloads.files import read_json
+from inspect_cite.downloads.hub_files import file_provenance
+
+# ALCE's run.py sends this system message to chat models.
+ALCE_SYSTEM_MESSAGE = (
+    "You are a helpful assistant that answers the following questions with proper citations."
+)
 
 ALCE_REPO = "princeton-nlp/ALCE"
 ALCE_PROMPT_COMMIT = "246c476a4edfc564266b7346b6e29ef4861ae937"

@@ -24,8 +24,8 @@ from typing import Any
 import yaml
 
 from inspect_cite.alce.prompts import ALCE_PROMPT_COMMIT, PinnedAlceFiles
-from inspect_cite.errors import PreflightError
-from inspect_cite.hub_files import file_provenance
+from inspect_cite.checks.errors import PreflightError
+from inspect_cite.downloads.hub_files import file_provenance
 
 ALCE_CONFIG_URL = "https://raw.githubusercontent.com/{repo}/{commit}/configs/{name}.yaml"
 CONFIG_DIR_ENV = "INSPECT_CITE_ALCE_CONFIG_DIR"

@@ -1,14 +1,14 @@
 """``inspect-cite calibrate``: how far each citation judge agrees with human labels.
 
-For every judge (any NLI spec the tasks take, through the same backends, batching queue, disk
-cache and preflight as the scorers) and every dataset of :mod:`inspect_cite.app.human_labels`, each
-labelled (evidence, claim) pair is judged once and compared with its human label. Per subset
-and for ``all``: the pairs, the confusion counts, the abstentions (a pair the judge failed to
-decide, or answered with nan: counted apart, never as a verdict), accuracy, balanced accuracy,
-Cohen's kappa, precision / recall / F1 of "supported", specificity, each with a bootstrap
-interval (:mod:`inspect_cite.calibration`), and pairs per second. For ``alce-human`` the rows
-of each system also compare ALCE's citation recall and precision computed from human labels,
-from ALCE's own automatic scores and from this judge, as ALCE's ``human_eval/analyze.py`` does.
+For every judge (any NLI spec the tasks take, through the same backends, batching queue, disk cache
+and preflight as the scorers) and every dataset of :mod:`inspect_cite.app.human_labels`, each
+labelled (evidence, claim) pair is judged once and compared with its human label. Per subset and for
+``all``: the pairs, the confusion counts, the abstentions (a pair the judge failed to decide, or
+answered with nan: counted apart, never as a verdict), accuracy, balanced accuracy, Cohen's kappa,
+precision / recall / F1 of "supported", specificity, each with a bootstrap interval
+(:mod:`inspect_cite.statistics.calibration`), and pairs per second. For ``alce-human`` the rows of
+each system also compare ALCE's citation recall and precision computed from human labels, from
+ALCE's own automatic scores and from this judge, as ALCE's ``human_eval/analyze.py`` does.
 
 Writes ``calibration.json`` (rates x100, kappa in [-1, 1], counts as integers, an undefined
 value as null with its reason under ``undefined``), ``calibration.md`` and ``calibration.png``,
@@ -30,7 +30,14 @@ from typing import Any
 import numpy as np
 
 from inspect_cite.app.human_labels import DATASETS, AlceSentence, HumanData, load_human_data
-from inspect_cite.calibration import (
+from inspect_cite.checks.errors import PreflightError
+from inspect_cite.downloads.files import unwritable_dir_problem, write_atomic
+from inspect_cite.downloads.http_client import redact_text
+from inspect_cite.nli import NLI_SPECS, NLIError, NLIResult, Pair, get_nli
+from inspect_cite.nli.cache import NLI_CACHE_ENV, NLICacheError, cache_path_problem
+from inspect_cite.nli.cached import CachedNLI
+from inspect_cite.nli.checked import check_nli
+from inspect_cite.statistics.calibration import (
     ALL_SUBSET,
     BOOTSTRAP_DRAWS,
     CONFIDENCE,
@@ -39,13 +46,6 @@ from inspect_cite.calibration import (
     agreement,
     rates,
 )
-from inspect_cite.errors import PreflightError
-from inspect_cite.files import unwritable_dir_problem, write_atomic
-from inspect_cite.http_client import redact_text
-from inspect_cite.nli import NLI_SPECS, NLIError, NLIResult, Pair, get_nli
-from inspect_cite.nli.cache import NLI_CACHE_ENV, NLICacheError, cache_path_problem
-from inspect_cite.nli.cached import CachedNLI
-from inspect_cite.nli.checked import check_nli
 
 JSON_FILE = "calibration.json"
 MARKDOWN_FILE = "calibration.md"

@@ -19,7 +19,7 @@ from rich.text import Text
 
 from inspect_cite.app import calibrate
 from inspect_cite.app.report import terminal_table, write_report
-from inspect_cite.http_client import redact_text
+from inspect_cite.downloads.http_client import redact_text
 
 # Stands in for every model while a task is checked: nothing is loaded or called.
 CHECK_MODEL = "mockllm/model"

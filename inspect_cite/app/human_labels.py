@@ -1,11 +1,11 @@
 r"""Human-labelled (evidence, claim) pairs that ``inspect-cite calibrate`` measures judges against.
 
 Each dataset is a pinned file (repository, commit, path and the object id its tree records),
-downloaded once, verified and cached (:func:`inspect_cite.hub_files.cached_pinned_file`), or a
-local copy given with ``--data-path``. Every record becomes one :class:`LabelledPair`: the
-evidence a judge reads, the claim it judges, the human label (True = supported) and the subset
-it is reported in. A malformed record is one :class:`HumanDataError` naming the file, the line
-(JSON Lines) or record, and the field.
+downloaded once, verified and cached (:func:`inspect_cite.downloads.hub_files.cached_pinned_file`),
+or a local copy given with ``--data-path``. Every record becomes one :class:`LabelledPair`: the
+evidence a judge reads, the claim it judges, the human label (True = supported) and the subset it is
+reported in. A malformed record is one :class:`HumanDataError` naming the file, the line (JSON
+Lines) or record, and the field.
 
 - ``attributionbench`` (Li et al., 2024): ``claim``, ``references`` (evidence texts, joined by
   a blank line), ``attribution_label`` (``attributable`` / ``not attributable``); the subset is
@@ -13,7 +13,7 @@ it is reported in. A malformed record is one :class:`HumanDataError` naming the 
   set of OSU-NLP-Group/AttributionBench (the Hugging Face dataset ``osunlp/AttributionBench``
   holds the same JSON Lines files); ``--data-path`` takes any of its files, the dev set too.
 - ``expertqa``: every claim's human ``support`` label in the ExpertQA file FullCite's ExpertQA
-  task pins (:mod:`inspect_cite.expertqa_file`). Evidence: the claim's evidence passages;
+  task pins (:mod:`inspect_cite.benchmarks.expertqa_file`). Evidence: the claim's evidence passages;
   claim: ``claim_string`` without its ``[n]`` markers. ``Complete`` is supported, ``Missing``
   is not; the subset is the answering system. ``Partial`` (spelled ``Incomplete`` in the
   released file) is the subset ``partial`` with label "not supported", outside ``all``: how
@@ -43,19 +43,19 @@ from pathlib import Path
 from typing import Any
 
 from inspect_cite.alce.prompts import ALCE_PROMPT_COMMIT, ALCE_REPO
-from inspect_cite.cache import cache_dir
-from inspect_cite.citations.alce import remove_citations, strip_markers
-from inspect_cite.citations.fullcite import parse_citations
-from inspect_cite.documents import format_doc
-from inspect_cite.errors import PreflightError
-from inspect_cite.expertqa_file import (
+from inspect_cite.benchmarks.expertqa_file import (
     EXPERTQA_HUB,
     claim_passages,
     expertqa_data_path,
     load_expertqa,
 )
-from inspect_cite.files import read_json, read_jsonl
-from inspect_cite.hub_files import PinnedGitHubFile, cached_pinned_file, file_provenance
+from inspect_cite.checks.errors import PreflightError
+from inspect_cite.citations.alce import remove_citations, strip_markers
+from inspect_cite.citations.fullcite import parse_citations
+from inspect_cite.downloads.cache import cache_dir
+from inspect_cite.downloads.files import read_json, read_jsonl
+from inspect_cite.downloads.hub_files import PinnedGitHubFile, cached_pinned_file, file_provenance
+from inspect_cite.evidence.documents import format_doc
 
 DATA_PATH_FLAG = "--data-path"
 EVIDENCE_SEPARATOR = "\n\n"

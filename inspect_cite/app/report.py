@@ -17,7 +17,7 @@ files) with ``inspect_ai.log``, and writes:
 
 Logs that are not successful runs (failed, cancelled, unfinished) or cannot be read (truncated,
 corrupt) are listed as skipped. Every text the report shows goes through
-:func:`inspect_cite.http_client.redact_text`. Charts wrap their panels into a grid, so any
+:func:`inspect_cite.downloads.http_client.redact_text`. Charts wrap their panels into a grid, so any
 number of metrics stays under 2,000 px wide.
 """
 
@@ -34,10 +34,10 @@ import pandas as pd
 from inspect_ai.log import EvalLog, EvalSpec
 from inspect_ai.model import ModelConfig
 
+from inspect_cite.app.log_metrics import metric_direction, metric_name
 from inspect_cite.citations.alce import marker_refs
-from inspect_cite.diagnose import DIAGNOSE_CLASSES, METADATA_KEY
-from inspect_cite.http_client import redact_text
-from inspect_cite.log_metrics import metric_direction, metric_name
+from inspect_cite.downloads.http_client import redact_text
+from inspect_cite.nli.diagnose import DIAGNOSE_CLASSES, METADATA_KEY
 
 _ID_COLUMNS = ["task", "model", "strategy", "setting"]
 # What metrics.csv and load_runs give about each run besides its metrics, in this order.

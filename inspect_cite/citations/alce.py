@@ -24,7 +24,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from inspect_cite.text import strip_think
+from inspect_cite.text.think import strip_think
 
 MARKER = re.compile(r"\[(?P<pad>\s*)(?P<first>\d+)(?P<more>(?:\s*[,;]\s*\d+)*)(?P<close>\s*\])?")
 r"""A citation marker: ``[``, numbers separated by ``,`` or ``;``, ``]`` (which may be missing).
@@ -231,7 +231,7 @@ def alce_postprocess(text: str, *, prompt_opened: bool | None = None) -> str:
     """ALCE run.py's cleanup of a generation, after removing the reasoning it starts with.
 
     Strips ``<|im_end|>``, right-strips, and removes a trailing ``End.``. ``prompt_opened`` is
-    :func:`inspect_cite.text.split_think`'s (what the output recorded; None infers it).
+    :func:`inspect_cite.text.think.split_think`'s (what the output recorded; None infers it).
     """
     text = strip_think(text, prompt_opened=prompt_opened).replace("<|im_end|>", "").rstrip()
     if text.endswith("End."):

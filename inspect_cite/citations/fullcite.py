@@ -38,7 +38,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from inspect_cite.text import sent_spans
+from inspect_cite.text.sentences import sent_spans
 
 CitationStyle = Literal["brace", "bracket"]
 

@@ -36,7 +36,7 @@ from inspect_ai.model import (
 
 from inspect_cite.citations.alce import render_marker
 from inspect_cite.citations.fullcite import render_citation_any
-from inspect_cite.text import sent_spans
+from inspect_cite.text.sentences import sent_spans
 
 NativeFormat = Literal["fullcite", "alce"]
 """The citation format native citations are written in: FullCite's or ALCE's."""

@@ -8,7 +8,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from inspect_cite.errors import PreflightError
+from inspect_cite.checks.errors import PreflightError
 
 Pair = tuple[str, str]
 """A (premise, hypothesis) pair."""

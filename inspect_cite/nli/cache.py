@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from inspect_cite.download import sha256_file
-from inspect_cite.errors import PreflightError
+from inspect_cite.checks.errors import PreflightError
+from inspect_cite.downloads.download import sha256_file
 from inspect_cite.nli.base import NLIResult, Pair
 from inspect_cite.nli.fingerprint import file_signature
 

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable, Sequence
 import anyio
 import anyio.to_thread
 
-from inspect_cite.batching import BatchQueue
+from inspect_cite.models.batching import BatchQueue
 from inspect_cite.nli.base import (
     NLIConfigError,
     NLIError,

@@ -5,13 +5,13 @@ Every task, solver, scorer and command that takes an NLI spec (``-T nli``, ``-S 
 
 - :func:`nli_spec`: the value as a spec, its syntax checked (nothing is imported or loaded);
 - :func:`check_nli`: its model, server, function or role usable here, checked once per spec
-  per process (:func:`inspect_cite.preflight.problem_once`), before anything is generated;
+  per process (:func:`inspect_cite.checks.once.problem_once`), before anything is generated;
 - :func:`checked_nli`: the process-wide backend (:func:`inspect_cite.nli.registry.get_nli`;
   its weights still load on first use).
 
 A task that only needs to refuse early calls :func:`check_nli` (or :func:`nli_spec` when the
 NLI may go unused); its scorers then call :func:`checked_nli`, whose check is remembered.
-Each refusal is one :class:`inspect_cite.errors.PreflightError` naming the flag and the spec
+Each refusal is one :class:`inspect_cite.checks.errors.PreflightError` naming the flag and the spec
 (:func:`nli_message`).
 """
 
@@ -19,7 +19,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-from inspect_cite.errors import PreflightError
+from inspect_cite.checks.errors import PreflightError
+from inspect_cite.checks.models import LIGHT_NLI, looks_like_path, model_problem
+from inspect_cite.checks.network import connect_problem
+from inspect_cite.checks.once import problem_once
+from inspect_cite.checks.run import bound_model_roles
 from inspect_cite.nli.base import NLIConfigError
 from inspect_cite.nli.cache import NLI_CACHE_ENV, cache_path_problem
 from inspect_cite.nli.cached import CachedNLI
@@ -32,14 +36,6 @@ from inspect_cite.nli.seq2seq import (
     TRUE_MIN_FREE_GPU_GB,
     cpu_allowed,
     true_resource_problem,
-)
-from inspect_cite.preflight import (
-    LIGHT_NLI,
-    bound_model_roles,
-    connect_problem,
-    looks_like_path,
-    model_problem,
-    problem_once,
 )
 
 SCORER_FLAG = "-S nli"

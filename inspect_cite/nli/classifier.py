@@ -2,26 +2,22 @@
 
 from typing import Any
 
+from inspect_cite.checks import models as labels
 from inspect_cite.nli.base import NLIConfigError, NLIResult, Pair
 from inspect_cite.nli.hf import LazyModel, cuda_available, load_pretrained
 
 
 def entailment_label(config: Any, where: str) -> int:
-    """The index of the entailment label, read from ``id2label`` (or ``label2id``).
+    """The index of the entailment label (:func:`inspect_cite.checks.models.entailment_label`).
 
     Raises:
         NLIConfigError: When no label name starts with "entail".
 
     """
-    labels: dict[int, str] = {int(i): str(n) for i, n in (config.id2label or {}).items()}
-    labels.update({int(i): str(n) for n, i in (getattr(config, "label2id", None) or {}).items()})
-    found = sorted(i for i, name in labels.items() if name.lower().startswith("entail"))
-    if len(found) != 1:
-        raise NLIConfigError(
-            f"classifier NLI model {where}: cannot tell which label is entailment "
-            f"(id2label={config.id2label}); it needs exactly one label named 'entailment'"
-        )
-    return found[0]
+    try:
+        return labels.entailment_label(config, where)
+    except ValueError as e:
+        raise NLIConfigError(str(e)) from e
 
 
 class ClassifierNLI(LazyModel):

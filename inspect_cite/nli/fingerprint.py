@@ -29,8 +29,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from inspect_cite.download import sha256_file
-from inspect_cite.http_client import redact_url
+from inspect_cite.downloads.download import sha256_file
+from inspect_cite.downloads.http_client import redact_url
 
 logger = logging.getLogger(__name__)
 

@@ -7,11 +7,11 @@ from typing import Any
 import anyio
 from inspect_ai.model import GenerateConfig, Model, ModelName
 
+from inspect_cite.generation.structured_outputs import forwards_extra_body, with_structured_outputs
+from inspect_cite.generation.thinking import template_opens_think
 from inspect_cite.nli.base import NLIError, NLIResult, Pair
 from inspect_cite.nli.fingerprint import HUB_LOADERS, FileDigest, llm_fingerprint
-from inspect_cite.structured_outputs import forwards_extra_body, with_structured_outputs
-from inspect_cite.text import strip_think
-from inspect_cite.thinking import template_opens_think
+from inspect_cite.text.think import strip_think
 
 NLI_PROMPT = """\
 Premise:

@@ -5,8 +5,8 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from inspect_cite.batching import BatchQueue
-from inspect_cite.http_client import redact_text
+from inspect_cite.downloads.http_client import redact_text
+from inspect_cite.models.batching import BatchQueue
 from inspect_cite.nli.base import NLIConfigError, NLIResult, Pair
 from inspect_cite.nli.cache import NLI_CACHE_ENV, DiskCache
 from inspect_cite.nli.cached import CachedNLI

@@ -10,7 +10,7 @@ label is a failure, never "not entailed".
 
 The bearer key comes from ``INSPECT_CITE_NLI_API_KEY`` only: a URL carrying credentials is
 refused (Inspect records the spec in the log), and a redirect to another origin is not followed
-(``inspect_cite.http_client``), so the key reaches no other host.
+(``inspect_cite.downloads.http_client``), so the key reaches no other host.
 """
 
 import http.client
@@ -22,7 +22,7 @@ import urllib.parse
 import urllib.request
 from typing import Any
 
-from inspect_cite.http_client import (
+from inspect_cite.downloads.http_client import (
     CrossOriginRedirectError,
     read_url,
     redact_text,

@@ -6,7 +6,7 @@ import pytest
 
 from inspect_cite.alce.autoais import citation_scores
 from inspect_cite.citations.alce import citation_number, marker_refs
-from inspect_cite.documents import format_doc
+from inspect_cite.evidence.documents import format_doc
 from inspect_cite.nli import NLIError, NLIResult, get_nli
 from scorers.claim_coverage import claims_score
 from tests.helpers.nli_fns import word_entail

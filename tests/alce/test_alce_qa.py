@@ -8,8 +8,8 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 from inspect_ai.solver import generate
 
-from inspect_cite import shared
-from inspect_cite.squad import compute_exact, compute_f1
+from inspect_cite.models import shared
+from inspect_cite.text.squad import compute_exact, compute_f1
 from scorers.alce_qa import (
     QA_KEYS,
     QAModel,

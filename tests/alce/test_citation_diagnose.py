@@ -10,8 +10,8 @@ import pytest
 from inspect_ai.dataset import Sample
 
 from alce_tasks import asqa
-from inspect_cite.diagnose import DIAGNOSE_CLASSES, DIAGNOSE_KEYS
 from inspect_cite.nli import get_nli, reset_nli
+from inspect_cite.nli.diagnose import DIAGNOSE_CLASSES, DIAGNOSE_KEYS
 from scorers import citation_nli
 from tests.conftest import FIXTURES
 from tests.helpers import nli_fns

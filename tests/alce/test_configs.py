@@ -23,14 +23,13 @@ from inspect_ai.model import get_model
 
 from alce_tasks import asqa, eli5, qampari
 from alce_tasks.task import AlceTaskError
-from inspect_cite.alce.prompts import ALCE_PROMPT_COMMIT, PROMPT_SHA256
+from inspect_cite.alce.prompts import ALCE_PROMPT_COMMIT, ALCE_SYSTEM_MESSAGE, PROMPT_SHA256
 from inspect_cite.alce.run_configs import (
     CONFIG_DIR_ENV,
     CONFIG_SHA256,
     AlceConfigError,
     load_alce_config,
 )
-from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
 from tests.conftest import FIXTURES, load_fixture, reference_dir
 from tests.helpers.scripted_models import scripted_model, scripted_output
 from tests.helpers.tiny_eval_models import minilm_path
@@ -334,7 +333,7 @@ def test_a_yaml_config_by_path_sets_the_demo_documents_and_run_py_s_quick_test(
 
 
 def test_config_download_offline_names_the_url_and_the_way_around(cache_root, monkeypatch):
-    from inspect_cite import http_client
+    from inspect_cite.downloads import http_client
 
     def no_network(url, sha256, dest, **kwargs):
         raise ConnectionError("network unreachable")
@@ -439,8 +438,8 @@ def test_a_value_the_strategy_would_not_use_is_refused(own_prompts, options, mes
 
 
 def test_raw_mode_is_refused_before_generation_where_the_provider_cannot_send_it(own_prompts):
-    from inspect_cite.errors import PreflightError
-    from inspect_cite.raw_prompt import check_raw_prompt
+    from inspect_cite.checks.errors import PreflightError
+    from inspect_cite.generation.raw_prompt import check_raw_prompt
 
     vllm = get_model("vllm/tiny", base_url="http://127.0.0.1:9/v1", api_key="x", memoize=False)
     with pytest.raises(PreflightError, match="--model vllm-completions/tiny"):

@@ -15,7 +15,7 @@ from alce_tasks.data import (
     eval_file_name,
     load_items,
 )
-from inspect_cite.download import UnsafeArchiveError, extract_members
+from inspect_cite.downloads.download import UnsafeArchiveError, extract_members
 from tests.conftest import FIXTURES
 
 

@@ -15,7 +15,7 @@ from lm_eval.api.model import LM
 
 from alce_tasks import eli5
 from alce_tasks.lm_eval import CONFIG_DIR
-from inspect_cite.errors import PreflightError
+from inspect_cite.checks.errors import PreflightError
 from tests.conftest import FIXTURES, ROOT
 
 NLI = "python:tests.helpers.nli_fns:word_entail"

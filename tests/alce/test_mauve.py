@@ -10,7 +10,7 @@ from inspect_ai.model import ModelOutput, ModelUsage, get_model
 from inspect_ai.scorer import SampleScore, Score
 from inspect_ai.solver import generate
 
-from inspect_cite.log_metrics import log_metrics
+from inspect_cite.app.log_metrics import log_metrics
 from scorers.mauve import (
     FEATURES_KEY,
     Featurizer,

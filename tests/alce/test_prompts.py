@@ -160,7 +160,7 @@ def test_official_prompt_from_cache_needs_no_network(prompt_cache):
 
 
 def test_official_prompt_offline_error_names_url_and_override(cache_root, monkeypatch):
-    from inspect_cite import http_client
+    from inspect_cite.downloads import http_client
 
     def no_network(url, sha256, dest, **kwargs):
         raise ConnectionError("network unreachable")
@@ -189,8 +189,8 @@ def test_corrupted_cached_prompt_is_not_used(cache_root, monkeypatch):
         calls.append(url)
         raise ValueError(f"Checksum mismatch for {url}")
 
-    from inspect_cite import http_client
     from inspect_cite.alce import prompts as alce_prompts
+    from inspect_cite.downloads import http_client
 
     monkeypatch.setattr(http_client, "download", fake_download)
     monkeypatch.setattr(alce_prompts, "ensure_reachable", lambda url: None)

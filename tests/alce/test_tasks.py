@@ -6,8 +6,8 @@ from inspect_ai.model import get_model
 
 from alce_tasks import asqa, eli5, qampari
 from inspect_cite.alce.prompts import ALCE_PROMPT_COMMIT, PROMPT_SHA256, PromptFile
-from inspect_cite.download import sha256_file
-from inspect_cite.errors import PreflightError
+from inspect_cite.checks.errors import PreflightError
+from inspect_cite.downloads.download import sha256_file
 from tests.conftest import FIXTURES, load_fixture, official_prompts_dir
 from tests.helpers.scripted_models import scripted_model
 

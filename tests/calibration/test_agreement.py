@@ -1,4 +1,4 @@
-"""Agreement with human labels and the Rogan-Gladen correction (inspect_cite.calibration)."""
+"""Agreement with human labels and the Rogan-Gladen correction (inspect_cite.statistics.calibration)."""
 
 import json
 import math
@@ -6,14 +6,14 @@ import math
 import numpy as np
 import pytest
 
-from inspect_cite.calibration import (
+from inspect_cite.checks.errors import ArgumentError
+from inspect_cite.statistics.calibration import (
     Confusion,
     agreement,
     corrected_rate,
     correction_problem,
     read_calibration,
 )
-from inspect_cite.errors import ArgumentError
 
 
 def test_rates_equal_sklearn_on_random_labels():

@@ -11,10 +11,10 @@ from inspect_ai.log import write_eval_log
 
 from alce_tasks import asqa, eli5
 from inspect_cite.app.cli import main
+from inspect_cite.app.log_metrics import log_metrics
 from inspect_cite.app.report import load_runs
-from inspect_cite.calibration import Confusion, corrected_rate, read_calibration
-from inspect_cite.errors import ArgumentError
-from inspect_cite.log_metrics import log_metrics
+from inspect_cite.checks.errors import ArgumentError
+from inspect_cite.statistics.calibration import Confusion, corrected_rate, read_calibration
 from scorers import citation_nli, claim_coverage, claim_support
 from tests.alce.test_citation_scorers import expected
 from tests.conftest import FIXTURES

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from inspect_cite import hub_files
 from inspect_cite.app.human_labels import (
     ATTRIBUTIONBENCH_FILES,
     INCITE_FILES,
     HumanDataError,
     load_human_data,
 )
-from inspect_cite.download import git_blob_sha1
+from inspect_cite.downloads import hub_files
+from inspect_cite.downloads.download import git_blob_sha1
 from tests.conftest import reference_dir
 from tests.helpers.http_servers import RecordingServer, Reply
 from tests.helpers.human_label_files import (

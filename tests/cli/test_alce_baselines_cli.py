@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from inspect_ai.log import list_eval_logs, read_eval_log
 
-from inspect_cite.log_metrics import log_metrics
+from inspect_cite.app.log_metrics import log_metrics
 from tests.conftest import FIXTURES, ROOT, fixture_corpus
 
 INSPECT = str(Path(sys.executable).with_name("inspect"))

@@ -14,7 +14,7 @@ import pytest
 from alce_tasks.eval_cli import main
 from bench.alce_synthetic import synthetic_items
 from inspect_cite.citations.alce import remove_citations
-from inspect_cite.text import sent_tokenize
+from inspect_cite.text.sentences import sent_tokenize
 from scorers.alce_correctness import CORRECTNESS_KEYS
 from tests.conftest import ROOT
 from tests.helpers.nli_fns import word_entail

@@ -7,8 +7,8 @@ installs it and sets INSPECT_CITE_REQUIRE_INSTALLED=1).
 import pytest
 from inspect_ai.log import read_eval_log
 
-from inspect_cite.diagnose import DIAGNOSE_CLASSES, DIAGNOSE_KEYS
-from inspect_cite.log_metrics import log_metrics
+from inspect_cite.app.log_metrics import log_metrics
+from inspect_cite.nli.diagnose import DIAGNOSE_CLASSES, DIAGNOSE_KEYS
 
 # require_installed is an autouse fixture: importing it applies it here too.
 from tests.cli.test_cli_e2e import INSPECT, require_installed, run  # noqa: F401

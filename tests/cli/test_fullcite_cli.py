@@ -6,7 +6,7 @@ installs it and sets INSPECT_CITE_REQUIRE_INSTALLED=1).
 
 import pytest
 
-from inspect_cite.log_metrics import log_metrics
+from inspect_cite.app.log_metrics import log_metrics
 
 # require_installed is an autouse fixture: importing it applies it here too.
 from tests.cli.test_cli_e2e import INSPECT, read_log, require_installed, run  # noqa: F401

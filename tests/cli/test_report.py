@@ -16,8 +16,8 @@ from inspect_ai.solver import generate
 
 from alce_tasks import asqa
 from inspect_cite.app.cli import main
+from inspect_cite.app.log_metrics import HIGHER_IS_BETTER, LOWER_IS_BETTER, NO_DIRECTION
 from inspect_cite.app.report import cited_positions, load_runs, sample_positions
-from inspect_cite.log_metrics import HIGHER_IS_BETTER, LOWER_IS_BETTER, NO_DIRECTION
 from solvers.alce import alce_vanilla
 from tests.conftest import FIXTURES, ROOT
 from tests.helpers.charts import checked_charts
@@ -259,7 +259,7 @@ def test_installed_metric_names_read_like_source_tree_names(log_dir, tmp_path):
     """An installed plugin's metrics carry the registry prefix (scorers/weighted_mean)."""
     from inspect_ai.log import EvalMetric, EvalScore, write_eval_log
 
-    from inspect_cite.log_metrics import log_metrics, metric_name
+    from inspect_cite.app.log_metrics import log_metrics, metric_name
 
     assert metric_name("scorers/weighted_mean_by_group_yesno") == "weighted_mean_by_group_yesno"
     assert metric_name("weighted_mean") == "weighted_mean" == metric_name("scorers/weighted_mean")
@@ -456,7 +456,7 @@ def test_every_score_of_the_project_has_a_direction():
     from inspect_ai._util.registry import registry_info
 
     import scorers
-    from inspect_cite.log_metrics import UNKNOWN_DIRECTION, metric_direction
+    from inspect_cite.app.log_metrics import UNKNOWN_DIRECTION, metric_direction
 
     keys: set[str] = set()
     for name in scorers.__all__:

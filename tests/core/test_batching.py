@@ -10,7 +10,7 @@ import anyio
 import numpy as np
 import pytest
 
-from inspect_cite.batching import BatchQueue
+from inspect_cite.models.batching import BatchQueue
 
 
 def featurize(calls: list[list[str]]):

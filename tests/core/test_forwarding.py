@@ -15,8 +15,8 @@ from inspect_ai.util import registry_info
 from alce_tasks import asqa, eli5, qampari
 from fullcite_tasks import asqa as fullcite_asqa
 from fullcite_tasks import bioasq, expertqa
-from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.forwarding import forwards_to, given_arguments
+from inspect_cite.options.cli_values import accept_cli_values
+from inspect_cite.options.forwarding import forwards_to, given_arguments
 from solvers import (
     alce_closedbook,
     alce_inlinesearch,

@@ -156,9 +156,9 @@ def test_a_room_rule_sees_the_room_and_passes_over_its_own_files(tmp_path, monke
     monkeypatch.setattr(f"{__name__}.ROOT", tmp_path)
     for folder in ("inspect_cite", "inspect_cite/alce", "inspect_cite/app"):
         (tmp_path / folder).mkdir(parents=True, exist_ok=True)
-    (tmp_path / "inspect_cite" / "text.py").write_text("from .alce import prompts\n")
+    (tmp_path / "inspect_cite" / "words.py").write_text("from .alce import prompts\n")
     (tmp_path / "inspect_cite" / "alceish.py").write_text("import inspect_cite.alceish\n")
     (tmp_path / "inspect_cite" / "alce" / "autoais.py").write_text("from ..app import cli\n")
     (tmp_path / "inspect_cite" / "app" / "cli.py").write_text("import inspect_cite.alce.items\n")
-    assert violations(RULES[3]) == ["inspect_cite/text.py:1 imports inspect_cite.alce"]
+    assert violations(RULES[3]) == ["inspect_cite/words.py:1 imports inspect_cite.alce"]
     assert violations(RULES[4]) == ["inspect_cite/alce/autoais.py:1 imports inspect_cite.app"]

@@ -1,7 +1,7 @@
 """One idiom for a task option and a strategy, shared by both benchmarks.
 
 - a ``-T`` choice is validated from its ``Literal`` and refused in one message form
-  (``inspect_cite.task_options.check_choice``);
+  (``inspect_cite.options.task_options.check_choice``);
 - each benchmark's strategies are one table in its own module.
 """
 
@@ -11,7 +11,7 @@ import pytest
 
 import alce_tasks
 import fullcite_tasks
-from inspect_cite.errors import PreflightError
+from inspect_cite.checks.errors import PreflightError
 
 
 def refusal(build) -> str:

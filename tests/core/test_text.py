@@ -1,6 +1,7 @@
 from inspect_cite.citations.alce import alce_postprocess, alce_scoring_output, remove_citations
-from inspect_cite.squad import normalize_answer
-from inspect_cite.text import sent_tokenize, strip_think
+from inspect_cite.text.sentences import sent_tokenize
+from inspect_cite.text.squad import normalize_answer
+from inspect_cite.text.think import strip_think
 
 
 def test_normalize_answer_matches_squad_rules():
@@ -43,7 +44,7 @@ def test_alce_postprocess_and_first_line():
 
 def test_highlight_markdown_bolds_citations_and_escapes_the_rest():
     from inspect_cite.citations.alce import marker_spans
-    from inspect_cite.text import highlight_markdown
+    from inspect_cite.text.markdown import highlight_markdown
 
     text = "A *bold* claim [1][2]. Next [3]."
     assert highlight_markdown(text, marker_spans(text)) == (

@@ -1,11 +1,11 @@
-"""What a document holds: verbatim and near-verbatim snippets and their spans (inspect_cite.verbatim)."""
+"""What a document holds: verbatim and near-verbatim snippets and their spans (inspect_cite.text.verbatim)."""
 
 import unicodedata
 
 import pytest
 
-from inspect_cite.alignment import align, words
-from inspect_cite.verbatim import (
+from inspect_cite.text.alignment import align, words
+from inspect_cite.text.verbatim import (
     find_near_verbatim,
     find_verbatim,
     match_snippet,

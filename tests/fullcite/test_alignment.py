@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inspect_cite.alignment import align, jaccard, words
+from inspect_cite.text.alignment import align, jaccard, words
 from solvers.posthoc import align_snippet
 from tests.conftest import reference_dir
 

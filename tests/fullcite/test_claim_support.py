@@ -17,10 +17,10 @@ from fullcite_tasks import asqa
 from fullcite_tasks.data.incite import incite_records
 from fullcite_tasks.task import record_to_sample
 from inspect_cite.app.cli import main
+from inspect_cite.checks.errors import PreflightError
 from inspect_cite.citations import parse_citations, render_citation_any
-from inspect_cite.errors import PreflightError
 from inspect_cite.nli import get_nli, reset_nli
-from inspect_cite.verbatim import near_verbatim
+from inspect_cite.text.verbatim import near_verbatim
 from scorers import claim_support, doc_snippet_f1
 from tests.conftest import ASQA_ARGS, reference_dir
 from tests.helpers import nli_fns

@@ -8,7 +8,7 @@ import math
 import pytest
 
 from fullcite_tasks import asqa
-from inspect_cite.diagnose import DIAGNOSE_CLASSES, DIAGNOSE_KEYS
+from inspect_cite.nli.diagnose import DIAGNOSE_CLASSES, DIAGNOSE_KEYS
 from scorers import claim_support
 from tests.conftest import ASQA_ARGS
 from tests.helpers.diagnose_cases import FOUR_PAIRS, FULLCITE_FOUR, NLI, fullcite_sample

@@ -27,8 +27,13 @@ from fullcite_tasks.data.expertqa import (
 )
 from fullcite_tasks.data.pubmed import Abstract
 from fullcite_tasks.data.spans import gold_spans_for, locate_snippet
-from inspect_cite.download import hub_blob_problem
-from inspect_cite.gold_spans import SpansFileError, append_spans, load_span_cache, load_spans_file
+from inspect_cite.downloads.download import hub_blob_problem
+from inspect_cite.evidence.gold_spans import (
+    SpansFileError,
+    append_spans,
+    load_span_cache,
+    load_spans_file,
+)
 from tests.conftest import FIXTURES, load_fixture, reference_dir
 
 BIOASQ = FIXTURES / "fullcite_bioasq.json"

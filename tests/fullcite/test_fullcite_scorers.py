@@ -7,8 +7,8 @@ from inspect_ai import Task, eval
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.solver import generate
 
-from inspect_cite.documents import doc_texts
-from inspect_cite.log_metrics import log_metrics
+from inspect_cite.app.log_metrics import log_metrics
+from inspect_cite.evidence.documents import doc_texts
 from scorers import (
     citation_bias,
     citation_judge,

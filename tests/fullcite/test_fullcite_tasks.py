@@ -10,8 +10,8 @@ from inspect_ai.model import get_model
 
 from fullcite_tasks import annotate_spans, asqa, bioasq, expertqa
 from fullcite_tasks.task import FULLCITE_TASK_VERSION, FullciteTaskError
-from inspect_cite.gold_spans import SpansFileError, load_spans_file
-from inspect_cite.log_metrics import log_metrics
+from inspect_cite.app.log_metrics import log_metrics
+from inspect_cite.evidence.gold_spans import SpansFileError, load_spans_file
 from solvers.span_annotation import annotation_cache_path
 from tests.conftest import ASQA_ARGS, BIOASQ_ARGS, EXPERTQA_ARGS, FIXTURES
 from tests.helpers.scripted_models import cite_first_document, scripted_model, scripted_output
@@ -142,7 +142,7 @@ def test_doc_order_shuffled_and_reversed_are_per_sample_and_deterministic(cache_
 
 def test_every_missing_input_is_in_one_refusal(cache_root, tmp_path):
     """The data and each model the run needs, checked together, as on ALCE."""
-    from inspect_cite.errors import PreflightErrors
+    from inspect_cite.checks.errors import PreflightErrors
 
     missing = tmp_path / "nowhere.jsonl"
     with pytest.raises(PreflightErrors) as refused:

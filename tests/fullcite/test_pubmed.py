@@ -7,7 +7,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from fullcite_tasks.data.pubmed import PubMedClient, PubMedError, parse_efetch_xml
-from inspect_cite.errors import PreflightError
+from inspect_cite.checks.errors import PreflightError
 from tests.helpers.http_servers import TricklingServer, within
 
 RECORDS = {

@@ -1,4 +1,4 @@
-"""eval.py's NLI loop over a test model (its models: :mod:`inspect_cite.nli.tiny_t5`)."""
+"""eval.py's NLI loop over a test model (its models: :mod:`inspect_cite.testing.tiny_t5`)."""
 
 from collections.abc import Sequence
 from pathlib import Path

@@ -15,7 +15,7 @@ def build_tiny_gpt2(out_dir: Path, corpus: Iterable[str] = (), seed: int = 0) ->
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel
 
-    from inspect_cite.tiny_qwen3 import build_tokenizer
+    from inspect_cite.testing.tiny_qwen3 import build_tokenizer
 
     assert "gpt2" in out_dir.name
     out_dir.mkdir(parents=True, exist_ok=True)

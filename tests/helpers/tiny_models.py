@@ -1,7 +1,7 @@
 """Tiny random models built at test time (no hub access), beside the package's own.
 
-The package builds a Qwen3-style causal LM (:mod:`inspect_cite.tiny_qwen3`) and a TRUE-format
-T5 (:mod:`inspect_cite.nli.tiny_t5`); here are the variants only tests use: Qwen3's thinking
+The package builds a Qwen3-style causal LM (:mod:`inspect_cite.testing.tiny_qwen3`) and a TRUE-format
+T5 (:mod:`inspect_cite.testing.tiny_t5`); here are the variants only tests use: Qwen3's thinking
 template, a sequence classifier and a model that always gives one answer.
 
 All are saved with ``save_pretrained`` so the real loading code (``hf/`` provider,
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from inspect_cite.tiny_qwen3 import build_tokenizer, tiny_qwen3_config
+from inspect_cite.testing.tiny_qwen3 import build_tokenizer, tiny_qwen3_config
 
 # Behaves as Qwen3's template where thinking is concerned (this project's own wording): the
 # generation prompt opens the assistant turn and, only when enable_thinking is false, adds an

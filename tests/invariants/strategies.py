@@ -38,8 +38,8 @@ from alce_tasks import asqa as alce_asqa
 from alce_tasks import eli5 as alce_eli5
 from fullcite_tasks import bioasq
 from inspect_cite.citations.native import AnswerBlock, render_native
-from inspect_cite.evidence import EVIDENCE_KEY, read_evidence
-from inspect_cite.retrieval import get_retriever
+from inspect_cite.evidence.record import EVIDENCE_KEY, read_evidence
+from inspect_cite.models.retrieval import get_retriever
 from solvers.alce_postcite import post_hoc_cite
 from solvers.posthoc import align_answer
 from tests.conftest import BIOASQ_ARGS, FIXTURES

@@ -36,7 +36,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from inspect_ai.scorer import Score, Scorer, Target
 
-from inspect_cite.log_metrics import HIGHER_IS_BETTER, LOWER_IS_BETTER, metric_direction
+from inspect_cite.app.log_metrics import HIGHER_IS_BETTER, LOWER_IS_BETTER, metric_direction
 from scorers.alce_correctness import alce_correctness
 from scorers.alce_qa import alce_qa
 from scorers.citation_bias import citation_bias

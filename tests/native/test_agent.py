@@ -13,8 +13,8 @@ from inspect_ai.model import ChatMessageTool, ModelOutput, ModelUsage
 from alce_tasks import asqa as alce_asqa
 from alce_tasks import eli5, qampari
 from fullcite_tasks import asqa, bioasq, expertqa
-from inspect_cite.log_metrics import log_metrics
-from inspect_cite.retrieval import BM25Searcher
+from inspect_cite.app.log_metrics import log_metrics
+from inspect_cite.models.retrieval import BM25Searcher
 from scorers.citation_nli import citation_nli
 from scorers.doc_snippet_f1 import doc_snippet_f1
 from solvers.agent import agent_citations

@@ -14,7 +14,7 @@ from inspect_ai.model import ChatMessageTool, ContentText, DocumentCitation, Mod
 from inspect_ai.scorer import Target
 
 from inspect_cite.citations.native import AnswerBlock, answer_blocks, render_native
-from inspect_cite.evidence import read_evidence, record_evidence
+from inspect_cite.evidence.record import read_evidence, record_evidence
 from scorers.citation_nli import citation_nli
 from scorers.citation_similarity import citation_similarity
 from scorers.claim_support import claim_support

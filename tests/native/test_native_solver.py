@@ -9,9 +9,9 @@ from inspect_ai.model import ContentDocument, DocumentCitation, get_model
 import tests.helpers.native_models  # noqa: F401 - registers the citingdocs/ provider
 from alce_tasks import asqa as alce_asqa
 from fullcite_tasks import asqa, bioasq, expertqa
-from inspect_cite.errors import PreflightError
-from inspect_cite.log_metrics import log_metrics
-from inspect_cite.preflight import check_native_citations, native_citations_problem
+from inspect_cite.app.log_metrics import log_metrics
+from inspect_cite.checks.errors import PreflightError
+from inspect_cite.checks.run import check_native_citations, native_citations_problem
 from solvers.native import NATIVE_FIX
 from tests.conftest import ASQA_ARGS, BIOASQ_ARGS, EXPERTQA_ARGS, FIXTURES, ROOT
 from tests.helpers.http_servers import ChatServer, RecordingServer, json_api

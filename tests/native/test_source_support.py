@@ -17,8 +17,8 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolCall
 
-from inspect_cite.transcript import answer_claims, transcript_sources
-from inspect_cite.urls import normalize_url
+from inspect_cite.evidence.transcript import answer_claims, transcript_sources
+from inspect_cite.evidence.urls import normalize_url
 from scorers.source_support import source_support
 
 NLI = "python:tests.helpers.nli_fns:claim_overlap"

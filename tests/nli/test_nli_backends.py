@@ -17,7 +17,7 @@ import pytest
 from inspect_ai.scorer import Target
 
 from bench.alce_synthetic import synthetic_items
-from inspect_cite.batching import BatchQueue
+from inspect_cite.models.batching import BatchQueue
 from inspect_cite.nli import (
     NLIConfigError,
     NLIError,
@@ -32,7 +32,7 @@ from inspect_cite.nli.cached import CachedNLI
 from inspect_cite.nli.classifier import ClassifierNLI, entailment_label
 from inspect_cite.nli.llm import ModelNLI, parse_yes_no
 from inspect_cite.nli.seq2seq import TRUE_TEMPLATE, Seq2SeqNLI
-from inspect_cite.nli.tiny_t5 import vary_t5_outputs
+from inspect_cite.testing.tiny_t5 import vary_t5_outputs
 from scorers import citation_nli
 from tests.conftest import ROOT
 from tests.helpers import nli_fns
@@ -122,7 +122,7 @@ def tiny_classifier(tmp_path_factory) -> Path:
     import torch
     from transformers import BertConfig, BertForSequenceClassification
 
-    from inspect_cite.tiny_qwen3 import build_tokenizer
+    from inspect_cite.testing.tiny_qwen3 import build_tokenizer
     from tests.conftest import fixture_corpus
 
     out = tmp_path_factory.mktemp("tiny-nli-classifier")

@@ -9,9 +9,9 @@ import pytest
 import alce_tasks
 import fullcite_tasks
 from fullcite_tasks.task import FullciteTaskError
-from inspect_cite.errors import PreflightError
+from inspect_cite.checks.errors import PreflightError
+from inspect_cite.checks.once import reset_preflight
 from inspect_cite.nli import get_nli
-from inspect_cite.preflight import reset_preflight
 from scorers.citation_nli import citation_nli
 from scorers.claim_support import claim_support
 from solvers import alce_rerank

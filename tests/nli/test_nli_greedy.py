@@ -12,7 +12,7 @@ from inspect_cite.nli import get_nli, reset_nli
 from inspect_cite.nli.greedy import UntilDecided, may_still_be_entailed
 from inspect_cite.nli.hf import BATCH_SIZE_ENV, CPU_BATCH, GPU_BATCH, LazyModel
 from inspect_cite.nli.seq2seq import TRUE_TEMPLATE, Seq2SeqNLI
-from inspect_cite.nli.tiny_t5 import vary_t5_outputs
+from inspect_cite.testing.tiny_t5 import vary_t5_outputs
 from tests.helpers.nli_models import per_pair_generate
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -25,10 +25,10 @@ from fullcite_tasks.data.bioasq import BioasqDataError, bioasq_source, load_bioa
 from fullcite_tasks.data.expertqa import ExpertqaDataError, expertqa_source, load_expertqa
 from fullcite_tasks.data.incite import incite_records
 from inspect_cite.alce.autoais import citation_scores
+from inspect_cite.checks.errors import ArgumentError, PreflightError
 from inspect_cite.citations import parse_citations, strip_citations
 from inspect_cite.citations.alce import alce_scoring_output
-from inspect_cite.errors import ArgumentError, PreflightError
-from inspect_cite.gold_spans import SpansFileError, load_span_cache, load_spans_file
+from inspect_cite.evidence.gold_spans import SpansFileError, load_span_cache, load_spans_file
 from inspect_cite.nli import get_nli, reset_nli
 from scorers import (
     alce_correctness,

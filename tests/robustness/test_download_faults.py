@@ -1,6 +1,6 @@
 """Download faults against a real local HTTP server: 5xx, 429, truncated bodies, refused connections.
 
-The prompt files go through ``inspect_cite.http_client.download`` (Inspect's download policy
+The prompt files go through ``inspect_cite.downloads.http_client.download`` (Inspect's download policy
 under the project's redirect policy) and the ALCE data tarball through
 ``huggingface_hub.hf_hub_download``; both are pointed at a server on 127.0.0.1 that answers
 from a script, so the real HTTP clients, their retry policies and our error handling run.
@@ -17,7 +17,6 @@ import pytest
 import tenacity.nap
 
 from alce_tasks.data import AlceDataError, alce_data_path, data_cache_dir
-from inspect_cite import http_client
 from inspect_cite.alce import prompts as alce_prompts
 from inspect_cite.alce.prompts import (
     ALCE_PROMPT_COMMIT,
@@ -25,6 +24,7 @@ from inspect_cite.alce.prompts import (
     PromptFileError,
     official_prompt_path,
 )
+from inspect_cite.downloads import http_client
 from tests.helpers.http_servers import TricklingServer, within
 
 NAME = "asqa_default"
@@ -243,7 +243,7 @@ def test_alce_data_hub_errors_give_a_clear_error_and_cache_nothing(
 
 
 def prompt_dest() -> Path:
-    from inspect_cite.cache import cache_dir
+    from inspect_cite.downloads.cache import cache_dir
 
     return cache_dir("alce", "prompts", ALCE_PROMPT_COMMIT[:12]) / f"{NAME}.json"
 
@@ -280,7 +280,7 @@ def test_corrupt_punkt_cache_is_reported_moved_aside_and_rebuilt(cache_root, mon
     import nltk
     from nltk.tokenize import PunktTokenizer
 
-    from inspect_cite import punkt
+    from inspect_cite.text import punkt
 
     monkeypatch.setattr(nltk.data, "path", [])  # only this test's cache holds punkt_tab
     monkeypatch.setattr(punkt, "_ready", False)
@@ -369,7 +369,7 @@ def test_a_killed_download_leaves_no_folder_behind(tmp_path, cache_root, monkeyp
 
 
 def test_an_interrupted_cache_write_leaves_the_old_file_and_no_temporary(tmp_path):
-    from inspect_cite.files import atomic_writer
+    from inspect_cite.downloads.files import atomic_writer
 
     path = tmp_path / "manifest.json"
     path.write_text('{"files": {}}')

@@ -12,7 +12,7 @@ import anyio
 import pytest
 from inspect_ai.scorer import Target
 
-from inspect_cite.errors import PreflightError
+from inspect_cite.checks.errors import PreflightError
 from inspect_cite.nli import NLIConfigError, NLIError, get_nli
 from inspect_cite.nli.cached import NLI_BACKOFF_ENV, NLI_RETRIES_ENV
 from inspect_cite.nli.classifier import ClassifierNLI

@@ -25,11 +25,12 @@ import inspect_cite.nli.seq2seq as seq2seq
 # "asqa" when imported from the working tree, and eval() resolves a task function by name).
 from alce_tasks import eli5
 from fullcite_tasks import expertqa
-from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.errors import ArgumentTypeError, PreflightError
+from inspect_cite.checks.errors import ArgumentTypeError, PreflightError
+from inspect_cite.checks.models import model_problem
+from inspect_cite.checks.once import reset_preflight
+from inspect_cite.models.retrieval import get_retriever
 from inspect_cite.nli.seq2seq import TRUE_MODEL
-from inspect_cite.preflight import model_problem, reset_preflight
-from inspect_cite.retrieval import get_retriever
+from inspect_cite.options.cli_values import accept_cli_values
 from scorers.citation_nli import citation_nli
 from tests.conftest import FIXTURES
 from tests.helpers.scripted_models import cite_first_document, scripted_output
@@ -533,7 +534,7 @@ def test_a_bare_spec_prefix_is_the_text_typed():
 def test_a_failed_retriever_load_is_not_retried_per_sample(monkeypatch, tmp_path):
     import sentence_transformers
 
-    from inspect_cite.shared import LoadFailedError
+    from inspect_cite.models.shared import LoadFailedError
 
     calls = []
 

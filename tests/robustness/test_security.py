@@ -14,8 +14,8 @@ from alce_tasks import asqa
 from fullcite_tasks.data.pubmed import PubMedClient, PubMedError
 from inspect_cite.alce.prompts import PromptFileError, official_prompt_path
 from inspect_cite.app.cli import main
-from inspect_cite.errors import PreflightError
-from inspect_cite.http_client import redact_text, redact_url
+from inspect_cite.checks.errors import PreflightError
+from inspect_cite.downloads.http_client import redact_text, redact_url
 from inspect_cite.nli import NLIConfigError, NLIError, get_nli
 from inspect_cite.nli.registry import parse_nli_spec
 from tests.conftest import FIXTURES

@@ -57,7 +57,7 @@ def workdir(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def model_dir(workdir) -> Path:
-    from inspect_cite.tiny_qwen3 import build_tiny_qwen3
+    from inspect_cite.testing.tiny_qwen3 import build_tiny_qwen3
 
     # Trained on the fixtures' text, so documents cost few tokens; head_dim 32 (vLLM's CPU
     # attention minimum).
@@ -267,7 +267,7 @@ def test_thinking_off_reaches_the_served_chat_template(workdir, tmp_path):
     """
     from transformers import AutoTokenizer
 
-    from inspect_cite.tiny_qwen3 import build_tiny_qwen3
+    from inspect_cite.testing.tiny_qwen3 import build_tiny_qwen3
     from tests.helpers.tiny_models import QWEN3_CHAT_TEMPLATE
     from tests.solvers.test_thinking import PROMPT_FILE
 

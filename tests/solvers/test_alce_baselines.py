@@ -8,12 +8,12 @@ from inspect_ai.model import GenerateConfig, ModelUsage, get_model
 
 from alce_tasks.data import load_items, record_to_sample
 from inspect_cite.alce.prompts import (
+    ALCE_SYSTEM_MESSAGE,
     AlcePromptBuilder,
     PromptFile,
     alce_prompt_path,
     make_doc_prompt,
 )
-from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
 from scorers.alce_correctness import alce_correctness
 from scorers.citation_nli import citation_nli
 from solvers import (

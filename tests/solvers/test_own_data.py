@@ -11,7 +11,7 @@ import pytest
 from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset, Sample
 
-from inspect_cite.prompts import ALCE_SYSTEM_MESSAGE
+from inspect_cite.alce.prompts import ALCE_SYSTEM_MESSAGE
 from scorers.alce_correctness import alce_correctness
 from scorers.citation_nli import citation_nli
 from scorers.claim_coverage import claim_coverage

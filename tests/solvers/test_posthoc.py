@@ -7,7 +7,7 @@ from inspect_ai.scorer import Target
 from inspect_ai.solver import TaskState
 
 from inspect_cite.citations import parse_citations
-from inspect_cite.thinking import mark_think_opened
+from inspect_cite.generation.thinking import mark_think_opened
 from scorers import citation_bias, doc_snippet_f1
 from scorers._cited_answer import read_cited_answer
 from solvers.posthoc import align_answer, posthoc_citations

@@ -2,7 +2,7 @@ import pytest
 from inspect_ai import Task, eval
 from inspect_ai.dataset import MemoryDataset, Sample
 
-from inspect_cite.documents import DocumentError
+from inspect_cite.evidence.documents import DocumentError
 from solvers.prompted import FULLCITE_PROMPT, format_documents, prompted_citations
 from tests.helpers.scripted_models import scripted_model
 
@@ -60,7 +60,7 @@ def test_missing_docs_is_a_clear_error(tmp_path):
     )
     assert log.status == "error" and 'metadata has no "docs"' in log.error.message
     with pytest.raises(DocumentError):
-        from inspect_cite.documents import get_docs
+        from inspect_cite.evidence.documents import get_docs
 
         get_docs({"docs": [{"id": 1, "title": "", "text": ""}]})
 
@@ -83,7 +83,7 @@ def test_templates_are_checked():
 def test_one_system_message_rule_for_every_solver():
     from inspect_ai.model import ChatMessageSystem, ChatMessageUser
 
-    from inspect_cite.prompts import add_system_message, system_messages
+    from inspect_cite.generation.messages import add_system_message, system_messages
 
     own = [ChatMessageUser(content="q"), ChatMessageSystem(content="Own.")]
     assert [m.text for m in system_messages(own, "Default.")] == ["Own."]

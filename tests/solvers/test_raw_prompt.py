@@ -13,7 +13,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.model import ChatMessageUser, get_model
 
 from alce_tasks import asqa
-from inspect_cite.raw_prompt import RAW_CHAT_TEMPLATE
+from inspect_cite.generation.raw_prompt import RAW_CHAT_TEMPLATE
 from tests.conftest import FIXTURES
 from tests.helpers.http_servers import RecordingServer, Reply, Seen
 
@@ -169,7 +169,7 @@ def test_a_chat_prompt_is_kept_inside_the_model_s_context(
 ):
     # Issue 35, item 16: a chat prompt longer than the context was a torch IndexError (GPT-2's
     # 1,024 positions); it is capped, and nan with the reason when it leaves no room, as raw.
-    from inspect_cite.raw_prompt import chat_prompt_tokens
+    from inspect_cite.generation.raw_prompt import chat_prompt_tokens
 
     chat = asqa(dataset_path=str(FIXTURES / "alce_asqa.json"), nli=NLI, shot=1, ndoc=2)
     [log] = inspect_eval(

@@ -1,6 +1,6 @@
 """Where a thinking model's reasoning ends and its answer begins (issue 24, item 3).
 
-One rule (``inspect_cite.text.split_think``) for every reader of an output: reasoning is only
+One rule (``inspect_cite.text.think.split_think``) for every reader of an output: reasoning is only
 where the output starts (an explicit ``<think>``, or one the chat template opened in the
 prompt, so the output is ``reasoning</think>answer``); blocks nest; once the answer has
 begun, a ``<think>`` or ``</think>`` quoted in it is its own text; reasoning that never closes
@@ -24,8 +24,8 @@ from alce_tasks import asqa
 from alce_tasks.eval_cli import main as alce_eval
 from fullcite_tasks import asqa as fullcite_asqa
 from inspect_cite.citations.alce import remove_citations
-from inspect_cite.thinking import NO_ANSWER_THINKING
-from inspect_cite.tiny_qwen3 import build_tiny_qwen3
+from inspect_cite.generation.thinking import NO_ANSWER_THINKING
+from inspect_cite.testing.tiny_qwen3 import build_tiny_qwen3
 from scorers.alce_correctness import alce_correctness
 from scorers.citation_nli import citation_nli
 from scorers.doc_snippet_f1 import doc_snippet_f1

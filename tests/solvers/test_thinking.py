@@ -32,7 +32,7 @@ from transformers import PreTrainedTokenizerBase
 from alce_tasks import asqa
 from fullcite_tasks import asqa as fullcite_asqa
 from inspect_cite.citations.alce import alce_scoring_output, remove_citations
-from inspect_cite.thinking import (
+from inspect_cite.generation.thinking import (
     NO_ANSWER_THINKING,
     ThinkingConflictError,
     apply_thinking,
@@ -40,7 +40,7 @@ from inspect_cite.thinking import (
     no_answer_reason,
     thinking_generate_config,
 )
-from inspect_cite.tiny_qwen3 import build_tiny_qwen3
+from inspect_cite.testing.tiny_qwen3 import build_tiny_qwen3
 from scorers.alce_correctness import CORRECTNESS_KEYS, alce_correctness
 from scorers.alce_qa import QA_KEYS, alce_qa
 from scorers.citation_bias import citation_bias

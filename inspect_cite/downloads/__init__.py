@@ -1,0 +1,1 @@
+"""Pinned downloads: hub and GitHub files at a commit, checksums, the cache, one HTTP policy."""

@@ -1,0 +1,1 @@
+"""How a solver asks a model: system messages, thinking, raw prompts, constrained replies."""

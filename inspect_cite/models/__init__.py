@@ -1,0 +1,1 @@
+"""Heavy models shared across samples: one instance per process, batched across samples."""

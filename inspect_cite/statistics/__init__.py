@@ -1,0 +1,1 @@
+"""Statistics of judges: agreement with people and rates corrected for a judge's errors."""

@@ -1,0 +1,1 @@
+"""Text as the scorers and solvers read it: sentences, think blocks, normalisation, matching."""
