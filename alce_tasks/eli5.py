@@ -4,8 +4,9 @@ from typing import Any
 
 from inspect_ai import Task, task
 
-from alce_tasks.data import SphereRetriever
+from alce_tasks.options import AlceOptions
 from alce_tasks.task import alce_task
+from inspect_cite.benchmarks.alce import SphereRetriever, other_options
 from inspect_cite.options.cli_values import accept_cli_values
 from inspect_cite.options.forwarding import forwards_to
 
@@ -13,7 +14,7 @@ from inspect_cite.options.forwarding import forwards_to
 @task
 @accept_cli_values("-T")
 # eval.py computes QA accuracy only for ASQA's disambiguated questions.
-@forwards_to(alce_task, omit=("qa", "qa_model"))
+@forwards_to(AlceOptions, omit=other_options("eli5"))
 def eli5(retriever: SphereRetriever = "bm25", **options: Any) -> Task:
     """ALCE ELI5 with ALCE's prompts, data and scoring; adds claim coverage by NLI.
 
@@ -24,7 +25,7 @@ def eli5(retriever: SphereRetriever = "bm25", **options: Any) -> Task:
     Args:
         retriever: Which retrieval results to read: `bm25` over Sphere (the only one ALCE ships).
         **options: The options every ALCE task shares, and ``mauve`` (no ``qa``); defined and
-            documented at :func:`alce_tasks.task.alce_task`.
+            documented at :class:`alce_tasks.options.AlceOptions`.
 
     """
     return alce_task(dataset="eli5", retriever=retriever, **options)

@@ -29,6 +29,7 @@ import numpy as np
 
 from inspect_cite.alce.autoais import at_most_citations_problem, citation_scores
 from inspect_cite.alce.items import FIELD_TYPES, field_problem
+from inspect_cite.benchmarks.alce import ALCE_DATASETS
 from inspect_cite.checks.errors import PreflightError
 from inspect_cite.citations.alce import remove_citations
 from inspect_cite.downloads.files import read_json, write_atomic
@@ -123,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--dataset",
-        choices=("asqa", "qampari", "eli5"),
+        choices=tuple(ALCE_DATASETS),
         default=None,
         help='default: QAMPARI when "qampari" is in --f (as eval.py), else per-item fields',
     )

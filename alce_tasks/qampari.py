@@ -4,8 +4,9 @@ from typing import Any
 
 from inspect_ai import Task, task
 
-from alce_tasks.data import WikipediaRetriever
+from alce_tasks.options import AlceOptions
 from alce_tasks.task import alce_task
+from inspect_cite.benchmarks.alce import WikipediaRetriever, other_options
 from inspect_cite.options.cli_values import accept_cli_values
 from inspect_cite.options.forwarding import forwards_to
 
@@ -13,7 +14,7 @@ from inspect_cite.options.forwarding import forwards_to
 @task
 @accept_cli_values("-T")
 # QAMPARI is scored on its entity lists: eval.py computes neither QA accuracy nor MAUVE for it.
-@forwards_to(alce_task, omit=("qa", "qa_model", "mauve", "mauve_model", "mauve_seeds"))
+@forwards_to(AlceOptions, omit=other_options("qampari"))
 def qampari(retriever: WikipediaRetriever = "gtr", **options: Any) -> Task:
     """ALCE QAMPARI with ALCE's prompts, data and scoring.
 
@@ -24,7 +25,7 @@ def qampari(retriever: WikipediaRetriever = "gtr", **options: Any) -> Task:
     Args:
         retriever: Which retrieval results to read: `gtr` (GTR-large, the paper's) or `dpr`.
         **options: The options every ALCE task shares (no ``qa`` or ``mauve``); defined and
-            documented at :func:`alce_tasks.task.alce_task`.
+            documented at :class:`alce_tasks.options.AlceOptions`.
 
     """
     return alce_task(dataset="qampari", retriever=retriever, **options)

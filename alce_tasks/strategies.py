@@ -11,6 +11,7 @@ from typing import Any, Literal
 from inspect_ai.solver import Solver
 
 from inspect_cite.alce.prompts import PromptVariant, UseShorter
+from inspect_cite.benchmarks.alce import AlceDatasetName
 from solvers import (
     alce_closedbook,
     alce_inlinesearch,
@@ -23,6 +24,7 @@ from solvers import (
     constrained_citations,
 )
 from solvers.agent import agent_citations
+from solvers.alce_interactive import INTERACT_USE_SHORTER
 from solvers.native import native_citations
 
 Strategy = Literal[
@@ -92,6 +94,8 @@ class AlceStrategy:
         run_py: run.py's mode of generation, when the strategy is one (it can then send
             run.py's raw prompts, `chat=false`): ``plain``, ``doc_id`` or ``search``
             (INTERACT's and INLINESEARCH's interactive queries).
+        use_shorter: What the strategy shows of each document, when it fixes that (SUMM:
+            summaries, SNIPPET: extractions).
 
     """
 
@@ -103,6 +107,98 @@ class AlceStrategy:
     retrieval: bool = False
     oracle: bool = False
     run_py: Literal["plain", "doc_id", "search"] | None = "plain"
+    use_shorter: UseShorter | None = None
+
+    def resolve_use_shorter(
+        self,
+        strategy: str,
+        dataset: AlceDatasetName,
+        use_shorter: UseShorter | None,
+        ndoc: int,
+    ) -> tuple[UseShorter | None, str | None]:
+        """The ``use_shorter`` the strategy shows its documents with, and why it is refused.
+
+        SUMM and SNIPPET fix it (:attr:`use_shorter`); INTERACT defaults to the paper's
+        pairing per dataset; INLINESEARCH shows summaries only of the documents in its
+        prompt; the closed-book strategies show none. For the others the task's prompt
+        decides.
+
+        Returns:
+            The value, and a one-line refusal of a ``use_shorter`` the strategy would not use
+            (else None).
+
+        """
+        fixed = self.use_shorter
+        if fixed is not None:
+            if use_shorter not in (None, fixed):
+                other = "snippet" if strategy == "summ" else "summ"
+                return None, (
+                    f"-T use_shorter={use_shorter}: strategy={strategy} shows each document's "
+                    f"{fixed}; use strategy={other}"
+                )
+            return fixed, None
+        if self.run_py == "doc_id":
+            return use_shorter or INTERACT_USE_SHORTER[dataset], None
+        if use_shorter is not None and (self.prompt == "closedbook" or ndoc == 0):
+            return None, (
+                f"-T use_shorter={use_shorter}: strategy={strategy} with ndoc={ndoc} shows no "
+                "documents in the prompt"
+            )
+        return use_shorter, None
+
+    def options_problem(self, strategy: str, options: Any) -> str | None:
+        """Why the strategy would not use a value of the task's options (one line), or None.
+
+        Args:
+            strategy: The strategy's name.
+            options: The task's options (``alce_tasks.options.AlceOptions``).
+
+        The values refused: a prompt variant or document count the strategy's solver does
+        not read, run.py's interactive options outside its interactive modes, demonstration
+        documents without documents to show, ``max_length`` in chat mode, ``chat=false`` with
+        a strategy run.py does not have or with thinking.
+
+        """
+        o = options
+        closed_book = self.prompt == "closedbook"
+        if self.prompt is not None and o.prompt not in ("default", self.prompt):
+            return (
+                f"-T prompt={o.prompt}: strategy={strategy} reads ALCE's {self.prompt} prompt "
+                "(-T prompt_file=FILE for your own)"
+            )
+        if closed_book and o.ndoc not in (None, 0):
+            return f"-T ndoc={o.ndoc}: strategy={strategy} shows no documents"
+        if o.no_doc_in_demo and o.ndoc_in_demo is not None:
+            return f"-T ndoc_in_demo={o.ndoc_in_demo}: -T no_doc_in_demo=true already shows none"
+        if (o.no_doc_in_demo or o.ndoc_in_demo is not None) and (
+            closed_book or o.prompt == "closedbook"
+        ):
+            flag = "no_doc_in_demo=true" if o.no_doc_in_demo else f"ndoc_in_demo={o.ndoc_in_demo}"
+            return f"-T {flag}: the closed-book prompt shows no documents"
+        if o.retrieve_in_all_docs and self.run_py != "search":
+            return (
+                f"-T retrieve_in_all_docs=true: only strategy=inlinesearch searches, not {strategy}"
+            )
+        if o.force_cite_show and self.run_py not in ("doc_id", "search"):
+            return (
+                "-T force_cite_show=true: only the interactive strategies (interact, "
+                f"inlinesearch) show documents after the prompt, not {strategy}"
+            )
+        if o.chat:
+            if o.max_length is not None:
+                return (
+                    f"-T max_length={o.max_length}: caps raw-prompt generation only (-T chat=false)"
+                )
+            return None
+        if self.run_py is None:
+            return (
+                f"-T chat=false: sends run.py's raw prompts, and strategy={strategy} is not one "
+                "of run.py's modes (vanilla, oracle, closedbook, summ, snippet, interact, "
+                "inlinesearch)"
+            )
+        if o.thinking:
+            return "-T thinking=true: a raw prompt (-T chat=false) has no chat template to think in"
+        return None
 
 
 def _vanilla(s: StrategySettings) -> Solver:
@@ -158,8 +254,10 @@ STRATEGIES: dict[Strategy, AlceStrategy] = {
         prompt="closedbook",
         task_prompt=False,
     ),
-    "summ": _own_prompt(_selecting(alce_summ), "sum_or_ext", ndoc=10),
-    "snippet": _own_prompt(_selecting(alce_snippet), "sum_or_ext", ndoc=10),
+    "summ": _own_prompt(_selecting(alce_summ), "sum_or_ext", ndoc=10, use_shorter="summary"),
+    "snippet": _own_prompt(
+        _selecting(alce_snippet), "sum_or_ext", ndoc=10, use_shorter="extraction"
+    ),
     "oracle": AlceStrategy(_vanilla, oracle=True),
     "rerank": AlceStrategy(
         lambda s: alce_rerank(n=4, nli=s.nli, system_message=s.system_message, thinking=s.thinking),

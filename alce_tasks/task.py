@@ -1,69 +1,53 @@
 """The shared body of the three ALCE tasks: data, prompts, solver and scorers wired together."""
 
 import functools
-import inspect
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset
-from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import Scorer
 
-from alce_tasks.configs import (
-    CONFIG_PARAMETERS,
-    ConfigSettings,
-    apply_config,
-    config_settings,
-    generate_overrides,
-)
-from alce_tasks.data import (
-    ALCE_DATA_HUB,
-    AlceDataError,
-    Retriever,
-    alce_data_path,
-    eval_file_name,
-    load_items,
-    local_alce_data,
-    record_to_sample,
-)
+from alce_tasks.data import record_to_sample
+from alce_tasks.options import AlceRun, AlceTaskError, resolve
 from alce_tasks.strategies import STRATEGIES, Strategy, StrategySettings, strategy_solver
 from inspect_cite import __version__
+from inspect_cite.alce.data import (
+    ALCE_DATA_HUB,
+    AlceDataError,
+    alce_data_path,
+    load_items,
+    local_alce_data,
+)
 from inspect_cite.alce.prompts import (
     ALCE_SYSTEM_MESSAGE,
     AlceDatasetName,
     AlcePromptBuilder,
     PromptFile,
     PromptVariant,
-    UseShorter,
     load_prompt_file,
     prompt_provenance,
     quick_test_ids,
 )
-from inspect_cite.alce.run_configs import load_alce_config
+from inspect_cite.alce.run_configs import (
+    generate_overrides,
+)
+from inspect_cite.benchmarks.alce import ALCE_DATASETS
 from inspect_cite.checks.errors import Refusals
 from inspect_cite.checks.models import check_model
 from inspect_cite.checks.run import (
     active_model_name,
     check_native_citations,
-    check_sampling,
-    check_thinking_switch,
     eval_generate_config,
-    eval_model,
 )
 from inspect_cite.downloads.hub_files import check_dataset_path, dataset_file
-from inspect_cite.generation.raw_prompt import check_raw_prompt
-from inspect_cite.generation.thinking import DEFAULT_THINKING_TOKENS, thinking_generate_config
-from inspect_cite.models.retrieval import GTR_RETRIEVER, check_retriever
+from inspect_cite.models.retrieval import check_retriever
 from inspect_cite.nli.checked import check_nli
 from inspect_cite.options.forwarding import given_arguments
 from inspect_cite.options.task_options import (
-    TaskOptionError,
-    check_choice,
-    check_seed,
     recorded_options,
     unique_sample_ids,
 )
@@ -75,21 +59,10 @@ from scorers.mauve import mauve as mauve_scorer
 from scorers.native_counts import native_counts
 from scorers.source_support import source_support
 from solvers import alce_raw_prompt
-from solvers.alce_interactive import INTERACT_USE_SHORTER
 from solvers.native import NATIVE_FIX
 
 # Bump when a change to data handling, prompts or scoring can move the numbers.
 ALCE_TASK_VERSION = 1
-
-TaskPrompt = Literal["default", "light_inst", "closedbook", "sum_or_ext"]
-"""The ALCE prompt variants a task's ``prompt`` parameter accepts."""
-
-# ALCE's defaults for ChatGPT in the paper: temperature 0.5, top_p 1.0, at most 300 new tokens.
-ALCE_GENERATE_CONFIG = GenerateConfig(temperature=0.5, top_p=1.0, max_tokens=300)
-
-
-class AlceTaskError(TaskOptionError):
-    """An ALCE task was given parameters it cannot run with."""
 
 
 @dataclass(frozen=True)
@@ -159,32 +132,20 @@ def check_inputs(
 
 
 def alce_dataset(
-    dataset: AlceDatasetName,
-    inputs: AlceInputs,
-    *,
-    data_name: str | None,
-    retriever: Retriever,
-    oracle: bool,
-    ndoc: int,
-    seed: int,
-    shot: int,
-    prompt: PromptVariant,
-    prompt_file: str | None,
-    use_shorter: UseShorter | None,
-    dataset_path: str | None,
-    pool: bool = False,
-    build_prompts: bool = True,
-    ndoc_in_demo: int | None = None,
-    quick_test: int | None = None,
+    dataset: AlceDatasetName, inputs: AlceInputs, run: AlceRun
 ) -> tuple[MemoryDataset, dict[str, Any]]:
     """The samples, and what was loaded for the log.
 
     The pinned data is downloaded here when it was not on this machine. The prompts are built
-    from ``inputs.prompt_file`` (the file of ``prompt``, or ``prompt_file`` when given): by
-    the task or, without ``build_prompts``, by the strategy's solver (the sample input is then
-    the question). With ``pool`` a sample keeps the item's whole retrieval list.
-    ``quick_test`` keeps the items run.py's ``--quick_test`` draws.
+    from ``inputs.prompt_file`` (the file of the run's variant, or ``prompt_file`` when given):
+    by the task or, when the strategy's solver builds its own, by the solver (the sample input
+    is then the question). A strategy that chooses among the item's whole retrieval list gets
+    all of it. ``quick_test`` keeps the items run.py's ``--quick_test`` draws.
     """
+    o, spec = run.options, run.spec
+    data_name, dataset_path, quick_test = run.data_name, o.dataset_path, o.quick_test
+    ndoc, seed, shot, use_shorter = o.ndoc, o.seed, o.shot, o.use_shorter
+    assert ndoc is not None  # resolved
 
     def pinned() -> tuple[Path, dict[str, Any]]:
         assert data_name is not None  # called only without a dataset_path
@@ -194,7 +155,7 @@ def alce_dataset(
     items = inputs.items if inputs.items is not None else load_items(data_path, dataset)
     pf = inputs.prompt_file
     builder = AlcePromptBuilder(
-        pf, shot=shot, ndoc=ndoc, seed=seed, use_shorter=use_shorter, ndoc_in_demo=ndoc_in_demo
+        pf, shot=shot, ndoc=ndoc, seed=seed, use_shorter=use_shorter, ndoc_in_demo=run.demo_docs
     )
     indices = list(range(len(items)))
     if quick_test is not None:
@@ -207,13 +168,13 @@ def alce_dataset(
             items[i],
             i,
             dataset,
-            builder.build(items[i]) if build_prompts else items[i]["question"],
-            items[i]["docs"] if pool else builder.docs(items[i]),
+            builder.build(items[i]) if spec.task_prompt else items[i]["question"],
+            items[i]["docs"] if spec.pool else builder.docs(items[i]),
         )
         for i in indices
     ]
     samples = unique_sample_ids(samples)
-    source = prompt_provenance(dataset, prompt, prompt_file=prompt_file)
+    source = prompt_provenance(dataset, run.variant, prompt_file=o.prompt_file)
     info = {
         "inspect_cite_version": __version__,
         "benchmark": "alce",
@@ -221,130 +182,19 @@ def alce_dataset(
         "data": data_info,
         "prompt_file": source,
         "parameters": {
-            "retriever": retriever,
-            "oracle": oracle,
+            "retriever": o.retriever,
+            "oracle": o.oracle,
             "ndoc": ndoc,
             "shot": shot,
             "seed": seed,
-            "prompt": prompt,
+            "prompt": run.variant,
             "prompt_file_read": source,
             "use_shorter": use_shorter,
-            "ndoc_in_demo": ndoc_in_demo,
+            "ndoc_in_demo": run.demo_docs,
             "demo_ids": builder.demo_ids,
         },
     }
     return MemoryDataset(samples, name=f"alce_{dataset}", location=str(data_path)), info
-
-
-def explicit_arguments(given: Mapping[str, Any]) -> set[str]:
-    """The task arguments the user gave (each overrides a config's value).
-
-    Through the @task functions these are exactly the ``-T`` values given
-    (:func:`inspect_cite.options.forwarding.given_arguments`); for a direct call of
-    :func:`alce_task`, the arguments that differ from its defaults (``retriever`` is then
-    the config's).
-    """
-    names = given_arguments()
-    if names is not None:
-        return set(names)
-    defaults = {p.name: p.default for p in inspect.signature(alce_task).parameters.values()}
-    return {k for k, v in given.items() if k in defaults and v != defaults[k] and k != "retriever"}
-
-
-def resolve_use_shorter(
-    strategy: Strategy, dataset: AlceDatasetName, use_shorter: UseShorter | None, ndoc: int
-) -> UseShorter | None:
-    """The ``use_shorter`` a strategy shows its documents with, or a one-line refusal.
-
-    SUMM and SNIPPET fix it; INTERACT defaults to the paper's pairing per dataset;
-    INLINESEARCH shows summaries only of the documents in its prompt; the closed-book
-    strategies show none. For the others the task's prompt decides (:func:`alce_dataset`).
-    """
-    fixed: dict[str, UseShorter] = {"summ": "summary", "snippet": "extraction"}
-    if strategy in fixed:
-        if use_shorter not in (None, fixed[strategy]):
-            other = "snippet" if strategy == "summ" else "summ"
-            raise AlceTaskError(
-                f"-T use_shorter={use_shorter}: strategy={strategy} shows each document's "
-                f"{fixed[strategy]}; use strategy={other}"
-            )
-        return fixed[strategy]
-    if strategy == "interact":
-        return use_shorter or INTERACT_USE_SHORTER[dataset]
-    if use_shorter is not None and (STRATEGIES[strategy].prompt == "closedbook" or ndoc == 0):
-        raise AlceTaskError(
-            f"-T use_shorter={use_shorter}: strategy={strategy} with ndoc={ndoc} shows no "
-            "documents in the prompt"
-        )
-    return use_shorter
-
-
-def check_run_py_options(
-    strategy: Strategy,
-    *,
-    prompt: str,
-    ndoc: int | None,
-    chat: bool,
-    thinking: bool,
-    max_length: int | None,
-    no_doc_in_demo: bool,
-    ndoc_in_demo: int | None,
-    retrieve_in_all_docs: bool | None,
-    force_cite_show: bool | None,
-) -> None:
-    """Refuse, with one line naming the flag, a value the strategy would not use.
-
-    Raises:
-        AlceTaskError: For a prompt variant or document count the strategy's solver does not
-            read, run.py's interactive options outside its interactive modes, demonstration
-            documents without documents to show, ``max_length`` in chat mode, ``chat=false``
-            with a strategy run.py does not have or with thinking, or a model that cannot be
-            sent a raw prompt (known when Inspect builds the task for a model).
-
-    """
-    spec = STRATEGIES[strategy]
-    closed_book = spec.prompt == "closedbook"
-    if spec.prompt is not None and prompt not in ("default", spec.prompt):
-        raise AlceTaskError(
-            f"-T prompt={prompt}: strategy={strategy} reads ALCE's {spec.prompt} prompt "
-            "(-T prompt_file=FILE for your own)"
-        )
-    if closed_book and ndoc not in (None, 0):
-        raise AlceTaskError(f"-T ndoc={ndoc}: strategy={strategy} shows no documents")
-    if no_doc_in_demo and ndoc_in_demo is not None:
-        raise AlceTaskError(
-            f"-T ndoc_in_demo={ndoc_in_demo}: -T no_doc_in_demo=true already shows none"
-        )
-    if (no_doc_in_demo or ndoc_in_demo is not None) and (closed_book or prompt == "closedbook"):
-        flag = "no_doc_in_demo=true" if no_doc_in_demo else f"ndoc_in_demo={ndoc_in_demo}"
-        raise AlceTaskError(f"-T {flag}: the closed-book prompt shows no documents")
-    if retrieve_in_all_docs and spec.run_py != "search":
-        raise AlceTaskError(
-            f"-T retrieve_in_all_docs=true: only strategy=inlinesearch searches, not {strategy}"
-        )
-    if force_cite_show and spec.run_py not in ("doc_id", "search"):
-        raise AlceTaskError(
-            "-T force_cite_show=true: only the interactive strategies (interact, "
-            f"inlinesearch) show documents after the prompt, not {strategy}"
-        )
-    if chat:
-        if max_length is not None:
-            raise AlceTaskError(
-                f"-T max_length={max_length}: caps raw-prompt generation only (-T chat=false)"
-            )
-        return
-    if spec.run_py is None:
-        raise AlceTaskError(
-            f"-T chat=false: sends run.py's raw prompts, and strategy={strategy} is not one of "
-            "run.py's modes (vanilla, oracle, closedbook, summ, snippet, interact, inlinesearch)"
-        )
-    if thinking:
-        raise AlceTaskError(
-            "-T thinking=true: a raw prompt (-T chat=false) has no chat template to think in"
-        )
-    model = eval_model()
-    if model is not None:
-        check_raw_prompt(model)
 
 
 def preflight_models(
@@ -376,6 +226,27 @@ def preflight_models(
         )
 
 
+def alce_scorers(run: AlceRun) -> list[Scorer]:
+    """The dataset's scorers (its registry row), and those the options and strategy add."""
+    o = run.options
+    row = ALCE_DATASETS[run.dataset]
+    scorers: list[Scorer] = [
+        alce_correctness(run.dataset),
+        citation_nli(nli=o.nli, dataset=run.dataset, diagnose=o.diagnose),
+    ]
+    if "claim_coverage" in row.scorers:
+        scorers.append(claim_coverage(nli=o.nli))
+    if o.qa:
+        scorers.append(alce_qa(qa_model=o.qa_model))
+    if o.mauve:
+        scorers.append(mauve_scorer(mauve_model=o.mauve_model, mauve_seeds=o.mauve_seeds))
+    if o.strategy == "native":
+        scorers.append(native_counts())
+    if o.strategy == "agent":
+        scorers.append(source_support(nli=o.nli))
+    return scorers
+
+
 def _config_values_named(build: Callable[..., Task]) -> Callable[..., Task]:
     """Refusals of a value the user did not give name the ``-T config`` that set it.
 
@@ -401,293 +272,63 @@ def _config_values_named(build: Callable[..., Task]) -> Callable[..., Task]:
 
 
 @_config_values_named
-def alce_task(
-    dataset: AlceDatasetName,
-    *,
-    retriever: Retriever,
-    oracle: bool = False,
-    ndoc: int | None = None,
-    shot: int = 2,
-    seed: int = 42,
-    prompt: TaskPrompt = "default",
-    use_shorter: UseShorter | None = None,
-    dataset_path: str | None = None,
-    prompt_file: str | None = None,
-    nli: str = "true",
-    strategy: Strategy = "vanilla",
-    retrieval_model: str = GTR_RETRIEVER,
-    qa: bool = False,
-    qa_model: str = "gaotianyu1350/roberta-large-squad",
-    mauve: bool = False,
-    mauve_model: str = "gpt2-large",
-    mauve_seeds: int = 1,
-    thinking: bool = False,
-    thinking_tokens: int = DEFAULT_THINKING_TOKENS,
-    config: str | None = None,
-    chat: bool = True,
-    max_length: int | None = None,
-    no_doc_in_demo: bool = False,
-    ndoc_in_demo: int | None = None,
-    quick_test: int | None = None,
-    retrieve_in_all_docs: bool | None = None,
-    force_cite_show: bool | None = None,
-    diagnose: bool = False,
-) -> Task:
+def alce_task(dataset: AlceDatasetName, **options: Any) -> Task:
     """Build an ALCE task; the @task functions fix the dataset and its own options.
 
     Scorers: correctness and NLI citation recall/precision; ELI5 adds claim coverage; ASQA adds
-    QA accuracy with ``qa``; ASQA and ELI5 add MAUVE with ``mauve``.
-
-    The parameters every ALCE task shares are defined and documented here, once: each @task declares
-    only its ``retriever`` and takes the rest from this signature
-    (:func:`inspect_cite.options.forwarding.forwards_to`), less ``qa`` and ``mauve`` where eval.py
-    does not compute them.
+    QA accuracy with ``qa``; ASQA and ELI5 add MAUVE with ``mauve`` (the dataset's row,
+    :data:`inspect_cite.benchmarks.alce.ALCE_DATASETS`). The options are
+    :class:`alce_tasks.options.AlceOptions` (defined and documented there, once).
 
     Args:
         dataset: Which ALCE dataset.
-        retriever: Which retrieval results to read (per dataset: see its task).
-        oracle: Use ALCE's reranked oracle file (5 documents chosen for maximal answer recall).
-        ndoc: Documents shown per question and per demonstration (default: the strategy's,
-            :data:`alce_tasks.strategies.STRATEGIES`: 5; the paper's 10 for `summ`, `snippet`
-            and `interact`, 0 for `closedbook`).
-        shot: Number of demonstrations, drawn from the prompt file with `seed` as run.py does.
-        seed: Seed for the demonstration draw (`np.random.seed` + `np.random.choice`).
-        prompt: ALCE prompt variant (`closedbook` shows no documents; `sum_or_ext` shows
-            each document's summary or extraction, see `use_shorter`).
-        use_shorter: Show documents' `summary` or `extraction`: with `prompt=sum_or_ext`
-            (default `summary`), `interact` (default: the paper's pairing, ASQA summary,
-            QAMPARI and ELI5 extraction) and `inlinesearch` with `ndoc` > 0; fixed by `summ`
-            (summary) and `snippet` (extraction).
-        dataset_path: An ALCE-format JSON list to use instead of the pinned download.
-        prompt_file: An ALCE-format prompt file to use instead of the official one.
-        nli: NLI model judging citations, one of the spec forms listed in
-            :mod:`inspect_cite.nli` (default `true`: ALCE's T5-11B TRUE model, needs a GPU
-            with ~23 GB). Decisions are cached on disk when `INSPECT_CITE_NLI_CACHE` names a
-            SQLite file.
-        strategy: How answers are generated, one of
-            :data:`alce_tasks.strategies.STRATEGIES`: ALCE's baselines `vanilla`,
-            `closedbook`, `summ`, `snippet`, `oracle`, `rerank`, `postcite`, `interact`,
-            `inlinesearch`, or the FullCite names `prompt` (= vanilla), `constrained`
-            (vanilla's prompt under a grammar allowing only [1]..[ndoc] after statements) and
-            `posthoc` (ALCE's POSTCITE after vanilla); `native` (the provider's own document
-            citations, written as [n]: anthropic/ models) and `agent` (the model finds
-            documents with search and read tools; see docs/native.md).
-        qa: Add eval.py's QA accuracy (QA-EM, QA-F1, QA-Hit): an extractive QA model
-            answers each disambiguated question from the output (ASQA only).
-        qa_model: The QA model (hub id or local dir; eval.py's by default).
-        mauve: Add MAUVE fluency (x100), as eval.py's `--mauve` (ASQA and ELI5).
-        mauve_model: Causal LM whose features MAUVE compares (hub id or local dir).
-        mauve_seeds: k-means seeds to report MAUVE's spread over (1 = ALCE's).
-        retrieval_model: sentence-transformers model (hub id or local dir) with which
-            `postcite`, `posthoc` and `inlinesearch` find documents (the paper: GTR-large).
-        thinking: Generate answers with the chat template's thinking on (Qwen3 and other
-            `enable_thinking` templates; default off, so that the answer gets ALCE's 300
-            tokens). An answer cut inside `<think>` is scored nan ("no answer").
-        thinking_tokens: With `thinking`, tokens added to `max_tokens` for the thinking.
-        config: One of ALCE's 78 run configurations by name (`configs/<name>.yaml`, e.g.
-            `asqa_turbo_shot2_ndoc5_gtr_default`) or the path of a YAML file in their format:
-            sets every parameter (and the temperature, top_p and max_tokens) as run.py reads
-            it; a parameter or generate flag given explicitly overrides the config's value,
-            and the log's metadata `config.overrides` says so.
-        chat: Send ALCE's prompt as a chat message after ALCE's system message (run.py's
-            OpenAI chat models); false sends run.py's raw prompt (its open models): no chat
-            template, no system message, generation stopped at a newline and capped by
-            `max_length` (:mod:`inspect_cite.generation.raw_prompt` says how per provider).
-        max_length: With `chat=false`, run.py's `--max_length`: each generation gets at most
-            `max_length` - prompt tokens (default: the model's context length).
-        no_doc_in_demo: Show no documents in the demonstrations (run.py's `--no_doc_in_demo`).
-        ndoc_in_demo: Documents shown per demonstration (run.py's `--fewer_doc_in_demo
-            --ndoc_in_demo N`; default `ndoc`).
-        quick_test: Run the N items run.py's `--quick_test N` draws (after the
-            demonstrations, from the same seeded stream).
-        retrieve_in_all_docs: `inlinesearch`: search every retrieved document (default, the
-            paper's) or, false, only the `ndoc` of the prompt (run.py's default).
-        force_cite_show: `interact`, `inlinesearch`: replace each output's citations by the
-            documents shown last (default: true for `inlinesearch`, the paper's; false for
-            `interact`).
-        diagnose: Also classify every statement as `supported`, `misattributed`,
-            `unsupported` or `uncited` (`citation_nli`'s `diagnose`; one more NLI pair per
-            unsupported statement and document it does not cite).
+        **options: :class:`alce_tasks.options.AlceOptions`.
 
     """
-    # The arguments as given: the solver's settings are picked from them, and the log's
-    # metadata records them (with the values resolved below, and nli redacted).
-    given = {name: value for name, value in locals().items() if name != "dataset"}
-    settings: ConfigSettings | None = None
-    overrides: dict[str, Any] = {}
-    if config is not None:
-        settings = config_settings(load_alce_config(config), dataset)
-        given, overrides = apply_config(settings, given, explicit_arguments(given))
-        (
-            retriever,
-            oracle,
-            dataset_path,
-            strategy,
-            ndoc,
-            shot,
-            seed,
-            prompt,
-            prompt_file,
-            use_shorter,
-            no_doc_in_demo,
-            ndoc_in_demo,
-            quick_test,
-            chat,
-            max_length,
-            retrieve_in_all_docs,
-            force_cite_show,
-            retrieval_model,
-        ) = (given[name] for name in CONFIG_PARAMETERS)
-    generate_config = ALCE_GENERATE_CONFIG
-    if settings is not None:
-        generate_config = generate_config.merge(GenerateConfig(**settings.generate))
-    generate_config = thinking_generate_config(generate_config, thinking, thinking_tokens)
-    check_sampling(generate_config)
-    check_thinking_switch(thinking, generate_config)
-    check_choice("strategy", strategy, Strategy, error=AlceTaskError)
-    for name, value in (("ndoc", ndoc), ("shot", shot), ("ndoc_in_demo", ndoc_in_demo)):
-        if value is not None and value < 0:
-            raise AlceTaskError(f"-T {name}={value}: must be 0 or more")
-    for name, value in (("quick_test", quick_test), ("max_length", max_length)):
-        if value is not None and value < 1:
-            raise AlceTaskError(f"-T {name}={value}: must be 1 or more")
-    check_seed(seed, error=AlceTaskError)
-    check_choice(
-        "prompt",
-        prompt,
-        TaskPrompt,
-        what="prompt variant",
-        hint=" (or -T prompt_file=FILE for your own)",
-        error=AlceTaskError,
-    )
-    if qa and dataset != "asqa":
-        raise AlceTaskError("-T qa=true needs ASQA's qa_pairs (eval.py computes QA only for ASQA)")
-    if isinstance(mauve_seeds, bool) or not isinstance(mauve_seeds, int) or mauve_seeds < 1:
-        raise AlceTaskError(f"-T mauve_seeds={mauve_seeds}: must be a whole number of at least 1")
-    if mauve and dataset == "qampari":
-        raise AlceTaskError("-T mauve=true: eval.py does not compute MAUVE for QAMPARI lists")
-    spec = STRATEGIES[strategy]
-    check_run_py_options(
-        strategy,
-        prompt=prompt,
-        ndoc=ndoc,
-        chat=chat,
-        thinking=thinking,
-        max_length=max_length,
-        no_doc_in_demo=no_doc_in_demo,
-        ndoc_in_demo=ndoc_in_demo,
-        retrieve_in_all_docs=retrieve_in_all_docs,
-        force_cite_show=force_cite_show,
-    )
-    oracle = oracle or spec.oracle
-    if ndoc is None:
-        ndoc = spec.ndoc
-    # The variant whose file the samples' prompts are built from, by the task or the solver.
-    variant: PromptVariant = spec.prompt or prompt
-    use_shorter = resolve_use_shorter(strategy, dataset, use_shorter, ndoc)
-    if variant == "sum_or_ext" and use_shorter is None:
-        use_shorter = "summary"
-    if variant != "sum_or_ext" and use_shorter is not None and spec.task_prompt:
-        raise AlceTaskError(
-            f"-T use_shorter={use_shorter}: use_shorter={use_shorter!r} needs "
-            f"prompt=sum_or_ext, got prompt={variant!r}"
-        )
-    demo_docs = 0 if no_doc_in_demo else ndoc_in_demo
-    # retriever and oracle choose among the pinned files; a local dataset_path is taken as given.
-    data_name = eval_file_name(dataset, retriever, oracle) if dataset_path is None else None
+    run = resolve(dataset, options)
+    o = run.options
     # Every file and model the run needs, all problems in one message; the pinned data (a
     # 451 MB download on first use) is fetched by alce_dataset once nothing else is missing.
     inputs = check_inputs(
         dataset,
-        data_name=data_name,
-        variant=variant,
-        shot=shot,
-        dataset_path=dataset_path,
-        prompt_file=prompt_file,
+        data_name=run.data_name,
+        variant=run.variant,
+        shot=o.shot,
+        dataset_path=o.dataset_path,
+        prompt_file=o.prompt_file,
         models=lambda: preflight_models(
-            strategy,
-            nli,
-            retrieval_model,
-            qa_model if qa else None,
-            mauve_model if mauve else None,
+            o.strategy,
+            o.nli,
+            o.retrieval_model,
+            o.qa_model if o.qa else None,
+            o.mauve_model if o.mauve else None,
         ),
     )
-    ds, info = alce_dataset(
-        dataset,
-        inputs,
-        data_name=data_name,
-        retriever=retriever,
-        oracle=oracle,
-        ndoc=ndoc,
-        seed=seed,
-        shot=shot,
-        prompt=variant,
-        prompt_file=prompt_file,
-        use_shorter=use_shorter,
-        dataset_path=dataset_path,
-        pool=spec.pool,
-        build_prompts=spec.task_prompt,
-        ndoc_in_demo=demo_docs,
-        quick_test=quick_test,
-    )
-    interactive = spec.run_py in ("doc_id", "search")
-    resolved = {
-        "ndoc": ndoc,
-        "oracle": oracle,
-        "use_shorter": use_shorter,
-        "chat": chat,
-        "retrieve_in_all_docs": (
-            (retrieve_in_all_docs is not False) if spec.run_py == "search" else False
-        ),
-        "force_cite_show": (
-            bool(force_cite_show if force_cite_show is not None else spec.run_py == "search")
-            if interactive
-            else False
-        ),
-    }
+    ds, info = alce_dataset(dataset, inputs, run)
+    settings = run.settings
     info["parameters"] = recorded_options(
-        given,
+        run.given,
         # The dataset's values win: the prompt file read, the demonstrations drawn.
-        **{**resolved, **info["parameters"]},
+        **{**run.resolved, **info["parameters"]},
         config=settings.record["name"] if settings is not None else None,
-        max_tokens=generate_config.max_tokens,
+        max_tokens=run.generate_config.max_tokens,
     )
     info["config"] = None
     if settings is not None:
-        overrides |= generate_overrides(settings, eval_generate_config())
+        overrides = run.overrides | generate_overrides(settings, eval_generate_config())
         info["config"] = {**settings.record, "overrides": overrides}
-    scorers: list[Scorer] = [
-        alce_correctness(dataset),
-        citation_nli(nli=nli, dataset=dataset, diagnose=diagnose),
-    ]
-    if dataset == "eli5":
-        scorers.append(claim_coverage(nli=nli))
-    if qa:
-        scorers.append(alce_qa(qa_model=qa_model))
-    if mauve:
-        scorers.append(mauve_scorer(mauve_model=mauve_model, mauve_seeds=mauve_seeds))
-    if strategy == "native":
-        scorers.append(native_counts())
-    if strategy == "agent":
-        scorers.append(source_support(nli=nli))
+    system_message = ALCE_SYSTEM_MESSAGE if o.chat else None
+    settings_of = {**run.given, **run.resolved, "ndoc_in_demo": run.demo_docs}
     solver = strategy_solver(
-        strategy,
-        StrategySettings.pick(
-            {
-                **given,
-                **resolved,
-                "ndoc_in_demo": demo_docs,
-                "system_message": ALCE_SYSTEM_MESSAGE if chat else None,
-            }
-        ),
+        o.strategy, StrategySettings.pick({**settings_of, "system_message": system_message})
     )
-    if not chat:
-        solver = alce_raw_prompt(solver, max_length=max_length)
+    if not o.chat:
+        solver = alce_raw_prompt(solver, max_length=o.max_length)
     return Task(
         dataset=ds,
         solver=solver,
-        scorer=scorers,
-        config=generate_config,
+        scorer=alce_scorers(run),
+        config=run.generate_config,
         version=ALCE_TASK_VERSION,
         metadata=info,
     )

@@ -3,12 +3,11 @@
 See :mod:`solvers.span_annotation` for the prompt, the checks on each span and the cache.
 """
 
-from typing import Literal
-
 from inspect_ai import Task, task
 
 from fullcite_tasks.data.expertqa import DEFAULT_SYSTEM, ExpertqaSystem
 from fullcite_tasks.task import fullcite_records, records_dataset
+from inspect_cite.benchmarks.fullcite import FullciteSource
 from inspect_cite.options.cli_values import accept_cli_values
 from scorers.span_agreement import span_agreement
 from solvers.span_annotation import span_annotator
@@ -17,7 +16,7 @@ from solvers.span_annotation import span_annotator
 @task
 @accept_cli_values("-T")
 def annotate_spans(
-    dataset: Literal["bioasq", "asqa", "expertqa"] = "bioasq",
+    dataset: FullciteSource = "bioasq",
     dataset_path: str | None = None,
     abstracts_path: str | None = None,
     spans_path: str | None = None,

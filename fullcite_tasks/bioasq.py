@@ -4,14 +4,16 @@ from typing import Any
 
 from inspect_ai import Task, task
 
-from fullcite_tasks.task import fullcite_task, other_data_options
+from fullcite_tasks.options import FullciteOptions
+from fullcite_tasks.task import fullcite_task
+from inspect_cite.benchmarks.fullcite import other_options
 from inspect_cite.options.cli_values import accept_cli_values
 from inspect_cite.options.forwarding import forwards_to
 
 
 @task
 @accept_cli_values("-T")
-@forwards_to(fullcite_task, omit=other_data_options("bioasq"))
+@forwards_to(FullciteOptions, omit=other_options("bioasq"))
 def bioasq(dataset_path: str | None = None, **options: Any) -> Task:
     r"""FullCite on BioASQ: cite a PMID and a verbatim abstract snippet after every claim.
 
@@ -29,7 +31,7 @@ def bioasq(dataset_path: str | None = None, **options: Any) -> Task:
     Args:
         dataset_path: A BioASQ task-b JSON file (``{"questions": [...]}``), required.
         **options: ``abstracts_path``, ``question_types`` and the options every FullCite task
-            shares, defined and documented at :func:`fullcite_tasks.task.fullcite_task`
+            shares, defined and documented at :class:`fullcite_tasks.options.FullciteOptions`
             (listed below).
 
     """

@@ -4,14 +4,16 @@ from typing import Any
 
 from inspect_ai import Task, task
 
-from fullcite_tasks.task import fullcite_task, other_data_options
+from fullcite_tasks.options import FullciteOptions
+from fullcite_tasks.task import fullcite_task
+from inspect_cite.benchmarks.fullcite import other_options
 from inspect_cite.options.cli_values import accept_cli_values
 from inspect_cite.options.forwarding import forwards_to
 
 
 @task
 @accept_cli_values("-T")
-@forwards_to(fullcite_task, omit=other_data_options("expertqa"))
+@forwards_to(FullciteOptions, omit=other_options("expertqa"))
 def expertqa(dataset_path: str | None = None, **options: Any) -> Task:
     r"""FullCite on ExpertQA: cite an evidence passage and a verbatim snippet after every claim.
 
@@ -29,7 +31,8 @@ def expertqa(dataset_path: str | None = None, **options: Any) -> Task:
     Args:
         dataset_path: A local ExpertQA JSONL file instead of the pinned download.
         **options: ``system``, ``spans_path`` and the options every FullCite task shares,
-            defined and documented at :func:`fullcite_tasks.task.fullcite_task` (listed below).
+            defined and documented at :class:`fullcite_tasks.options.FullciteOptions` (listed
+            below).
 
     """
     return fullcite_task(source="expertqa", dataset_path=dataset_path, **options)

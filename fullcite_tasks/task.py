@@ -15,48 +15,37 @@ Sample contract (every FullCite sample):
 answer format) for solvers that support both.
 """
 
+import importlib
 import random
+from dataclasses import asdict
 from logging import getLogger
-from typing import Any, Literal
+from typing import Any
 
 from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Solver
 
-from fullcite_tasks.data.expertqa import DEFAULT_SYSTEM, ExpertqaSystem
+from fullcite_tasks.data.expertqa import SYSTEMS
 from fullcite_tasks.data.records import FullciteRecord, SourceData
-from fullcite_tasks.strategies import Strategy, StrategySettings, strategy_solver
+from fullcite_tasks.options import FullciteRun, FullciteTaskError, resolve
+from fullcite_tasks.strategies import StrategySettings, strategy_solver
 from inspect_cite import __version__
-from inspect_cite.checks.errors import PreflightError, Refusals
+from inspect_cite.benchmarks.fullcite import FULLCITE_SOURCES, FullciteSource, other_options
+from inspect_cite.checks.errors import Refusals
 from inspect_cite.checks.models import check_model
-from inspect_cite.checks.run import (
-    active_model_name,
-    check_native_citations,
-    check_role,
-    check_sampling,
-    check_thinking_switch,
-)
+from inspect_cite.checks.run import check_role
 from inspect_cite.downloads.hub_files import file_provenance
-from inspect_cite.generation.thinking import DEFAULT_THINKING_TOKENS, thinking_generate_config
-from inspect_cite.nli.checked import check_nli, nli_spec
-from inspect_cite.options.task_options import (
-    TaskOptionError,
-    check_choice,
-    check_seed,
-    recorded_options,
-    unique_sample_ids,
-)
+from inspect_cite.nli.checked import check_nli
+from inspect_cite.options.task_options import check_choice, recorded_options, unique_sample_ids
 from scorers.citation_bias import citation_bias
 from scorers.citation_judge import citation_judge
-from scorers.citation_similarity import DEFAULT_SIMILARITY_MODEL, citation_similarity
+from scorers.citation_similarity import citation_similarity
 from scorers.claim_support import claim_support
 from scorers.doc_snippet_f1 import doc_snippet_f1
 from scorers.fullcite_answer import fullcite_answer
 from scorers.native_counts import native_counts
 from scorers.source_support import source_support
-from solvers.native import NATIVE_FIX
 from solvers.span_annotation import ANNOTATOR_ROLES, annotation_cache_path, span_annotator
 
 logger = getLogger(__name__)
@@ -64,31 +53,7 @@ logger = getLogger(__name__)
 # Bump when a change to data handling, prompts or scoring can move the numbers.
 FULLCITE_TASK_VERSION = 1
 
-Source = Literal["bioasq", "asqa", "expertqa"]
-# Each dataset's own options: its task offers these and not the other datasets'.
-DATA_OPTIONS: dict[str, tuple[str, ...]] = {
-    "bioasq": ("abstracts_path", "question_types"),
-    "asqa": ("spans_path",),
-    "expertqa": ("system", "spans_path"),
-}
-
-
-def other_data_options(source: str) -> tuple[str, ...]:
-    """The other datasets' own options, which ``source``'s task does not offer."""
-    own = DATA_OPTIONS[source]
-    return tuple(sorted({name for names in DATA_OPTIONS.values() for name in names} - set(own)))
-
-
-DocOrder = Literal["retrieval", "shuffled", "reversed"]
-
-# Snippets are verbatim copies, so FullCite answers run longer than plain ones.
-FULLCITE_GENERATE_CONFIG = GenerateConfig(max_tokens=2048)
-
 _warned: set[str] = set()
-
-
-class FullciteTaskError(TaskOptionError):
-    """A FullCite task was given parameters it cannot run with."""
 
 
 def order_docs(
@@ -138,38 +103,43 @@ def records_dataset(
     return MemoryDataset(samples, name=name)
 
 
-def fullcite_scorers(
-    source: Source,
-    ndoc: int,
-    similarity_model: str | None,
-    judge: bool,
-    *,
-    attribution: bool = False,
-    nli: str = "true",
-    diagnose: bool = False,
-    strategy: str = "prompt",
-) -> list[Scorer]:
+def fullcite_scorers(run: FullciteRun) -> list[Scorer]:
     """Doc/Snippet-F1, bias and QA; similarity, judge and NLI claim support on request.
 
     ``native`` adds the counts of the provider's citations; ``agent`` with ``attribution``
     adds ``source_support`` (its claims against what the tools returned, by the same NLI).
     """
+    opts = run.options
     scorers = [
         doc_snippet_f1(),
-        citation_bias(max_positions=ndoc),
-        fullcite_answer(source),
+        citation_bias(max_positions=opts.ndoc),
+        fullcite_answer(run.source),
     ]
-    if similarity_model:
-        scorers.append(citation_similarity(similarity_model))
-    if judge:
+    if opts.similarity_model:
+        scorers.append(citation_similarity(opts.similarity_model))
+    if opts.judge:
         scorers.append(citation_judge())
-    if attribution:
-        scorers.append(claim_support(nli=nli, diagnose=diagnose))
-        if strategy == "agent":
-            scorers.append(source_support(nli=nli))
-    if strategy == "native":
+    if run.attribution:
+        scorers.append(claim_support(nli=run.nli, diagnose=opts.diagnose))
+        if opts.strategy == "agent":
+            scorers.append(source_support(nli=run.nli))
+    if opts.strategy == "native":
         scorers.append(native_counts())
     return scorers
+
+
+def annotation_step(source: str, data_key: str) -> Solver:
+    """The span annotator a run without gold spans starts with (warned about once per data)."""
+    if data_key not in _warned:
+        _warned.add(data_key)
+        logger.warning(
+            f"fullcite_tasks/{source}: no gold evidence spans given (-T spans_path), so each "
+            "sample's documents are annotated first by the 'annotator' model role "
+            "(--model-role annotator=<model>; the paper used GPT-5.4-mini) and cached in "
+            f"{annotation_cache_path(data_key, '<annotator>').parent}; pass that file as "
+            "-T spans_path to pin them"
+        )
+    return span_annotator(data_key)
 
 
 def fullcite_records(
@@ -189,30 +159,23 @@ def fullcite_records(
     ``gold_spans`` (where they come from), ``counts`` and ``data_key`` (names the data in the
     span-annotation cache).
     """
-    check_choice("dataset", source, Source, error=FullciteTaskError)
+    check_choice("dataset", source, FullciteSource, error=FullciteTaskError)
     if ndoc < 1:
         raise FullciteTaskError(f"-T ndoc must be at least 1, got {ndoc}")
     from inspect_cite.evidence.gold_spans import load_spans_file
 
-    spans = load_spans_file(spans_path) if spans_path else None
-    # Imported on use: ASQA pulls in ALCE's data module, BioASQ the PubMed client.
-    loaded: SourceData
-    if source == "bioasq":
-        from fullcite_tasks.data.bioasq import bioasq_source
-
-        loaded = bioasq_source(
-            dataset_path, ndoc, abstracts_path=abstracts_path, question_types=question_types
-        )
-    elif source == "asqa":
-        from fullcite_tasks.data.asqa import asqa_source
-
-        loaded = asqa_source(dataset_path, ndoc, spans)
-    else:
-        from fullcite_tasks.data.expertqa import SYSTEMS, expertqa_source
-
+    row = FULLCITE_SOURCES[source]  # type: ignore[index]
+    if "system" in row.options:
         # Also the systems ExpertqaSystem leaves out (gpt4, bing_chat: evidence without passages).
         check_choice("system", system, (*SYSTEMS, "any"), error=FullciteTaskError)
-        loaded = expertqa_source(dataset_path, ndoc, spans, system)
+    spans = load_spans_file(spans_path) if spans_path else None
+    # The dataset's loader (its registry row), imported on use: ASQA pulls in ALCE's data
+    # module, BioASQ the PubMed client.
+    module, _, function = row.loader.partition(":")
+    own = {"abstracts_path": abstracts_path, "question_types": question_types, "system": system}
+    loaded: SourceData = getattr(importlib.import_module(module), function)(
+        dataset_path, ndoc, spans=spans, **{k: v for k, v in own.items() if k in row.options}
+    )
     if not loaded.records:
         raise FullciteTaskError(f"fullcite {source}: no usable samples (counts: {loaded.counts})")
     if loaded.gold_source is not None:
@@ -234,125 +197,43 @@ def fullcite_records(
     return loaded.records, info
 
 
-def fullcite_task(
-    source: Source,
-    *,
-    dataset_path: str | None,
-    abstracts_path: str | None = None,
-    system: ExpertqaSystem = DEFAULT_SYSTEM,
-    spans_path: str | None = None,
-    ndoc: int = 5,
-    doc_order: DocOrder = "retrieval",
-    seed: int = 42,
-    strategy: Strategy = "prompt",
-    question_types: str | list[str] | None = None,
-    similarity_model: str | None = DEFAULT_SIMILARITY_MODEL,
-    judge: bool = False,
-    attribution: bool = False,
-    nli: str = "true",
-    thinking: bool = False,
-    thinking_tokens: int = DEFAULT_THINKING_TOKENS,
-    diagnose: bool = False,
-) -> Task:
+def fullcite_task(source: FullciteSource, **options: Any) -> Task:
     """Build a FullCite task; each @task function fixes the dataset and its own options.
 
-    The FullCite tasks' options are defined and documented here, once: each @task declares
-    its ``dataset_path`` and takes the rest from this signature
-    (:func:`inspect_cite.options.forwarding.forwards_to`), less the other datasets' own options
-    (:data:`DATA_OPTIONS`).
+    The options are :class:`fullcite_tasks.options.FullciteOptions` (defined and documented
+    there, once); the data and every model the run needs are checked together, so one message
+    lists all that is missing (as on ALCE), not one problem per try.
 
     Args:
         source: The dataset (``bioasq``, ``asqa``, ``expertqa``).
-        dataset_path: A local data file instead of the pinned download (required for BioASQ).
-        abstracts_path: BioASQ: a JSON file PMID -> {"title", "abstract"} to use instead of
-            NCBI.
-        system: ExpertQA: keep questions answered by this system (its evidence passages are
-            the documents): ``rr_gs_gpt4`` (retrieve-and-read over Google results, default),
-            ``rr_sphere_gpt4``, ``post_hoc_gs_gpt4``, ``post_hoc_sphere_gpt4``, or ``any``.
-        spans_path: ASQA, ExpertQA: gold spans, JSON Lines of
-            ``{"sample_id", "doc_id", "span"}`` (ExpertQA sample ids are line numbers of the
-            data file, from 0); without it, every sample's documents are annotated first by
-            the ``annotator`` model role and cached.
-        ndoc: Number of context documents per question.
-        doc_order: Order shown: ``retrieval`` (the dataset's order: GTR rank, BioASQ's order,
-            ExpertQA's bracket number), ``shuffled`` (per sample, from ``seed``) or
-            ``reversed``; to measure primacy bias.
-        seed: Seed of the ``shuffled`` order.
-        strategy: ``prompt`` (instructions only), ``constrained`` (grammar-constrained
-            decoding), ``posthoc`` (FullCite's posthoc: snippets aligned to the documents
-            afterwards by word-set Jaccard; on ALCE tasks ``posthoc`` means ALCE's POSTCITE),
-            ``native`` (the documents go to the model as documents and the provider's own
-            citations become FullCite citations: ``anthropic/`` models) or ``agent`` (no
-            documents in the prompt: the model finds them with ``search`` and ``read``
-            tools; citations of documents no tool returned are invalid). See docs/native.md.
-        question_types: BioASQ: keep only these types (``yesno``, ``factoid``, ``list``,
-            ``summary``; a list or comma-separated); all by default.
-        similarity_model: sentence-transformers model for claim-snippet similarity (name or
-            local path); ``null`` to skip that scorer.
-        judge: Also run the LLM judge (needs ``--model-role grader=<model>``).
-        attribution: Also judge whether each claim's cited snippet and document entail it
-            (``claim_support``: NLI per claim).
-        nli: NLI spec for ``attribution``, as ALCE's ``-T nli``: ``true`` (T5-11B, needs a
-            GPU with ~23 GB), ``classifier:<dir>``, ``python:<module>:<fn>``, ... (README).
-        thinking: Generate answers with the chat template's thinking on (Qwen3 and other
-            ``enable_thinking`` templates; default off; ``max_tokens`` grows by
-            ``thinking_tokens``, see ``inspect_cite.generation.thinking``). An answer cut inside
-            ``<think>`` is scored nan ("no answer").
-        thinking_tokens: With ``thinking``, tokens added to ``max_tokens`` for the thinking.
-        diagnose: Also classify every claim as ``supported``, ``misattributed``,
-            ``unsupported`` or ``uncited`` (``claim_support``'s ``diagnose``); turns
-            ``attribution`` on, since the classes build on its verdicts.
+        **options: :class:`fullcite_tasks.options.FullciteOptions`.
 
     """
-    # The arguments as given: the log's metadata records them (with the values resolved below).
-    given = dict(locals())
-    data_args: dict[str, Any] = {
-        "abstracts_path": abstracts_path,
-        "system": system,
-        "spans_path": spans_path,
-        "question_types": question_types,
-    }
-    check_choice("doc_order", doc_order, DocOrder, what="document order", error=FullciteTaskError)
-    check_seed(seed, error=FullciteTaskError)
-    check_choice("strategy", strategy, Strategy, error=FullciteTaskError)
-    if strategy == "native":
-        check_native_citations(active_model_name(), what="-T strategy=native", fix=NATIVE_FIX)
-    # Its syntax now, before any data is read; its model below, only where it is used.
-    try:
-        nli = nli_spec(nli, flag="-T nli")
-    except PreflightError as e:
-        # A -T value this task cannot take, as every other one (a ValueError for Python callers).
-        raise FullciteTaskError(str(e)) from e
-    # The classes are claim_support's verdicts taken further: asking for them asks for it.
-    attribution = attribution or diagnose
-    config = thinking_generate_config(FULLCITE_GENERATE_CONFIG, thinking, thinking_tokens)
-    check_sampling(config)
-    check_thinking_switch(thinking, config)
-    # The data and every model the run needs are checked together: one message lists all
-    # that is missing (as on ALCE), not one problem per try.
+    run = resolve(source, options)
+    opts = run.options
     refusals = Refusals()
     loaded = None
     with refusals.check(passing=(FullciteTaskError,)):
-        loaded = fullcite_records(source, dataset_path, ndoc, **data_args)
+        loaded = fullcite_records(source, opts.dataset_path, opts.ndoc, **opts.data_options())
     with refusals.check():
-        if similarity_model:
+        if opts.similarity_model:
             check_model(
-                similarity_model,
+                opts.similarity_model,
                 flag="-T similarity_model",
                 kind="sentence-transformers",
                 fix="Pass a local sentence-transformers folder: -T similarity_model=DIR, or "
                 "-T similarity_model=null to skip claim-snippet similarity",
             )
     with refusals.check():
-        if judge:
+        if opts.judge:
             check_role(
                 ["grader"],
                 what="-T judge=true",
                 fix="Pass --model-role grader=<model>, or drop -T judge=true",
             )
     with refusals.check():
-        if attribution:
-            check_nli(nli, flag="-T nli")
+        if run.attribution:
+            check_nli(run.nli, flag="-T nli")
     needs_annotation = loaded is not None and any(
         r.extra.get("gold_spans_status") == "missing" for r in loaded[0]
     )
@@ -367,47 +248,26 @@ def fullcite_task(
     refusals.raise_any()
     assert loaded is not None
     records, info = loaded
-    solver: list[Solver] = [strategy_solver(strategy, StrategySettings(thinking=thinking))]
+    solver = [strategy_solver(opts.strategy, StrategySettings(thinking=opts.thinking))]
     if needs_annotation:
-        key = info["data_key"]
-        if key not in _warned:
-            _warned.add(key)
-            logger.warning(
-                f"fullcite_tasks/{source}: no gold evidence spans given (-T spans_path), so each "
-                "sample's documents are annotated first by the 'annotator' model role "
-                "(--model-role annotator=<model>; the paper used GPT-5.4-mini) and cached in "
-                f"{annotation_cache_path(key, '<annotator>').parent}; pass that file as "
-                "-T spans_path to pin them"
-            )
-        solver.insert(0, span_annotator(key))
+        solver.insert(0, annotation_step(source, info["data_key"]))
     info = {
         "inspect_cite_version": __version__,
         "benchmark": "fullcite",
         "source": source,
         **info,
         "parameters": recorded_options(
-            given,
+            asdict(opts),
             # The dataset is the task; its file is described under "data".
-            omit=("source", "dataset_path", *other_data_options(source)),
-            nli=nli,
-            attribution=attribution,
-            max_tokens=config.max_tokens,
+            omit=("dataset_path", *other_options(source)),
+            **run.recorded(),
         ),
     }
     return Task(
-        dataset=records_dataset(records, f"fullcite_{source}", doc_order, seed),
+        dataset=records_dataset(records, f"fullcite_{source}", opts.doc_order, opts.seed),
         solver=solver,
-        scorer=fullcite_scorers(
-            source,
-            ndoc,
-            similarity_model,
-            judge,
-            attribution=attribution,
-            nli=nli,
-            diagnose=diagnose,
-            strategy=strategy,
-        ),
-        config=config,
+        scorer=fullcite_scorers(run),
+        config=run.config,
         version=FULLCITE_TASK_VERSION,
         metadata=info,
     )

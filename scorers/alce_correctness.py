@@ -23,6 +23,7 @@ from inspect_ai.solver import TaskState
 
 from inspect_cite.alce.items import field_problem
 from inspect_cite.alce.prompts import AlceDatasetName, check_dataset_argument
+from inspect_cite.benchmarks.alce import ALCE_DATASETS
 from inspect_cite.citations.alce import alce_scoring_output, remove_citations
 from inspect_cite.generation.thinking import think_opened_by_prompt
 from inspect_cite.options.cli_values import accept_cli_values
@@ -31,18 +32,9 @@ from inspect_cite.text.squad import normalize_answer
 from scorers._no_answer import no_answer_score
 
 CORRECTNESS_KEYS: dict[str, tuple[str, ...]] = {
-    "asqa": ("length", "str_em", "str_hit", "rougeLsum"),
-    "qampari": (
-        "length",
-        "num_preds",
-        "qampari_prec",
-        "qampari_rec",
-        "qampari_rec_top5",
-        "qampari_f1",
-        "qampari_f1_top5",
-    ),
-    "eli5": ("length", "rougeLsum"),
+    name: dataset.correctness for name, dataset in ALCE_DATASETS.items()
 }
+"""eval.py's correctness keys, per dataset (its row in the registry)."""
 ALL_CORRECTNESS_KEYS = tuple(dict.fromkeys(k for keys in CORRECTNESS_KEYS.values() for k in keys))
 """Every key of every dataset, once (a run logs its dataset's)."""
 

@@ -29,11 +29,12 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any
 
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
+from inspect_cite.benchmarks.fullcite import ALL_ANSWER_KEYS, FULLCITE_SOURCES, FullciteSource
 from inspect_cite.citations import strip_citations
 from inspect_cite.generation.thinking import think_opened_by_prompt
 from inspect_cite.options.cli_values import accept_cli_values
@@ -43,24 +44,10 @@ from inspect_cite.text.think import strip_think
 from scorers._no_answer import no_answer_score
 from scorers.alce_correctness import str_em
 
-FullciteSource = Literal["bioasq", "asqa", "expertqa"]
-
 ANSWER_KEYS: dict[str, tuple[str, ...]] = {
-    "bioasq": (
-        "yesno_accuracy",
-        "factoid_strict",
-        "factoid_lenient",
-        "factoid_mrr",
-        "list_precision",
-        "list_recall",
-        "list_f1",
-        "summary_rouge2",
-        "summary_rouge_su4",
-    ),
-    "asqa": ("str_em", "str_hit"),
-    "expertqa": ("rougeL",),
+    name: dataset.answer_keys for name, dataset in FULLCITE_SOURCES.items()
 }
-ALL_ANSWER_KEYS = tuple(dict.fromkeys(k for keys in ANSWER_KEYS.values() for k in keys))
+"""The keys of each dataset (its row in the registry)."""
 FACTOID_CANDIDATES = 5
 SU_MAX_GAP = 4
 

@@ -11,8 +11,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from alce_tasks.data import alce_data_path, eval_file_name, load_items
 from inspect_cite.alce.autoais import citation_scores
+from inspect_cite.alce.data import alce_data_path, eval_file_name, load_items
 from inspect_cite.alce.prompts import AlceDatasetName, AlcePromptBuilder, load_prompt_file
 from inspect_cite.citations.alce import alce_scoring_output
 from inspect_cite.generation.thinking import NO_ANSWER_THINKING

@@ -1,6 +1,6 @@
 """ASQA for FullCite: ALCE's ASQA items with Wikipedia-title doc ids.
 
-The items come from ALCE's loader (``alce_tasks.data``: pinned download or a local copy); the
+The items come from ALCE's loader (``inspect_cite.alce.data``: pinned download or a local copy); the
 context is the top ``ndoc`` retrieved passages. Doc ids are slugified Wikipedia titles, as in
 the FullCite authors' outputs (``the-sound-of-silence``, ``wednesday-morning,-3-a.m.``): lower
 case, spaces to ``-``, brackets, braces and quotes dropped; a title seen again in the same
@@ -88,14 +88,16 @@ def asqa_records(
     return records
 
 
-def asqa_source(dataset_path: str | None, ndoc: int, spans: SpanTable | None) -> SourceData:
+def asqa_source(
+    dataset_path: str | None, ndoc: int, *, spans: SpanTable | None = None
+) -> SourceData:
     """FullCite's ASQA records from ``dataset_path`` or ALCE's pinned ASQA file (GTR top 100).
 
     Raises:
         AlceDataError: The file is missing, cannot be downloaded or is malformed.
 
     """
-    from alce_tasks.data import (
+    from inspect_cite.alce.data import (
         ALCE_DATA_HUB,
         AlceDataError,
         alce_data_path,

@@ -28,7 +28,7 @@ from inspect_cite.downloads.files import read_json
 from inspect_cite.downloads.http_client import redact_url
 from inspect_cite.downloads.hub_files import file_provenance
 from inspect_cite.evidence.documents import docs_by_id
-from inspect_cite.evidence.gold_spans import GoldSpan
+from inspect_cite.evidence.gold_spans import GoldSpan, SpanTable
 
 BIOASQ_DATASETS_URL = "https://participants-area.bioasq.org/datasets/"
 
@@ -302,12 +302,14 @@ def bioasq_source(
     dataset_path: str | None,
     ndoc: int,
     *,
+    spans: SpanTable | None = None,
     abstracts_path: str | None = None,
     question_types: str | list[str] | None = None,
 ) -> SourceData:
     """FullCite's BioASQ records: questions from ``dataset_path``, abstracts from a file or NCBI.
 
-    Gold spans are BioASQ's own snippets located in the abstracts.
+    Gold spans are BioASQ's own snippets located in the abstracts (``spans`` is not read: the
+    task offers no spans file for BioASQ).
 
     Raises:
         BioasqDataError: The data file is missing or malformed.

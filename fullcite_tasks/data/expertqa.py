@@ -133,7 +133,11 @@ def expertqa_records(
 
 
 def expertqa_source(
-    dataset_path: str | None, ndoc: int, spans: SpanTable | None, system: str = DEFAULT_SYSTEM
+    dataset_path: str | None,
+    ndoc: int,
+    *,
+    spans: SpanTable | None = None,
+    system: str = DEFAULT_SYSTEM,
 ) -> SourceData:
     """FullCite's ExpertQA records from ``dataset_path`` or the pinned download.
 

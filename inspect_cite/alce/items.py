@@ -1,6 +1,6 @@
 """What each field of an ALCE item must hold: one check for the Inspect tasks and ``alce-eval``.
 
-The ALCE tasks (``alce_tasks.data``) check every field their dataset needs when they load a
+The ALCE tasks (``inspect_cite.alce.data``) check every field their dataset needs when they load a
 file; ``alce-eval`` checks the fields the requested metrics read. Both ask :func:`item_problem`,
 so an item one route rejects is never scored as 0 by the other. Problems are returned as text
 (``'"answers"[0] must be a list of strings'``); each caller adds the file and item and raises
@@ -8,16 +8,14 @@ its own error.
 """
 
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal
+from typing import Any
 
-AlceDatasetName = Literal["asqa", "qampari", "eli5"]
+from inspect_cite.benchmarks.alce import ALCE_DATASETS
 
 REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
-    "asqa": ("question", "answer", "qa_pairs", "docs"),
-    "qampari": ("question", "answers", "docs"),
-    "eli5": ("question", "answer", "claims", "docs"),
+    name: dataset.fields for name, dataset in ALCE_DATASETS.items()
 }
-"""The fields an ALCE task needs, per dataset."""
+"""The fields an ALCE task needs, per dataset (its row in the registry)."""
 
 FIELD_TYPES: dict[str, type] = {
     "question": str,

@@ -23,6 +23,7 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from inspect_cite.alce.items import demo_problem
+from inspect_cite.benchmarks.alce import AlceDatasetName
 from inspect_cite.checks.errors import ArgumentError, PreflightError
 from inspect_cite.checks.network import ensure_reachable
 from inspect_cite.downloads import http_client
@@ -40,9 +41,6 @@ ALCE_REPO = "princeton-nlp/ALCE"
 ALCE_PROMPT_COMMIT = "246c476a4edfc564266b7346b6e29ef4861ae937"
 ALCE_PROMPT_URL = "https://raw.githubusercontent.com/{repo}/{commit}/prompts/{name}.json"
 PROMPT_DIR_ENV = "INSPECT_CITE_ALCE_PROMPT_DIR"
-
-
-AlceDatasetName = Literal["asqa", "qampari", "eli5"]
 
 
 def check_dataset_argument(dataset: str | None, *, who: str) -> None:

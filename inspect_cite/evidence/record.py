@@ -36,6 +36,7 @@ from typing import Any, Final, Literal, NotRequired, TypedDict
 
 from inspect_ai.model import ChatMessage, ModelOutput
 
+from inspect_cite.benchmarks.alce import is_alce_dataset
 from inspect_cite.evidence.documents import Document, DocumentError, format_doc, get_docs
 from inspect_cite.evidence.transcript import (
     CitedRef,
@@ -368,4 +369,4 @@ def read_evidence(
 
 
 def _alce(metadata: Mapping[str, Any]) -> bool:
-    return metadata.get("dataset") in ("asqa", "qampari", "eli5")
+    return is_alce_dataset(metadata.get("dataset"))

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from alce_tasks import data as alce_data
-from alce_tasks.data import (
+from inspect_cite.alce import data as alce_data
+from inspect_cite.alce.data import (
     ALCE_DATA_URL,
     EVAL_FILES,
     AlceDataError,

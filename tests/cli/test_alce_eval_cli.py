@@ -259,7 +259,7 @@ def test_nli_true_without_a_gpu_gives_its_advice_once(tmp_path):
 
 
 def test_qampari_flat_answers_are_rejected_as_the_task_rejects_them(tmp_path, capsys):
-    from alce_tasks.data import AlceDataError, load_items
+    from inspect_cite.alce.data import AlceDataError, load_items
 
     items = synthetic_items("qampari", 3)
     items[1]["answers"] = ["flat", "strings"]  # not a list of alias lists

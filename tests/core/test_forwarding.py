@@ -234,7 +234,7 @@ def test_order_rearranges_the_signature():
 
 
 def test_help_shows_the_forwarded_options_docs():
-    assert "Options (from ``alce_tasks.task.alce_task``):" in asqa.__doc__
+    assert "Options (from ``alce_tasks.options.AlceOptions``):" in asqa.__doc__
     assert "\n    oracle: Use ALCE's reranked oracle file" in asqa.__doc__
     assert "qa_model:" not in qampari.__doc__
     # Through two builders: SUMM -> single_generation_solver -> AlcePrompts.

@@ -9,7 +9,8 @@ from inspect_ai import eval
 from inspect_ai.model import get_model
 
 from fullcite_tasks import annotate_spans, asqa, bioasq, expertqa
-from fullcite_tasks.task import FULLCITE_TASK_VERSION, FullciteTaskError
+from fullcite_tasks.options import FullciteTaskError
+from fullcite_tasks.task import FULLCITE_TASK_VERSION
 from inspect_cite.app.log_metrics import log_metrics
 from inspect_cite.evidence.gold_spans import SpansFileError, load_spans_file
 from solvers.span_annotation import annotation_cache_path

@@ -8,7 +8,7 @@ import pytest
 
 import alce_tasks
 import fullcite_tasks
-from fullcite_tasks.task import FullciteTaskError
+from fullcite_tasks.options import FullciteTaskError
 from inspect_cite.checks.errors import PreflightError
 from inspect_cite.checks.once import reset_preflight
 from inspect_cite.nli import get_nli

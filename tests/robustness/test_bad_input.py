@@ -18,13 +18,13 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.scorer import Score, Target
 
 from alce_tasks import asqa as alce_asqa
-from alce_tasks.data import AlceDataError, load_items, validate_item
 from fullcite_tasks import asqa as fullcite_asqa
 from fullcite_tasks.data.asqa import asqa_source
 from fullcite_tasks.data.bioasq import BioasqDataError, bioasq_source, load_bioasq
 from fullcite_tasks.data.expertqa import ExpertqaDataError, expertqa_source, load_expertqa
 from fullcite_tasks.data.incite import incite_records
 from inspect_cite.alce.autoais import citation_scores
+from inspect_cite.alce.data import AlceDataError, load_items, validate_item
 from inspect_cite.checks.errors import ArgumentError, PreflightError
 from inspect_cite.citations import parse_citations, strip_citations
 from inspect_cite.citations.alce import alce_scoring_output
@@ -594,7 +594,7 @@ def test_expertqa_wrong_types_at_any_depth_name_file_row_and_field(
     path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
     for system in ("any", "rr_gs_gpt4"):
         with pytest.raises(ExpertqaDataError) as e:
-            expertqa_source(str(path), 5, None, system)
+            expertqa_source(str(path), 5, spans=None, system=system)
         assert str(e.value) == (
             f'ExpertQA file {path}:3 (sample id "2"): field "{field}" must be {expected}'
         )
@@ -683,14 +683,14 @@ def _expertqa(folder: Path, record: Any) -> None:
     path = folder / "expertqa.jsonl"
     path.write_text("\n".join([lines[0], json.dumps(record), *lines[3:]]) + "\n")
     for system in ("any", "rr_gs_gpt4"):
-        expertqa_source(str(path), 5, None, system)
+        expertqa_source(str(path), 5, spans=None, system=system)
 
 
 def _asqa(folder: Path, record: Any) -> None:
     path = folder / "asqa.json"
     path.write_text(json.dumps([record, *load_fixture("alce_asqa.json")[1:]]))
     spans = load_spans_file(FIXTURES / "fullcite_asqa_spans.jsonl")
-    asqa_source(str(path), 5, spans)
+    asqa_source(str(path), 5, spans=spans)
 
 
 def _spans(folder: Path, record: Any) -> None:

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 import tenacity.nap
 
-from alce_tasks.data import AlceDataError, alce_data_path, data_cache_dir
 from inspect_cite.alce import prompts as alce_prompts
+from inspect_cite.alce.data import AlceDataError, alce_data_path, data_cache_dir
 from inspect_cite.alce.prompts import (
     ALCE_PROMPT_COMMIT,
     PROMPT_SHA256,
@@ -354,7 +354,7 @@ def test_a_killed_download_leaves_no_folder_behind(tmp_path, cache_root, monkeyp
 
     killed = (
         "import os, signal, huggingface_hub\n"
-        "from alce_tasks.data import alce_data_path\n"
+        "from inspect_cite.alce.data import alce_data_path\n"
         "huggingface_hub.hf_hub_download = lambda **kw: os.kill(os.getpid(), signal.SIGKILL)\n"
         "alce_data_path('asqa_eval_gtr_top100.json')\n"
     )

@@ -559,8 +559,8 @@ def test_a_failed_retriever_load_is_not_retried_per_sample(monkeypatch, tmp_path
 @pytest.fixture
 def offline_alce(cache_root, monkeypatch):
     """An empty cache, no overrides, the hub offline and ALCE's prompt host unreachable."""
-    from alce_tasks.data import ALCE_DATA_DIR_ENV
     from inspect_cite.alce import prompts as alce_prompts
+    from inspect_cite.alce.data import ALCE_DATA_DIR_ENV
 
     monkeypatch.delenv(alce_prompts.PROMPT_DIR_ENV, raising=False)
     monkeypatch.delenv(ALCE_DATA_DIR_ENV, raising=False)

@@ -6,7 +6,8 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import MemoryDataset
 from inspect_ai.model import GenerateConfig, ModelUsage, get_model
 
-from alce_tasks.data import load_items, record_to_sample
+from alce_tasks.data import record_to_sample
+from inspect_cite.alce.data import load_items
 from inspect_cite.alce.prompts import (
     ALCE_SYSTEM_MESSAGE,
     AlcePromptBuilder,
