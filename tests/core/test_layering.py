@@ -57,6 +57,9 @@ RULES = (
     ),
     Rule("inspect_cite/alce", ("inspect_cite.app",)),
     Rule("bench", ("tests",)),
+    # The task families never import each other: what two share lives in the core.
+    Rule("alce_tasks", ("fullcite_tasks",)),
+    Rule("fullcite_tasks", ("alce_tasks",)),
 )
 
 
