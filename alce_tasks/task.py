@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from inspect_ai import Task
+from inspect_ai import Epochs, Task
 from inspect_ai.dataset import MemoryDataset
 from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import Scorer
@@ -66,6 +66,7 @@ from inspect_cite.task_options import (
     unique_sample_ids,
 )
 from inspect_cite.thinking import DEFAULT_THINKING_TOKENS, thinking_generate_config
+from scorers import epoch_mean
 from scorers.alce_correctness import alce_correctness
 from scorers.alce_qa import alce_qa
 from scorers.citation_nli import citation_nli
@@ -687,5 +688,7 @@ def alce_task(
         scorer=scorers,
         config=generate_config,
         version=ALCE_TASK_VERSION,
+        # Epochs reduce as Inspect's mean, keeping each epoch's judged shares (-S calibration).
+        epochs=Epochs(1, epoch_mean()),
         metadata=info,
     )

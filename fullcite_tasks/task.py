@@ -19,7 +19,7 @@ import random
 from logging import getLogger
 from typing import Any, Literal
 
-from inspect_ai import Task
+from inspect_ai import Epochs, Task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import Scorer
@@ -47,6 +47,7 @@ from inspect_cite.task_options import (
     unique_sample_ids,
 )
 from inspect_cite.thinking import DEFAULT_THINKING_TOKENS, thinking_generate_config
+from scorers import epoch_mean
 from scorers.citation_bias import citation_bias
 from scorers.citation_judge import citation_judge
 from scorers.citation_similarity import DEFAULT_SIMILARITY_MODEL, citation_similarity
@@ -407,5 +408,7 @@ def fullcite_task(
         ),
         config=config,
         version=FULLCITE_TASK_VERSION,
+        # Epochs reduce as Inspect's mean, keeping each epoch's judged shares (-S calibration).
+        epochs=Epochs(1, epoch_mean()),
         metadata=info,
     )
