@@ -7,6 +7,7 @@ import pytest
 from inspect_ai.log import read_eval_log
 
 from alce_tasks import asqa
+from inspect_cite.app.human_labels import NO_EVIDENCE
 from tests.cli.test_cli_e2e import INSPECT, INSPECT_CITE, NLI, require_installed, run
 from tests.conftest import FIXTURES
 from tests.helpers.evals import eval_one
@@ -22,11 +23,15 @@ def test_installed_calibrate_writes_its_outputs(tmp_path, cache_root):
     out = tmp_path / "out"
     args = [INSPECT_CITE, "calibrate", "--nli", NLI, "--data", "attributionbench"]
     proc = run([*args, "--data-path", str(data), "--out", str(out)], cwd=tmp_path, cache=cache_root)
-    assert "| attributionbench | all | 7 |" in proc.stdout
+    # Seven claims, one without references: left out, with the reason.
+    assert "| attributionbench | all | 6 |" in proc.stdout
+    assert f"1 {NO_EVIDENCE}" in proc.stdout
     result = json.loads((out / "calibration.json").read_text())
     [row] = [r for r in result["judges"][0]["datasets"] if r["subset"] == "all"]
-    assert row["n"] == 7 and row["abstain"] == 0
+    assert row["n"] == 6 and row["abstain"] == 0
     assert (out / "calibration.md").is_file() and (out / "calibration.png").is_file()
+    lines = (out / "judgements.jsonl").read_text().splitlines()
+    assert [json.loads(line)["index"] for line in lines] == [0, 1, 2, 3, 4, 6]
 
 
 def test_inspect_score_takes_a_calibration_by_registry_name(tmp_path, cache_root, own_prompts):
