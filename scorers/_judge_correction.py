@@ -106,7 +106,13 @@ def _finite(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
-@score_reducer
+# One name whether the plugin is installed (where Inspect would prefix "scorers/") or imported
+# from a source tree (where it would not): a log written either way is rescored either way.
+EPOCH_MEAN = "scorers/epoch_mean"
+"""The reducer's registry name, as logs record it (``epochs_reducer``)."""
+
+
+@score_reducer(name=EPOCH_MEAN)
 def epoch_mean() -> ScoreReducer:
     """Inspect's ``mean`` over epochs, carrying each epoch's judged shares into the mean.
 
@@ -185,7 +191,7 @@ def corrected(key: str, negative: bool = False) -> Metric:
             reason = (
                 f"{mismatched} samples' judged shares are from another epoch than their "
                 f"{key}: the epochs were reduced without them (Inspect keeps the first epoch's "
-                "metadata); reduce epochs with epoch_mean (--epochs-reducer epoch_mean)"
+                f"metadata); reduce epochs with {EPOCH_MEAN} (--epochs-reducer {EPOCH_MEAN})"
             )
             logger.warning(f"{key} corrected: nan: {reason}")
             return dict.fromkeys(("mean", "low", "high"), math.nan)
