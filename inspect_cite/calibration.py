@@ -16,9 +16,13 @@ Two halves, both pure arithmetic on counts (no model, no file format):
   (an uncited statement is unsupported whatever the judge would say) carry no judge error, so
   with :math:`J` the mean share of units the judge decided, the corrected rate is
   :math:`(p - (1 - Sp) J) / (Se + Sp - 1)`, clipped to :math:`[0, J]`. Its interval draws
-  :math:`Se` and :math:`Sp` from their Jeffreys posteriors given the calibration counts and
-  resamples the scored samples, so it holds both the task's and the calibration's uncertainty.
-  It assumes the judge errs on the task's claims as it did on the calibration's.
+  :math:`Se` and :math:`Sp` from their Jeffreys posteriors given the calibration counts (moved
+  for the chance check's selection, :func:`_selection_adjusted`) and the samples' mean rate
+  and judged share from a Bayesian bootstrap, so it holds both the task's and the
+  calibration's uncertainty. Where it cannot be known it is nan with the reason
+  (:class:`CorrectedRate`): a calibration that cannot tell the judge from chance
+  (:func:`chance_problem`, :data:`MIN_YOUDEN`), a raw rate out of the judge's reach. It assumes
+  the judge errs on the task's claims as it did on the calibration's.
 
 Values here are fractions in [0, 1]; callers scale them (the scorers and reports use x100).
 A value that cannot be known (precision of a judge that never said "supported") is nan.

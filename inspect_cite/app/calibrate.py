@@ -11,8 +11,12 @@ of each system also compare ALCE's citation recall and precision computed from h
 from ALCE's own automatic scores and from this judge, as ALCE's ``human_eval/analyze.py`` does.
 
 Writes ``calibration.json`` (rates x100, kappa in [-1, 1], counts as integers, an undefined
-value as null with its reason under ``undefined``), ``calibration.md`` and ``calibration.png``,
-and prints a table.
+value as null with its reason under ``undefined``, notes on what a dataset cannot measure),
+``calibration.md`` (with each judge's most confident mistakes), ``calibration.png`` and
+``judgements.jsonl`` (a line per judged pair: :meth:`Judgement.as_json`), and prints a table.
+``--data NAME:LABEL`` names a dataset's rows (:func:`data_names`); ``--limit`` keeps whole
+records (:mod:`inspect_cite.app.limits`). For ``llm-aggrefact`` the ``all`` row also holds the
+mean over its datasets of their balanced accuracy, as the LLM-AggreFact leaderboard computes it.
 """
 
 import argparse

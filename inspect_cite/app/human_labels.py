@@ -31,8 +31,16 @@ it is reported in. A malformed record is one :class:`HumanDataError` naming the 
   the cited snippet's full document (never the model's snippet); claim: the statement the
   citation follows, read by the FullCite citation parser. Subset: the record's ``source``.
   ``--data-path`` is a folder holding ``human_evaluation_data.json`` and the responses.
+- ``llm-aggrefact``: LLM-AggreFact's test split (Tang et al., 2024), from a user's copy of the
+  gated Hugging Face dataset ``lytang/LLM-AggreFact`` (``--data-path`` required): the snapshot
+  folder (``data/test-*.parquet``) or a test file in parquet, csv or JSON Lines with ``dataset``
+  (the subset), ``doc`` (the evidence), ``claim`` and ``label`` (1 supported).
 - ``jsonl``: a user's own file, one ``{"evidence": [str, ...], "claim": str, "label": bool,
   "subset": str}`` per line (``subset`` optional); ``--data-path`` is required.
+
+Every source leaves out a pair whose evidence is empty and counts it under :data:`NO_EVIDENCE`;
+every pair records its input file, the 0-based index of its record there and its place among the
+record's pairs (:class:`LabelledPair`).
 """
 
 import json
