@@ -375,8 +375,10 @@ class Judgement:
         return self.probability if self.decision else 1 - self.probability
 
 
-def _cut(text: str, limit: int) -> str:
-    text = " ".join(text.split())
+def _cut(text: str, limit: int, *, one_line: bool = False) -> str:
+    """The first ``limit`` characters of ``text`` (an ellipsis ends a cut text)."""
+    if one_line:
+        text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
@@ -704,15 +706,16 @@ def _mistakes(calibration: Calibration, judge: str) -> str:
             f"  - evidence: {_quoted(pair.evidence, 400)}"
         )
     shown = min(len(wrong), MISTAKES_SHOWN)
-    head = (
-        f"The {shown} most confident of its {len(wrong)} mistakes (every judgement is in "
-        f"{JUDGEMENTS_FILE}):"
-    )
+    if all(j.confidence is None for j in wrong[:shown]):
+        which = f"It gives no probabilities: the first {shown} of its {len(wrong)} mistakes"
+    else:
+        which = f"The {shown} most confident of its {len(wrong)} mistakes"
+    head = f"{which} (every judgement is in {JUDGEMENTS_FILE}):"
     return head + "\n\n" + "\n".join(lines)
 
 
 def _quoted(text: str, limit: int) -> str:
-    return "`" + _cut(text, limit).replace("`", "'") + "`"
+    return "`" + _cut(text, limit, one_line=True).replace("`", "'") + "`"
 
 
 def markdown(calibration: Calibration) -> str:

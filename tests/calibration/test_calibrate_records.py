@@ -297,8 +297,12 @@ def test_calibration_md_lists_each_judges_most_confident_mistakes(tmp_path):
         {"evidence": ["cats purr"], "claim": "dogs bark", "label": True},  # 0.0, wrong
     ]
     path = write_jsonl(tmp_path / "own.jsonl", rows)
-    calibrate(tmp_path, "--nli", OVERLAP, "--data", "jsonl", "--data-path", str(path))
+    calibrate(
+        tmp_path, "--nli", OVERLAP, "--nli", WORDS, "--data", "jsonl", "--data-path", str(path)
+    )
     text = (tmp_path / "out" / "calibration.md").read_text()
+    # word_entail answers yes or no: its mistakes come in file order, and it says so.
+    assert "It gives no probabilities: the first 2 of its 2 mistakes" in text
     section = text.split("### Most confident mistakes")[1].split("##")[0]
     assert "3 most confident of its 3 mistakes" in section
     order = [section.index(c) for c in ("`otters eat fish`", "`dogs bark`", "`otters eat crabs`")]
