@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from inspect_ai import Task
+from inspect_ai import Epochs, Task
 from inspect_ai.dataset import MemoryDataset
 from inspect_ai.scorer import Scorer
 
@@ -51,6 +51,7 @@ from inspect_cite.options.task_options import (
     recorded_options,
     unique_sample_ids,
 )
+from scorers import epoch_mean
 from scorers.alce_correctness import alce_correctness
 from scorers.alce_qa import alce_qa
 from scorers.citation_nli import citation_nli
@@ -330,5 +331,7 @@ def alce_task(dataset: AlceDatasetName, **options: Any) -> Task:
         scorer=alce_scorers(run),
         config=run.generate_config,
         version=ALCE_TASK_VERSION,
+        # Epochs reduce as Inspect's mean, keeping each epoch's judged shares (-S calibration).
+        epochs=Epochs(1, epoch_mean()),
         metadata=info,
     )

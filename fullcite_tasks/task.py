@@ -21,7 +21,7 @@ from dataclasses import asdict
 from logging import getLogger
 from typing import Any
 
-from inspect_ai import Task
+from inspect_ai import Epochs, Task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Solver
@@ -38,6 +38,7 @@ from inspect_cite.checks.run import check_role
 from inspect_cite.downloads.hub_files import file_provenance
 from inspect_cite.nli.checked import check_nli
 from inspect_cite.options.task_options import check_choice, recorded_options, unique_sample_ids
+from scorers import epoch_mean
 from scorers.citation_bias import citation_bias
 from scorers.citation_judge import citation_judge
 from scorers.citation_similarity import citation_similarity
@@ -269,5 +270,7 @@ def fullcite_task(source: FullciteSource, **options: Any) -> Task:
         scorer=fullcite_scorers(run),
         config=run.config,
         version=FULLCITE_TASK_VERSION,
+        # Epochs reduce as Inspect's mean, keeping each epoch's judged shares (-S calibration).
+        epochs=Epochs(1, epoch_mean()),
         metadata=info,
     )

@@ -75,9 +75,11 @@ its scorer in the log.
 With ``-S calibration=FILE``, ``citation_nli``, ``claim_coverage`` and ``claim_support`` add the
 metrics ``corrected_mean``, ``corrected_low`` and ``corrected_high`` to each of their rates: the
 rate corrected for the NLI judge's measured errors (``_judge_correction.py``; the arithmetic in
-``inspect_cite/statistics/calibration.py``).
+``inspect_cite/statistics/calibration.py``). ``epoch_mean``, the epochs reducer the tasks declare,
+is Inspect's ``mean`` that also carries each epoch's judged shares into those corrected rates.
 """
 
+from scorers._judge_correction import epoch_mean
 from scorers.alce_correctness import alce_correctness
 from scorers.alce_qa import alce_qa
 from scorers.citation_bias import citation_bias
@@ -103,6 +105,7 @@ __all__ = [
     "claim_support",
     "claim_coverage",
     "doc_snippet_f1",
+    "epoch_mean",
     "fullcite_answer",
     "mauve",
     "mauve_corpus",

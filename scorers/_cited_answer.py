@@ -36,7 +36,12 @@ from weakref import WeakKeyDictionary
 from inspect_ai.solver import TaskState
 
 from inspect_cite.citations import Claim, ParsedAnswer, parse_citations
-from inspect_cite.evidence.documents import Document, DocumentError, doc_positions, docs_by_id
+from inspect_cite.evidence.documents import (
+    Document,
+    DocumentError,
+    doc_positions,
+    docs_by_id,
+)
 from inspect_cite.evidence.posthoc_records import unaligned_spans
 from inspect_cite.evidence.record import EVIDENCE_KEY, LEGACY_AGENT_KEY, Evidence, read_evidence
 from inspect_cite.generation.thinking import split_output

@@ -202,7 +202,7 @@ def citation_nli(
             f"**Answer:** {highlight_markdown(output, marker_spans(output))}\n\n"
             + citation_explanation(result, docs, nli, at_most_citations)
         )
-        metadata = calibration_metadata(judge_calibration, judged) or {}
+        metadata = calibration_metadata(judge_calibration, judged, values) or {}
         if not diagnose:
             return Score(
                 value=values, answer=output, explanation=explanation, metadata=metadata or None

@@ -99,8 +99,9 @@ def claim_coverage(
             f"{i}. {'✅ entailed' if ok else '❌ not entailed'}: {' '.join(claim.split())}"
             for i, (claim, ok) in enumerate(result.verdicts, 1)
         )
+        value = {"claims_nli": 100 * result.score}
         return Score(
-            value={"claims_nli": 100 * result.score},
+            value=value,
             answer=output,
             explanation=(
                 f"**Claims entailed: {sum(ok for _, ok in result.verdicts)}/"
@@ -108,7 +109,7 @@ def claim_coverage(
                 f"citations)\n\n{rows}"
             ),
             # Every claim is judged.
-            metadata=calibration_metadata(judge_calibration, {"claims_nli": 1.0}) or None,
+            metadata=calibration_metadata(judge_calibration, {"claims_nli": 1.0}, value) or None,
         )
 
     return score

@@ -352,7 +352,7 @@ def claim_support(
                     }
                     for v in verdicts
                 ],
-                **calibration_metadata(judge_calibration, judged_shares(verdicts)),
+                **calibration_metadata(judge_calibration, judged_shares(verdicts), values),
                 **extra,
             },
         )

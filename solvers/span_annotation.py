@@ -26,7 +26,12 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from inspect_cite.downloads.cache import cache_dir
 from inspect_cite.evidence.documents import Document, get_docs
-from inspect_cite.evidence.gold_spans import GoldSpan, SpanTable, append_spans, load_span_cache
+from inspect_cite.evidence.gold_spans import (
+    GoldSpan,
+    SpanTable,
+    append_spans,
+    load_span_cache,
+)
 from inspect_cite.generation.structured_outputs import json_in_reply
 from inspect_cite.text.alignment import DEFAULT_THRESHOLD, align
 from inspect_cite.text.think import strip_think

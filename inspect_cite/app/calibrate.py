@@ -11,14 +11,19 @@ each system also compare ALCE's citation recall and precision computed from huma
 ALCE's own automatic scores and from this judge, as ALCE's ``human_eval/analyze.py`` does.
 
 Writes ``calibration.json`` (rates x100, kappa in [-1, 1], counts as integers, an undefined
-value as null with its reason under ``undefined``), ``calibration.md`` and ``calibration.png``,
-and prints a table.
+value as null with its reason under ``undefined``, notes on what a dataset cannot measure),
+``calibration.md`` (with each judge's most confident mistakes), ``calibration.png`` and
+``judgements.jsonl`` (a line per judged pair: :meth:`Judgement.as_json`), and prints a table.
+``--data NAME:LABEL`` names a dataset's rows (:func:`data_names`); ``--limit`` keeps whole
+records (:mod:`inspect_cite.app.limits`). For ``llm-aggrefact`` the ``all`` row also holds the
+mean over its datasets of their balanced accuracy, as the LLM-AggreFact leaderboard computes it.
 """
 
 import argparse
 import asyncio
 import json
 import math
+import re
 import sys
 import time
 from collections import Counter
@@ -30,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from inspect_cite.app.human_labels import DATASETS, AlceSentence, HumanData, load_human_data
+from inspect_cite.app.limits import LIMIT_BY, limit_records
 from inspect_cite.checks.errors import PreflightError
 from inspect_cite.downloads.files import unwritable_dir_problem, write_atomic
 from inspect_cite.downloads.http_client import redact_text
@@ -48,11 +54,16 @@ from inspect_cite.statistics.calibration import (
 )
 
 JSON_FILE = "calibration.json"
+JUDGEMENTS_FILE = "judgements.jsonl"
 MARKDOWN_FILE = "calibration.md"
 CHART_FILE = "calibration.png"
 NLI_FLAG = "--nli"
 NLI_CACHE_FLAG = "--nli-cache"
 OUT_FLAG = "--out"
+EVIDENCE_CUT = 1000
+"""Characters of a pair's evidence written beside its judgement (``evidence_chars``: all)."""
+MISTAKES_SHOWN = 5
+"""The most confident mistakes ``calibration.md`` lists per judge."""
 
 _CHUNK = 64
 _CONCURRENT_CHUNKS = 64
@@ -86,6 +97,8 @@ class Judged:
         seconds: Wall time of the judging.
         nli_calls: Pairs the backend sent to its model (0 when every answer was cached).
         abstentions: Why pairs were not decided, by reason (first line of the error).
+        probabilities: Per pair: the judge's probability of "supported", where it gives one.
+        reasons: Per pair: why the judge abstained (None for a decided pair).
 
     """
 
@@ -93,6 +106,8 @@ class Judged:
     seconds: float
     nli_calls: int
     abstentions: Counter[str] = field(default_factory=Counter)
+    probabilities: list[float | None] = field(default_factory=list)
+    reasons: list[str | None] = field(default_factory=list)
 
     @property
     def pairs_per_s(self) -> float:
@@ -150,10 +165,15 @@ def run_judge(backend: CachedNLI, data: HumanData) -> Judged:
     judged = Judged([], seconds, backend.model_pairs - calls)
     for result in results:
         if isinstance(result, NLIError):
+            reason = str(result).strip().splitlines()[0][:200] if str(result).strip() else "failed"
             judged.verdicts.append(None)
-            judged.abstentions[str(result).strip().splitlines()[0][:200]] += 1
+            judged.probabilities.append(None)
+            judged.reasons.append(reason)
+            judged.abstentions[reason] += 1
         else:
             judged.verdicts.append(bool(result.entailed))
+            judged.probabilities.append(None if result.prob is None else float(result.prob))
+            judged.reasons.append(None)
     return judged
 
 
@@ -213,10 +233,12 @@ def alce_system_rows(data: HumanData, judged: Judged) -> dict[str, dict[str, Any
 
     As ``human_eval/analyze.py``: sentence recall is the sentence's 0/1 score; a citation
     counts (1) when its score is 1 or 2 and its sentence's recall is 1; rates are means over a
-    system's items of the item means. The judge's recall of a cited sentence is its verdict on
-    the sentence's cited documents (0 uncited, as eval.py); its precision of a citation, its
-    verdict on that document alone, gated by its recall verdict. A sentence or citation whose
-    verdict the judge abstained on is left out of the judge's figures.
+    system's items of the item means (an item without units counts 0). The judge's recall of
+    a cited sentence is its verdict on the sentence's cited documents (0 uncited, as eval.py);
+    its precision of a citation, its verdict on that document alone, gated by its recall
+    verdict. A unit whose verdict the judge abstained on is left out of the judge's figures,
+    never counted 0: an item all of whose units it abstained on leaves the judge's mean
+    (``judge_items`` items count, ``judge_items_abstained`` were left out so).
 
     Returns:
         Fields to add to the ``<dataset>/<system>/recall`` and ``/citation`` rows.
@@ -228,36 +250,67 @@ def alce_system_rows(data: HumanData, judged: Judged) -> dict[str, dict[str, Any
     rows: dict[str, dict[str, Any]] = {}
     for group, sentences in by_group.items():
         items: dict[str, list[list[int]]] = {}
+        # Per item, the judge's units it abstained on: recall (2) and citation (5) columns.
+        abstained: dict[str, list[int]] = {}
         units: list[list[int]] = [[] for _ in range(6)]
         for s in sentences:
             cells = items.setdefault(s.item, [[] for _ in range(6)])
+            missed = abstained.setdefault(s.item, [0] * 6)
             human_cites = [min(c, 1) * s.human_recall for c in s.human_citations]
             auto_cites = [min(c, 1) * s.auto_recall for c in s.auto_citations]
             recall = 0 if s.recall_pair is None else judged.verdicts[s.recall_pair]
             values: list[list[int]] = [[s.human_recall], [s.auto_recall], [], human_cites]
             values += [auto_cites, []]
-            if recall is not None:
+            if recall is None:
+                # Without the recall verdict neither the sentence nor its citations are known.
+                missed[2] += 1
+                missed[5] += len(s.citation_pairs)
+            else:
                 values[2] = [int(recall)]
                 verdicts = [judged.verdicts[i] for i in s.citation_pairs]
                 values[5] = [int(bool(recall and v)) for v in verdicts if v is not None]
+                missed[5] += sum(v is None for v in verdicts)
             for k in range(6):
                 cells[k] += values[k]
                 units[k] += values[k]
-        item_values = list(items.values())
-        rate = [_x100(_item_mean([cells[k] for cells in item_values])) for k in range(6)]
+        rate: list[float | None] = []
+        counted: dict[int, tuple[int, int]] = {}
+        for k in range(6):
+            kept = [cells[k] for item, cells in items.items() if cells[k] or not abstained[item][k]]
+            rate.append(_x100(_item_mean(kept)))
+            counted[k] = (len(kept), len(items) - len(kept))
         rows[f"{group}/recall"] = {
             "human_rate": rate[0],
             "alce_rate": rate[1],
             "judge_rate": rate[2],
             "alce_kappa": _x100(_kappa(units[0], units[1]), 1.0),
+            "judge_items": counted[2][0],
+            "judge_items_abstained": counted[2][1],
         }
         rows[f"{group}/citation"] = {
             "human_rate": rate[3],
             "alce_rate": rate[4],
             "judge_rate": rate[5],
             "alce_kappa": _x100(_kappa(units[3], units[4]), 1.0),
+            "judge_items": counted[5][0],
+            "judge_items_abstained": counted[5][1],
         }
     return rows
+
+
+def _subset_mean_row(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """LLM-AggreFact's headline: the mean over its datasets of each one's balanced accuracy.
+
+    As the leaderboard (and MiniCheck's ``benchmark_evaluation_demo.ipynb``) computes it:
+    balanced accuracy per dataset, then their plain mean, each dataset weighing the same.
+    """
+    values = [r["balanced_accuracy"] for r in rows if r["subset"] != ALL_SUBSET]
+    if values and all(v is not None for v in values):
+        return {"mean_balanced_accuracy": round(float(np.mean(values)), 4)}
+    return {
+        "mean_balanced_accuracy": None,
+        "mean_balanced_accuracy_undefined": "a dataset's balanced accuracy is undefined",
+    }
 
 
 def dataset_rows(data: HumanData, judged: Judged) -> list[dict[str, Any]]:
@@ -272,7 +325,61 @@ def dataset_rows(data: HumanData, judged: Judged) -> list[dict[str, Any]]:
     extra = alce_system_rows(data, judged) if data.alce_sentences else {}
     for row in rows:
         row.update(extra.get(row["subset"], {}))
+    if data.kind == "llm-aggrefact":
+        rows[0].update(_subset_mean_row(rows))
     return rows
+
+
+@dataclass
+class Judgement:
+    """One judge's answer on one labelled pair (a line of ``judgements.jsonl``)."""
+
+    judge: str
+    data: HumanData
+    pair: int
+    decision: bool | None
+    probability: float | None
+    reason: str | None
+
+    def as_json(self) -> dict[str, Any]:
+        """The line: the pair's place and label, the judge's answer, what helps read it."""
+        pair = self.data.pairs[self.pair]
+        return {
+            "judge": self.judge,
+            "data": self.data.name,
+            "subset": pair.subset,
+            "index": pair.index,
+            "pair": pair.pair,
+            "label": pair.label,
+            "probability": self.probability,
+            "decision": self.decision,
+            "reason": self.reason,
+            "file": pair.file,
+            "where": pair.where,
+            "in_all": pair.in_all,
+            "claim": pair.claim,
+            "evidence": _cut(pair.evidence, EVIDENCE_CUT),
+            "evidence_chars": len(pair.evidence),
+        }
+
+    @property
+    def mistaken(self) -> bool:
+        """A decided pair the judge got wrong."""
+        return self.decision is not None and self.decision != self.data.pairs[self.pair].label
+
+    @property
+    def confidence(self) -> float | None:
+        """The probability the judge gave its own (wrong or right) decision, where it gives one."""
+        if self.decision is None or self.probability is None:
+            return None
+        return self.probability if self.decision else 1 - self.probability
+
+
+def _cut(text: str, limit: int, *, one_line: bool = False) -> str:
+    """The first ``limit`` characters of ``text`` (an ellipsis ends a cut text)."""
+    if one_line:
+        text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 @dataclass
@@ -283,6 +390,27 @@ class Calibration:
     judges: list[tuple[str, list[dict[str, Any]]]]
     abstentions: dict[tuple[str, str], Counter[str]]
     limit: int | None = None
+    limit_by: str | None = None
+    seed: int = 0
+    judgements: list[Judgement] = field(default_factory=list)
+
+    def notes(self) -> list[str]:
+        """What the data cannot measure: each dataset's own notes, then missing label classes."""
+        notes = [note for d in self.datasets for note in d.notes]
+        for d in self.datasets:
+            labels = {p.label for p in d.pairs if p.in_all}
+            left_out = ", ".join(f"{n} {why}" for why, n in d.skipped.items())
+            for label, what, rate in (
+                (False, "not supported", "specificity"),
+                (True, "supported", "sensitivity"),
+            ):
+                if label not in labels and not any(what in n and d.name in n for n in notes):
+                    notes.append(
+                        f"{d.name}: no human '{what}' pair in all: its {rate} cannot be measured "
+                        f"and -S calibration refuses it"
+                        + (f" (left out: {left_out})" if left_out else "")
+                    )
+        return notes
 
     def as_json(self) -> dict[str, Any]:
         """The content of ``calibration.json``."""
@@ -291,15 +419,20 @@ class Calibration:
             "confidence": CONFIDENCE,
             "bootstrap_draws": BOOTSTRAP_DRAWS,
             "limit": self.limit,
+            "limit_by": self.limit_by,
+            "seed": self.seed if self.limit_by else None,
             "data": [
                 {
                     "data": d.name,
+                    "kind": d.kind,
                     "pairs": len(d.pairs),
                     "sources": d.sources,
                     "skipped": dict(d.skipped),
+                    "notes": d.notes,
                 }
                 for d in self.datasets
             ],
+            "notes": self.notes(),
             "judges": [
                 {
                     "nli": spec,
@@ -355,56 +488,112 @@ def open_judges(specs: Sequence[str], nli_cache: str | None) -> list[CachedNLI]:
         raise e.naming(NLI_CACHE_FLAG if nli_cache else NLI_CACHE_ENV) from e
 
 
+_LABEL = re.compile(r"^[A-Za-z0-9_.-]+$")
+
+
+def data_names(names: Sequence[str], data_paths: Sequence[str]) -> list[tuple[str, str]]:
+    """(dataset, selectable name) per ``--data``: ``NAME``, or ``NAME:LABEL`` to name it.
+
+    A dataset given more than once without a label is named ``NAME:<file stem>`` of each
+    ``--data-path``, so that ``-S calibration=FILE#NAME:<stem>`` selects each file's rows.
+
+    Raises:
+        PreflightError: An unknown dataset, a label with other than letters, digits, ``_``,
+            ``.``, ``-``, or two entries that would have one name.
+
+    """
+    entries = []
+    for name in names:
+        kind, _, label = name.partition(":")
+        if kind not in DATASETS:
+            raise PreflightError(
+                f"--data {name}: unknown dataset; use one of {', '.join(DATASETS)}"
+            )
+        if ":" in name and not _LABEL.match(label):
+            raise PreflightError(
+                f"--data {name}: a label is letters, digits, '_', '.' or '-' (it names the rows "
+                "that -S calibration=FILE#NAME:LABEL selects)"
+            )
+        entries.append((kind, name))
+    repeated = {n for n in (e[1] for e in entries) if [e[1] for e in entries].count(n) > 1}
+    named = []
+    for i, (kind, name) in enumerate(entries):
+        if name in repeated and data_paths:
+            stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", Path(data_paths[i]).stem).strip("-")
+            name = f"{kind}:{stem or i}"
+        named.append((kind, name))
+    chosen = [n for _, n in named]
+    for name in dict.fromkeys(chosen):
+        if chosen.count(name) > 1:
+            kind = name.partition(":")[0]
+            raise PreflightError(
+                f"--data {kind} is given {chosen.count(name)} times and its rows would all be "
+                f"named {name}: give each a name (--data {kind}:LABEL) or files of different names"
+            )
+    return named
+
+
 def calibrate(
     specs: Sequence[str],
-    data_names: Sequence[str],
+    data_names_given: Sequence[str],
     data_paths: Sequence[str] = (),
     *,
     limit: int | None = None,
+    limit_by: str | None = None,
+    seed: int = 0,
     nli_cache: str | None = None,
 ) -> Calibration:
     """Judge every dataset's labelled pairs with every judge.
 
     Args:
         specs: NLI specs (``--nli``), each a judge (one given twice is judged once).
-        data_names: Dataset names (``--data``).
+        data_names_given: Dataset names (``--data``), each ``NAME`` or ``NAME:LABEL``.
         data_paths: Local files, one per dataset in order (``--data-path``), or none.
-        limit: Judge only each dataset's first ``limit`` pairs.
+        limit: Judge about ``limit`` pairs of each dataset, cut to whole records
+            (:func:`inspect_cite.app.limits.limit_records`).
+        limit_by: ``subset``: the records drawn at random (``seed``) from every subset in
+            proportion to its pairs; None: the first records in file order.
+        seed: Seed of the ``subset`` draw.
         nli_cache: SQLite file caching decisions (default ``$INSPECT_CITE_NLI_CACHE``).
 
     Raises:
         PreflightError: An unusable judge or cache, a dataset that cannot be had, is
-            malformed or holds no labelled pairs.
+            malformed or holds no labelled pairs, or two datasets of one name.
 
     """
-    if data_paths and len(data_paths) != len(data_names):
+    if data_paths and len(data_paths) != len(data_names_given):
         raise PreflightError(
-            f"--data-path was given {len(data_paths)} times for {len(data_names)} --data: give "
-            "one per --data, in the same order, or none"
+            f"--data-path was given {len(data_paths)} times for {len(data_names_given)} --data: "
+            "give one per --data, in the same order, or none"
         )
+    if limit_by is not None and limit is None:
+        raise PreflightError(f"--limit-by {limit_by} needs --limit N")
+    named = data_names(data_names_given, data_paths)
     specs = judges(specs)
     preflight(specs, nli_cache)
     datasets = []
-    for i, name in enumerate(data_names):
-        data = load_human_data(name, data_paths[i] if data_paths else None)
+    for i, (kind, name) in enumerate(named):
+        data = load_human_data(kind, data_paths[i] if data_paths else None)
+        data.name = name
         if limit is not None:
-            data.pairs = data.pairs[:limit]
-            data.alce_sentences = [
-                s
-                for s in data.alce_sentences
-                if (s.recall_pair is None or s.recall_pair < limit)
-                and all(c < limit for c in s.citation_pairs)
-            ]
+            limit_records(data, limit, by=limit_by, seed=seed)
         datasets.append(data)
     backends = open_judges(specs, nli_cache)
-    result = Calibration(datasets, [], {}, limit)
+    result = Calibration(datasets, [], {}, limit, limit_by, seed)
     for spec, backend in zip(specs, backends, strict=True):
         rows = []
+        judge = redact_text(spec.strip())
         for data in datasets:
             judged = run_judge(backend, data)
-            result.abstentions[(redact_text(spec.strip()), data.name)] = judged.abstentions
+            result.abstentions[(judge, data.name)] = judged.abstentions
             rows += dataset_rows(data, judged)
-        result.judges.append((redact_text(spec.strip()), rows))
+            result.judgements += [
+                Judgement(judge, data, i, verdict, probability, reason)
+                for i, (verdict, probability, reason) in enumerate(
+                    zip(judged.verdicts, judged.probabilities, judged.reasons, strict=True)
+                )
+            ]
+        result.judges.append((judge, rows))
     return result
 
 
@@ -450,6 +639,35 @@ def _alce_table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def _aggrefact_table(calibration: Calibration) -> str:
+    """LLM-AggreFact as its leaderboard shows a judge: balanced accuracy per dataset, average."""
+    parts = []
+    for data in (d for d in calibration.datasets if d.kind == "llm-aggrefact"):
+        subsets = list(dict.fromkeys(p.subset for p in data.pairs))
+        lines = [
+            "| judge | " + " | ".join(subsets) + " | Average |",
+            "|---|" + "---|" * (len(subsets) + 1),
+        ]
+        for spec, rows in calibration.judges:
+            mine = {r["subset"]: r for r in rows if r["data"] == data.name}
+            cells = [_cell(mine[s], "balanced_accuracy", interval=False) for s in subsets]
+            cells.append(_cell(mine[ALL_SUBSET], "mean_balanced_accuracy", interval=False))
+            lines.append(f"| {spec} | " + " | ".join(cells) + " |")
+        parts.append(
+            f"{data.name}: balanced accuracy per dataset and their mean, as the LLM-AggreFact "
+            "leaderboard computes them:\n\n" + "\n".join(lines)
+        )
+    return "\n\n".join(parts)
+
+
+def _left_out(calibration: Calibration) -> list[str]:
+    return [
+        f"{d.name}: {len(d.pairs)} pairs; left out: "
+        + (", ".join(f"{n} {why}" for why, n in d.skipped.items()) or "none")
+        for d in calibration.datasets
+    ]
+
+
 def terminal_table(calibration: Calibration) -> str:
     """Per judge, a row per dataset and subset (rates x100, intervals in calibration.md)."""
     parts = []
@@ -458,11 +676,50 @@ def terminal_table(calibration: Calibration) -> str:
         alce = _alce_table(rows)
         if alce:
             parts.append(f"ALCE citation recall / precision per system ({spec}):\n\n{alce}")
+    aggrefact = _aggrefact_table(calibration)
+    if aggrefact:
+        parts.append(aggrefact)
+    parts.append("\n".join(_left_out(calibration)))
+    notes = calibration.notes()
+    if notes:
+        parts.append("\n".join(f"note: {n}" for n in notes))
     return "\n\n".join(parts) + "\n"
 
 
+def _mistakes(calibration: Calibration, judge: str) -> str:
+    """The judge's most confident mistakes: decided pairs it got wrong, surest first."""
+    wrong = [j for j in calibration.judgements if j.judge == judge and j.mistaken]
+    if not wrong:
+        return "No mistakes: every decided pair agrees with its human label."
+    # Without probabilities (a judge that only says yes or no), in file order.
+    wrong.sort(key=lambda j: -(j.confidence if j.confidence is not None else -1.0))
+    lines = []
+    for j in wrong[:MISTAKES_SHOWN]:
+        pair = j.data.pairs[j.pair]
+        said = "supported" if j.decision else "not supported"
+        human = "supported" if pair.label else "not supported"
+        sure = "no probability" if j.probability is None else f"probability {j.probability:.3f}"
+        lines.append(
+            f"- **{j.data.name}/{pair.subset}** index {pair.index} pair {pair.pair}: judge "
+            f"*{said}* ({sure}), people *{human}*\n"
+            f"  - claim: {_quoted(pair.claim, 300)}\n"
+            f"  - evidence: {_quoted(pair.evidence, 400)}"
+        )
+    shown = min(len(wrong), MISTAKES_SHOWN)
+    if all(j.confidence is None for j in wrong[:shown]):
+        which = f"It gives no probabilities: the first {shown} of its {len(wrong)} mistakes"
+    else:
+        which = f"The {shown} most confident of its {len(wrong)} mistakes"
+    head = f"{which} (every judgement is in {JUDGEMENTS_FILE}):"
+    return head + "\n\n" + "\n".join(lines)
+
+
+def _quoted(text: str, limit: int) -> str:
+    return "`" + _cut(text, limit, one_line=True).replace("`", "'") + "`"
+
+
 def markdown(calibration: Calibration) -> str:
-    """``calibration.md``: the tables with intervals, the data's provenance, the abstentions."""
+    """``calibration.md``: the tables with intervals, mistakes, the data's provenance, notes."""
     level = round(100 * CONFIDENCE)
     parts = [
         "# Judges against human labels",
@@ -475,14 +732,28 @@ def markdown(calibration: Calibration) -> str:
         alce = _alce_table(rows)
         if alce:
             parts.append(f"ALCE citation recall and precision per system:\n\n{alce}")
+        parts.append(f"### Most confident mistakes\n\n{_mistakes(calibration, spec)}")
+    aggrefact = _aggrefact_table(calibration)
+    if aggrefact:
+        parts.append(f"## LLM-AggreFact\n\n{aggrefact}")
     parts.append("## Data")
     for d in calibration.datasets:
         sources = "; ".join(", ".join(f"{k} {v}" for k, v in s.items()) for s in d.sources)
         skipped = ", ".join(f"{n} {why}" for why, n in d.skipped.items()) or "none"
         parts.append(f"- **{d.name}**: {len(d.pairs)} pairs ({sources}); left out: {skipped}")
+    if calibration.limit is not None:
+        how = (
+            f"drawn from every subset in proportion (seed {calibration.seed})"
+            if calibration.limit_by
+            else "the first records in file order"
+        )
+        parts.append(f"- --limit {calibration.limit}: whole records, {how}")
     for (spec, name), reasons in calibration.abstentions.items():
         for why, n in reasons.items():
             parts.append(f"- {spec} abstained on {n} {name} pairs: {why}")
+    notes = calibration.notes()
+    if notes:
+        parts.append("## Notes\n\n" + "\n".join(f"- {n}" for n in notes))
     return "\n\n".join(parts) + "\n"
 
 
@@ -521,12 +792,20 @@ def chart(calibration: Calibration, path: Path) -> None:
 
 
 def write_outputs(calibration: Calibration, out: Path) -> list[Path]:
-    """Write ``calibration.json``, ``calibration.md`` and ``calibration.png`` into ``out``."""
+    """Write ``calibration.json``, ``.md``, ``.png`` and ``judgements.jsonl`` into ``out``.
+
+    ``judgements.jsonl`` holds one line per judged pair (:meth:`Judgement.as_json`).
+    """
     out.mkdir(parents=True, exist_ok=True)
     write_atomic(out / JSON_FILE, json.dumps(calibration.as_json(), indent=2, allow_nan=False))
     write_atomic(out / MARKDOWN_FILE, markdown(calibration))
     chart(calibration, out / CHART_FILE)
-    return [out / JSON_FILE, out / MARKDOWN_FILE, out / CHART_FILE]
+    lines = (
+        json.dumps(j.as_json(), ensure_ascii=False, allow_nan=False) + "\n"
+        for j in calibration.judgements
+    )
+    write_atomic(out / JUDGEMENTS_FILE, "".join(lines))
+    return [out / JSON_FILE, out / MARKDOWN_FILE, out / CHART_FILE, out / JUDGEMENTS_FILE]
 
 
 # Command line ----------------------------------------------------------------------------------
@@ -542,15 +821,53 @@ def _positive(value: str) -> int:
     return number
 
 
+def _seed(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from e
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {number}")
+    return number
+
+
+_DESCRIPTION = """\
+Judge human-labelled (evidence, claim) pairs with each NLI judge and report its agreement with
+the people: counts, accuracy, balanced accuracy, kappa, precision/recall/F1 of 'supported',
+bootstrap intervals, pairs/s. Writes DIR/calibration.json (what -S calibration=FILE reads),
+DIR/calibration.md (the tables with intervals, each judge's most confident mistakes),
+DIR/calibration.png and DIR/judgements.jsonl (one line per judged pair: judge, data, subset,
+index of the record in its input file, pair within the record, human label, the judge's
+probability and decision, the claim and the evidence cut to 1,000 characters).
+
+Pairs whose evidence is empty are left out and counted apart, with the reason, for every
+source. A dataset with no human 'not supported' (or 'supported') pair is reported with a note:
+its specificity (sensitivity) is unknown and -S calibration refuses it.
+"""
+
+_EPILOG = f"""\
+examples:
+  inspect-cite calibrate --nli SPEC --data attributionbench --out calibration
+  inspect-cite calibrate --nli SPEC \\
+      --data attributionbench --data-path test_all_subset_balanced_sampled500.jsonl \\
+      --data attributionbench --data-path test_ood_all_subset_balanced.jsonl --out calibration
+    (rows named attributionbench:test_all_subset_balanced_sampled500 and
+    attributionbench:test_ood_all_subset_balanced; --data attributionbench:ood names one)
+  inspect-cite calibrate --nli SPEC --data llm-aggrefact --data-path llm-aggrefact --out c
+  inspect-cite calibrate --nli SPEC --data attributionbench --limit 200 --limit-by subset \\
+      --seed 0 --out calibration
+
+NLI specs ({NLI_FLAG}):
+{NLI_SPECS}"""
+
+
 def add_parser(sub: Any) -> None:
     """The ``calibrate`` subcommand's options, on ``inspect-cite``'s subparsers."""
     cal = sub.add_parser(
         "calibrate",
         help="measure NLI judges against human-labelled citation data",
-        description="Judge human-labelled (evidence, claim) pairs with each NLI judge and "
-        "report its agreement with the people (counts, accuracy, balanced accuracy, kappa, "
-        "precision/recall/F1 of 'supported', bootstrap intervals, pairs/s).",
-        epilog=f"NLI specs ({NLI_FLAG}):\n{NLI_SPECS}",
+        description=_DESCRIPTION,
+        epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     cal.add_argument(
@@ -560,20 +877,43 @@ def add_parser(sub: Any) -> None:
         "--data",
         action="append",
         required=True,
-        choices=DATASETS,
-        metavar="NAME",
-        help=f"a human-labelled dataset (repeatable): {', '.join(DATASETS)}",
+        metavar="NAME[:LABEL]",
+        help=f"a human-labelled dataset (repeatable): {', '.join(DATASETS)}; ':LABEL' names its "
+        "rows (data NAME:LABEL in calibration.json, -S calibration=FILE#NAME:LABEL); a NAME "
+        "given twice without labels is named NAME:<file stem> of each --data-path",
     )
     cal.add_argument(
         "--data-path",
         action="append",
         default=[],
-        metavar="FILE",
+        metavar="PATH",
         help="a local copy of the dataset instead of the pinned download (one per --data, "
-        "in order; a folder for fullcite-human; required for jsonl)",
+        "in order): a file; for fullcite-human a clone of anaryegen/incite-manual-eval, a "
+        "folder or its human_evaluation_data.json (the ratings files beside it or in "
+        "responses/); for llm-aggrefact (required) the hub snapshot folder or its test file "
+        "(parquet, csv, jsonl); required for jsonl",
     )
     cal.add_argument(
-        "--limit", type=_positive, default=None, help="judge only the first N pairs of each"
+        "--limit",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="judge about N pairs of each dataset, in whole records (an item of ALCE's human "
+        "evaluation, an ExpertQA question): the first records in file order",
+    )
+    cal.add_argument(
+        "--limit-by",
+        choices=LIMIT_BY,
+        default=None,
+        help="with --limit: draw the records at random from every subset, in proportion to "
+        "its pairs, instead of taking the first ones",
+    )
+    cal.add_argument(
+        "--seed",
+        type=_seed,
+        default=0,
+        metavar="S",
+        help="seed of --limit-by's draw (default 0)",
     )
     cal.add_argument("--out", required=True, metavar="DIR", help="output directory")
     cal.add_argument(
@@ -591,7 +931,13 @@ def main(args: Any) -> int:
         if (problem := unwritable_dir_problem(Path(args.out))) is not None:
             raise PreflightError(f"{OUT_FLAG} {args.out}: {problem}")
         result = calibrate(
-            args.nli, args.data, args.data_path, limit=args.limit, nli_cache=args.nli_cache
+            args.nli,
+            args.data,
+            args.data_path,
+            limit=args.limit,
+            limit_by=args.limit_by,
+            seed=args.seed,
+            nli_cache=args.nli_cache,
         )
         written = write_outputs(result, Path(args.out))
     except (PreflightError, ValueError, OSError) as e:

@@ -31,8 +31,16 @@ Lines) or record, and the field.
   the cited snippet's full document (never the model's snippet); claim: the statement the
   citation follows, read by the FullCite citation parser. Subset: the record's ``source``.
   ``--data-path`` is a folder holding ``human_evaluation_data.json`` and the responses.
+- ``llm-aggrefact``: LLM-AggreFact's test split (Tang et al., 2024), from a user's copy of the
+  gated Hugging Face dataset ``lytang/LLM-AggreFact`` (``--data-path`` required): the snapshot
+  folder (``data/test-*.parquet``) or a test file in parquet, csv or JSON Lines with ``dataset``
+  (the subset), ``doc`` (the evidence), ``claim`` and ``label`` (1 supported).
 - ``jsonl``: a user's own file, one ``{"evidence": [str, ...], "claim": str, "label": bool,
   "subset": str}`` per line (``subset`` optional); ``--data-path`` is required.
+
+Every source leaves out a pair whose evidence is empty and counts it under :data:`NO_EVIDENCE`;
+every pair records its input file, the 0-based index of its record there and its place among the
+record's pairs (:class:`LabelledPair`).
 """
 
 import json
@@ -106,11 +114,22 @@ INCITE_FILES = (
 )
 INCITE_YES_NO = {"yes": True, "no": False}
 
+NO_EVIDENCE = "no evidence: an empty premise, nothing for the judge to read"
+"""The reason every source gives for a pair left out because its evidence is empty."""
+NO_CLAIM = "no claim text"
+
 EXPERTQA_SUPPORT = {"complete": True, "missing": False}
 EXPERTQA_PARTIAL = ("partial", "incomplete")
 PARTIAL_SUBSET = "partial"
 
-DATASETS = ("attributionbench", "expertqa", "alce-human", "fullcite-human", "jsonl")
+DATASETS = (
+    "attributionbench",
+    "expertqa",
+    "alce-human",
+    "fullcite-human",
+    "llm-aggrefact",
+    "jsonl",
+)
 """The names ``--data`` takes."""
 
 
@@ -129,6 +148,11 @@ class LabelledPair:
         subset: The subset the pair is reported in (besides ``all``).
         where: The file and line or record it came from.
         in_all: Whether the pair counts in ``all`` (partial-support subsets do not).
+        file: The input file it came from.
+        index: The 0-based index of its record in that file (a JSON Lines file's non-blank
+            lines, a table's rows, ALCE's items in file order, FullCite's records).
+        pair: The 0-based place of the pair among the pairs its record yields (0 where a record
+            yields one pair; FullCite: the citation's index in its record).
 
     """
 
@@ -138,6 +162,14 @@ class LabelledPair:
     subset: str
     where: str
     in_all: bool = True
+    file: str = ""
+    index: int = 0
+    pair: int = 0
+
+    @property
+    def record(self) -> tuple[str, int]:
+        """The record the pair comes from: ``--limit`` keeps or cuts a record whole."""
+        return self.file, self.index
 
 
 @dataclass
@@ -153,6 +185,7 @@ class AlceSentence:
         auto_citations: ALCE's automatic precision score of each citation.
         recall_pair: Index of its ``recall`` pair in :attr:`HumanData.pairs` (None: uncited).
         citation_pairs: Indices of its ``citation`` pairs.
+        index: The 0-based index of its item in the file (its pairs' ``index``).
 
     """
 
@@ -164,6 +197,7 @@ class AlceSentence:
     auto_citations: list[int]
     recall_pair: int | None
     citation_pairs: list[int]
+    index: int = 0
 
 
 @dataclass
@@ -177,6 +211,8 @@ class HumanData:
             SHA-256.
         skipped: Records left out, by reason (no evidence, not rated, ...).
         alce_sentences: ``alce-human`` only: every sentence with ALCE's scores.
+        notes: What the data can and cannot measure, for the command's output.
+        kind: The ``--data`` name whose loader read it (``name`` may add a label to it).
 
     """
 
@@ -185,6 +221,11 @@ class HumanData:
     sources: list[dict[str, Any]] = field(default_factory=list)
     skipped: Counter[str] = field(default_factory=Counter)
     alce_sentences: list[AlceSentence] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    kind: str = ""
+
+    def __post_init__(self) -> None:
+        self.kind = self.kind or self.name
 
 
 def _pinned(pin: PinnedGitHubFile, name: str) -> tuple[Path, dict[str, Any]]:
@@ -212,8 +253,13 @@ def _evidence_list(value: Any) -> bool:
 
 
 def attributionbench_pairs(path: Path, data: HumanData) -> None:
-    """Add the pairs of one AttributionBench JSON Lines file (GitHub or Hugging Face copy)."""
-    for where, row in read_jsonl(path, "AttributionBench file", HumanDataError, DATA_PATH_FLAG):
+    """Add the pairs of one AttributionBench JSON Lines file (GitHub or Hugging Face copy).
+
+    A claim with an empty ``references`` list (75 HAGRID claims of the out-of-distribution
+    test set) has nothing to be judged against: it is left out as :data:`NO_EVIDENCE`.
+    """
+    records = read_jsonl(path, "AttributionBench file", HumanDataError, DATA_PATH_FLAG)
+    for index, (where, row) in enumerate(records):
         if not isinstance(row, dict):
             raise HumanDataError(f"{where}: expected a JSON object")
         if not _text(row.get("claim")):
@@ -229,13 +275,19 @@ def attributionbench_pairs(path: Path, data: HumanData) -> None:
             )
         if not _text(row.get("src_dataset")):
             raise HumanDataError(f'{where}: field "src_dataset" must be a non-empty string')
+        evidence = EVIDENCE_SEPARATOR.join(row["references"])
+        if not evidence.strip():
+            data.skipped[NO_EVIDENCE] += 1
+            continue
         data.pairs.append(
             LabelledPair(
-                evidence=EVIDENCE_SEPARATOR.join(row["references"]),
+                evidence=evidence,
                 claim=row["claim"],
                 label=ATTRIBUTIONBENCH_LABELS[key],
                 subset=row["src_dataset"].strip(),
                 where=where,
+                file=str(path),
+                index=index,
             )
         )
 
@@ -258,7 +310,12 @@ def load_attributionbench(data_path: str | None) -> HumanData:
 
 
 def load_expertqa_support(data_path: str | None) -> HumanData:
-    """ExpertQA's per-claim human support labels: ``data_path``, or FullCite's pinned file."""
+    """ExpertQA's per-claim human support labels: ``data_path``, or FullCite's pinned file.
+
+    A claim without an evidence passage is left out (:data:`NO_EVIDENCE`). In the released
+    files every ``Missing`` claim is such a claim, so ``all`` holds no human "not supported"
+    pair: the data then says so in :attr:`HumanData.notes`.
+    """
     data = HumanData("expertqa")
     if data_path:
         path, source = _local(data_path)
@@ -266,10 +323,12 @@ def load_expertqa_support(data_path: str | None) -> HumanData:
         path = expertqa_data_path(flag=DATA_PATH_FLAG)
         source = {**EXPERTQA_HUB.provenance(), **file_provenance(path)}
     data.sources.append(source)
-    for line, row in enumerate(load_expertqa(path, flag=DATA_PATH_FLAG), start=1):
+    missing_without_evidence = 0
+    for index, row in enumerate(load_expertqa(path, flag=DATA_PATH_FLAG)):
+        pair = 0
         for system, answer in row["answers"].items():
             for i, claim in enumerate(answer.get("claims") or []):
-                where = f'{path}:{line}: answers["{system}"]["claims"][{i}]'
+                where = f'{path}:{index + 1}: answers["{system}"]["claims"][{i}]'
                 support = claim.get("support")
                 key = support.strip().lower() if isinstance(support, str) else None
                 if key is None or not (key in EXPERTQA_SUPPORT or key in EXPERTQA_PARTIAL):
@@ -280,8 +339,12 @@ def load_expertqa_support(data_path: str | None) -> HumanData:
                     raise HumanDataError(f'{where}: field "claim_string" must be a string')
                 claim_text = " ".join(strip_markers(text, plain_only=True).split())
                 passages = claim_passages(claim)
-                if not claim_text or not passages:
-                    data.skipped["no claim text or no evidence passage"] += 1
+                if not passages:
+                    data.skipped[NO_EVIDENCE] += 1
+                    missing_without_evidence += key == "missing"
+                    continue
+                if not claim_text:
+                    data.skipped[NO_CLAIM] += 1
                     continue
                 partial = key in EXPERTQA_PARTIAL
                 data.pairs.append(
@@ -292,8 +355,20 @@ def load_expertqa_support(data_path: str | None) -> HumanData:
                         subset=PARTIAL_SUBSET if partial else str(system),
                         where=where,
                         in_all=not partial,
+                        file=str(path),
+                        index=index,
+                        pair=pair,
                     )
                 )
+                pair += 1
+    negatives = sum(1 for p in data.pairs if p.in_all and not p.label)
+    if not negatives:
+        data.notes.append(
+            f"expertqa: no human 'not supported' pair in all ({missing_without_evidence} "
+            "Missing claims have no evidence passage in this file and are left out): its "
+            "specificity cannot be measured and -S calibration refuses it; the 'not supported' "
+            f"pairs it holds are the {PARTIAL_SUBSET} subset (Partial / Incomplete support)"
+        )
     return data
 
 
@@ -331,8 +406,9 @@ def _alce_items(content: Any, path: Path) -> Iterator[tuple[str, str, str, dict[
 def alce_human_pairs(path: Path, data: HumanData) -> None:
     """Add the pairs and sentences of ALCE's ``human_eval_citations_completed.json``."""
     content = read_json(path, "ALCE human-evaluation file", HumanDataError, f" ({DATA_PATH_FLAG})")
-    for dataset, system, qid, item in _alce_items(content, path):
+    for index, (dataset, system, qid, item) in enumerate(_alce_items(content, path)):
         record = f"{path}: {dataset}/{system}/{qid}"
+        first_pair = len(data.pairs)
         sentences = item.get("sentences")
         auto_recall = item.get("automatic_recall_scores")
         auto_citations = item.get("automatic_citation_precision_scores")
@@ -396,6 +472,7 @@ def alce_human_pairs(path: Path, data: HumanData) -> None:
                 ],
                 recall_pair=None,
                 citation_pairs=[],
+                index=index,
             )
             claim = remove_citations(sentence["text"]).strip()
             if docs and claim:
@@ -403,18 +480,34 @@ def alce_human_pairs(path: Path, data: HumanData) -> None:
                 entry.recall_pair = len(data.pairs)
                 data.pairs.append(
                     LabelledPair(
-                        "\n".join(docs), claim, human_recall == 1, f"{group}/recall", where
+                        "\n".join(docs),
+                        claim,
+                        human_recall == 1,
+                        f"{group}/recall",
+                        where,
+                        file=str(path),
+                        index=index,
+                        pair=len(data.pairs) - first_pair,
                     )
                 )
                 for c, (doc, score) in enumerate(zip(docs, human_cites, strict=True)):
                     entry.citation_pairs.append(len(data.pairs))
                     data.pairs.append(
                         LabelledPair(
-                            doc, claim, score >= 1, f"{group}/citation", f"{where}: citations[{c}]"
+                            doc,
+                            claim,
+                            score >= 1,
+                            f"{group}/citation",
+                            f"{where}: citations[{c}]",
+                            file=str(path),
+                            index=index,
+                            pair=len(data.pairs) - first_pair,
                         )
                     )
             elif not docs:
                 data.skipped["uncited sentence (no pair to judge)"] += 1
+            else:
+                data.skipped[NO_CLAIM] += 1
             data.alce_sentences.append(entry)
 
 
@@ -511,9 +604,12 @@ def fullcite_human_pairs(data_file: Path, response_files: list[Path], data: Huma
                 continue
             document = citation.get("full_document")
             claim = claims[response["question"]][index][0]
-            if not _text(document) or not claim:
+            if not _text(document):
                 # The snippet is the model's words: it is never evidence in its document's place.
-                data.skipped["no document text or no claim text"] += 1
+                data.skipped[NO_EVIDENCE] += 1
+                continue
+            if not claim:
+                data.skipped[NO_CLAIM] += 1
                 continue
             data.pairs.append(
                 LabelledPair(
@@ -522,34 +618,205 @@ def fullcite_human_pairs(data_file: Path, response_files: list[Path], data: Huma
                     label=INCITE_YES_NO[key],
                     subset=str(record.get("source") or "unknown"),
                     where=where,
+                    file=str(data_file),
+                    index=i,
+                    pair=index,
                 )
             )
 
 
+_INCITE_HINT = (
+    f"clone {INCITE_REPO} (or put its public/{INCITE_DATA_NAME} and responses/*.json in one "
+    f"folder) and pass {DATA_PATH_FLAG} with the clone or that folder"
+)
+
+
+def _incite_layout(path: Path) -> tuple[Path, list[Path]]:
+    """The data file and the ratings files of a clone, a folder, or the data file itself.
+
+    Accepted: the repository's layout (``public/human_evaluation_data.json`` beside
+    ``responses/``), one folder holding both (ratings in it or in ``responses/``), or the path
+    of ``human_evaluation_data.json`` (its ratings beside it, in ``responses/`` beside it, or
+    in the repository's ``responses/`` one level up).
+    """
+    if path.is_file():
+        data_file, folders = path, [path.parent, path.parent / "responses"]
+        folders.append(path.parent.parent / "responses")
+    elif path.is_dir():
+        data_file = next(
+            (
+                f
+                for f in (path / INCITE_DATA_NAME, path / "public" / INCITE_DATA_NAME)
+                if f.is_file()
+            ),
+            path / INCITE_DATA_NAME,
+        )
+        folders = [path, path / "responses", data_file.parent]
+    else:
+        raise HumanDataError(f"{DATA_PATH_FLAG} {path} does not exist")
+    if not data_file.is_file():
+        raise HumanDataError(
+            f"{DATA_PATH_FLAG} {path}: no {INCITE_DATA_NAME} in it or in its public/; "
+            + _INCITE_HINT
+        )
+    candidates = sorted({f for folder in folders if folder.is_dir() for f in folder.glob("*.json")})
+    responses = [f for f in candidates if f != data_file and _responses(f) is not None]
+    if not responses:
+        raise HumanDataError(
+            f'{DATA_PATH_FLAG} {path}: no ratings file (a JSON object with a "responses" list) '
+            f"beside {data_file.name} or in a responses/ folder; " + _INCITE_HINT
+        )
+    return data_file, responses
+
+
 def load_fullcite_human(data_path: str | None) -> HumanData:
-    """The FullCite authors' citation ratings: a folder ``data_path``, or the pinned files."""
+    """The FullCite authors' citation ratings: ``data_path``, or the pinned files.
+
+    ``data_path`` is a clone of the ratings repository, a folder, or the data file itself
+    (:func:`_incite_layout`).
+    """
     data = HumanData("fullcite-human")
     if data_path:
-        folder = Path(data_path)
-        if not folder.is_dir():
-            raise HumanDataError(
-                f"{DATA_PATH_FLAG} {folder}: fullcite-human takes a folder holding "
-                f'{INCITE_DATA_NAME} and the ratings (JSON files with a "responses" list)'
-            )
-        data_file = folder / INCITE_DATA_NAME
-        candidates = sorted({*folder.glob("*.json"), *folder.glob("responses/*.json")})
-        responses = [p for p in candidates if p != data_file and _responses(p) is not None]
-        if not responses:
-            raise HumanDataError(
-                f"{DATA_PATH_FLAG} {folder}: no ratings file (a JSON object with a "
-                '"responses" list) in it'
-            )
-        data.sources += [file_provenance(p) for p in [data_file, *responses] if p.is_file()]
+        data_file, responses = _incite_layout(Path(data_path))
+        data.sources += [file_provenance(p) for p in [data_file, *responses]]
     else:
-        (data_file, source), *rated = [_pinned(pin, "FullCite human eval") for pin in INCITE_FILES]
+        try:
+            (data_file, source), *rated = [
+                _pinned(pin, "FullCite human eval") for pin in INCITE_FILES
+            ]
+        except HumanDataError as e:
+            # The download's own hint names one file; the ratings need the whole folder.
+            why = str(e).split(" Download ")[0]
+            raise HumanDataError(f"--data fullcite-human: {why}; {_INCITE_HINT}") from e
         responses = [path for path, _ in rated]
         data.sources += [source, *(s for _, s in rated)]
     fullcite_human_pairs(data_file, responses, data)
+    return data
+
+
+# LLM-AggreFact ---------------------------------------------------------------------------------
+
+AGGREFACT_HUB = "lytang/LLM-AggreFact"
+AGGREFACT_FIELDS = ("dataset", "doc", "claim", "label")
+AGGREFACT_SUFFIXES = (".parquet", ".csv", ".jsonl", ".json")
+_AGGREFACT_HINT = (
+    f"LLM-AggreFact is a gated Hugging Face dataset ({AGGREFACT_HUB}): accept its terms on the "
+    "hub, download it (huggingface-cli download lytang/LLM-AggreFact --repo-type dataset "
+    f"--local-dir llm-aggrefact) and pass {DATA_PATH_FLAG} with that folder or its test file"
+)
+
+
+def _aggrefact_files(path: Path) -> list[Path]:
+    """The test split's files: the file given, or a snapshot folder's ``data/test-*`` shards."""
+    if path.is_file():
+        if path.suffix.lower() not in AGGREFACT_SUFFIXES:
+            raise HumanDataError(
+                f"{DATA_PATH_FLAG} {path}: an LLM-AggreFact file is parquet (the hub's), csv, "
+                f"jsonl or json (records with {', '.join(AGGREFACT_FIELDS)}), not "
+                f"{path.suffix or 'a file without a suffix'}"
+            )
+        return [path]
+    if not path.is_dir():
+        raise HumanDataError(f"{DATA_PATH_FLAG} {path} does not exist")
+    for folder in (path / "data", path):
+        shards = sorted(
+            f for f in folder.glob("test*") if f.is_file() and f.suffix in AGGREFACT_SUFFIXES
+        )
+        if shards:
+            return shards
+    raise HumanDataError(
+        f"{DATA_PATH_FLAG} {path}: no test split in it (data/test-*.parquet, as the hub "
+        f"snapshot holds it, or test*.csv / .jsonl); {_AGGREFACT_HINT}"
+    )
+
+
+def _aggrefact_rows(path: Path) -> list[tuple[str, Any]]:
+    """(where, record) for every record of one file, in file order."""
+    if path.suffix.lower() in (".jsonl",):
+        return list(read_jsonl(path, "LLM-AggreFact file", HumanDataError, DATA_PATH_FLAG))
+    import pandas as pd
+
+    try:
+        if path.suffix.lower() == ".parquet":
+            table = pd.read_parquet(path)
+        elif path.suffix.lower() == ".csv":
+            # Empty cells stay empty strings: an empty doc is a record without evidence.
+            table = pd.read_csv(path, dtype=str, keep_default_na=False)
+        else:
+            content = read_json(path, "LLM-AggreFact file", HumanDataError, f" ({DATA_PATH_FLAG})")
+            if not isinstance(content, list):
+                raise HumanDataError(f"{path}: expected a JSON list of records")
+            return [(f"{path}: record {i}", row) for i, row in enumerate(content)]
+    except HumanDataError:
+        raise
+    except Exception as e:  # pyarrow and pandas raise many kinds for a file they cannot read
+        first = str(e).strip().splitlines()[0][:200] if str(e).strip() else type(e).__name__
+        raise HumanDataError(f"LLM-AggreFact file {path} cannot be read: {first}") from e
+    missing = [f for f in AGGREFACT_FIELDS if f not in table.columns]
+    if missing:
+        raise HumanDataError(
+            f"{path}: no column {', '.join(repr(m) for m in missing)}; an LLM-AggreFact file has "
+            f"the columns {', '.join(AGGREFACT_FIELDS)}"
+        )
+    return [
+        (f"{path}: row {i}", row)
+        for i, row in enumerate(table[list(AGGREFACT_FIELDS)].to_dict("records"))
+    ]
+
+
+def _aggrefact_label(value: Any) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.strip() in ("0", "1"):
+        return value.strip() == "1"
+    return None
+
+
+def load_llm_aggrefact(data_path: str | None) -> HumanData:
+    """LLM-AggreFact's test split (Tang et al., 2024) from a user's copy of the gated dataset.
+
+    Records hold ``dataset`` (the subset), ``doc`` (the evidence), ``claim`` and ``label``
+    (1 supported, 0 not), as the hub's parquet files and their csv / jsonl exports do.
+    """
+    if not data_path:
+        raise HumanDataError(f"--data llm-aggrefact needs {DATA_PATH_FLAG}: " + _AGGREFACT_HINT)
+    data = HumanData("llm-aggrefact")
+    for path in _aggrefact_files(Path(data_path)):
+        data.sources.append(file_provenance(path))
+        for index, (where, row) in enumerate(_aggrefact_rows(path)):
+            if not isinstance(row, dict):
+                raise HumanDataError(
+                    f"{where}: expected a record with {', '.join(AGGREFACT_FIELDS)}"
+                )
+            label = _aggrefact_label(row.get("label"))
+            if label is None:
+                raise HumanDataError(
+                    f'{where}: field "label" must be 0 or 1, got {row.get("label")!r:.40}'
+                )
+            if not _text(row.get("dataset")):
+                raise HumanDataError(f'{where}: field "dataset" must be a non-empty string')
+            for name in ("doc", "claim"):
+                if not isinstance(row.get(name), str):
+                    raise HumanDataError(f'{where}: field "{name}" must be a string')
+            if not row["doc"].strip():
+                data.skipped[NO_EVIDENCE] += 1
+                continue
+            if not row["claim"].strip():
+                data.skipped[NO_CLAIM] += 1
+                continue
+            data.pairs.append(
+                LabelledPair(
+                    evidence=row["doc"],
+                    claim=row["claim"],
+                    label=label,
+                    subset=row["dataset"].strip(),
+                    where=where,
+                    file=str(path),
+                    index=index,
+                )
+            )
     return data
 
 
@@ -563,7 +830,8 @@ def load_user_jsonl(data_path: str | None) -> HumanData:
     data = HumanData("jsonl")
     path, source = _local(data_path)
     data.sources.append(source)
-    for where, row in read_jsonl(path, "labelled-pairs file", HumanDataError, DATA_PATH_FLAG):
+    records = read_jsonl(path, "labelled-pairs file", HumanDataError, DATA_PATH_FLAG)
+    for index, (where, row) in enumerate(records):
         if not isinstance(row, dict):
             raise HumanDataError(f"{where}: expected a JSON object")
         if not _evidence_list(row.get("evidence")):
@@ -575,13 +843,19 @@ def load_user_jsonl(data_path: str | None) -> HumanData:
         subset = row.get("subset", "all")
         if not _text(subset):
             raise HumanDataError(f'{where}: field "subset" must be a non-empty string')
+        evidence = EVIDENCE_SEPARATOR.join(row["evidence"])
+        if not evidence.strip():
+            data.skipped[NO_EVIDENCE] += 1
+            continue
         data.pairs.append(
             LabelledPair(
-                EVIDENCE_SEPARATOR.join(row["evidence"]),
+                evidence,
                 row["claim"],
                 row["label"],
                 subset.strip(),
                 where,
+                file=str(path),
+                index=index,
             )
         )
     return data
@@ -592,6 +866,7 @@ LOADERS = {
     "expertqa": load_expertqa_support,
     "alce-human": load_alce_human,
     "fullcite-human": load_fullcite_human,
+    "llm-aggrefact": load_llm_aggrefact,
     "jsonl": load_user_jsonl,
 }
 

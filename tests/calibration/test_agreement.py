@@ -8,11 +8,14 @@ import pytest
 
 from inspect_cite.checks.errors import ArgumentError
 from inspect_cite.statistics.calibration import (
+    MIN_YOUDEN,
     Confusion,
     agreement,
+    chance_problem,
     corrected_rate,
     correction_problem,
     read_calibration,
+    youden_interval,
 )
 
 
@@ -116,7 +119,58 @@ def test_a_judge_no_better_than_chance_cannot_correct():
     chance = Confusion(tp=10, fp=10, tn=10, fn=10)
     assert "no better than chance" in str(correction_problem(chance))
     assert "no human-supported" in str(correction_problem(Confusion(0, 3, 3, 0)))
-    assert all(math.isnan(v) for v in vars(corrected_rate([0.5], [1.0], chance)).values())
+    result = corrected_rate([0.5], [1.0], chance)
+    assert all(math.isnan(v) for v in (result.rate, result.low, result.high))
+    assert "no better than chance" in str(result.reason)
+
+
+@pytest.mark.parametrize(
+    "confusion, why",
+    [
+        (Confusion(tp=51, fp=50, tn=50, fn=49), "Youden's J 0.010"),
+        # J = 0.1 exactly: at the threshold.
+        (Confusion(tp=300, fp=250, tn=250, fn=200), f"at or below {MIN_YOUDEN}"),
+        # J = 0.4 on 10 pairs: its interval reaches 0.
+        (Confusion(tp=4, fp=2, tn=3, fn=1), "which reaches 0"),
+    ],
+)
+def test_a_calibration_that_cannot_tell_the_judge_from_chance_gives_nan_with_why(confusion, why):
+    assert correction_problem(confusion) is None  # a correction exists ...
+    problem = chance_problem(confusion)  # ... but the calibration cannot back it
+    assert problem is not None and why in problem
+    result = corrected_rate([0.9] * 50, [1.0] * 50, confusion)
+    assert math.isnan(result.rate) and result.reason == problem
+
+
+def test_youden_interval_is_the_posterior_mean_and_sd():
+    c = Confusion(tp=80, fp=30, tn=70, fn=20)
+    rng = np.random.default_rng(0)
+    draws = rng.beta(80.5, 20.5, 400_000) + rng.beta(70.5, 30.5, 400_000) - 1
+    low, high = youden_interval(c)
+    z = 1.959963984540054
+    assert (low, high) == pytest.approx(
+        (draws.mean() - z * draws.std(), draws.mean() + z * draws.std()), abs=1e-3
+    )
+
+
+def test_a_raw_rate_out_of_the_judges_reach_is_nan_not_a_collapsed_100():
+    """claim_overlap of docs/nli.md says "supported" to at most 63% of claims, even all true."""
+    claim_overlap = Confusion(tp=380, fp=185, tn=414, fn=219)
+    result = corrected_rate([0.9] * 200, [1.0] * 200, claim_overlap)
+    assert math.isnan(result.rate)
+    assert "out of this judge's reach" in str(result.reason)
+    # And below what it says of unsupported claims: out of reach from the other side.
+    low = corrected_rate([0.05] * 200, [1.0] * 200, claim_overlap)
+    assert "less often than" in str(low.reason)
+    # Within its reach it corrects, with an interval that has a width.
+    fine = corrected_rate([0.5] * 200, [1.0] * 200, claim_overlap)
+    assert fine.low < fine.rate < fine.high
+
+
+def test_every_answer_supported_by_a_near_perfect_judge_leaves_room_below_100():
+    result = corrected_rate([1.0] * 100, [1.0] * 100, Confusion(tp=50, fp=0, tn=50, fn=0))
+    assert result.rate == 1.0
+    assert 0.9 < result.low < 1.0 == result.high
 
 
 def calibration_file(tmp_path, rows, nli="python:x.py:f"):

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from inspect_cite.app.cli import main
-from inspect_cite.app.human_labels import EVIDENCE_SEPARATOR
+from inspect_cite.app.human_labels import EVIDENCE_SEPARATOR, NO_EVIDENCE
 from tests.helpers import nli_fns
 from tests.helpers.human_label_files import (
     attributionbench_row,
@@ -36,10 +36,16 @@ def synthetic_attributionbench(path: Path, n: int = 240, seed: int = 5) -> Path:
 
 
 def independent_counts(path: Path) -> Counter:
-    """Each source's and all rows' confusion cells, counted here with the judge's own function."""
+    """Each source's and all rows' confusion cells, counted here with the judge's own function.
+
+    A claim without references has no evidence: it is counted apart, under ``"no evidence"``.
+    """
     counts: Counter = Counter()
     for line in path.read_text().splitlines():
         row = json.loads(line)
+        if not "".join(row["references"]).strip():
+            counts["no evidence"] += 1
+            continue
         verdict = nli_fns.claim_overlap(EVIDENCE_SEPARATOR.join(row["references"]), row["claim"])
         human = row["attribution_label"] == "attributable"
         cell = ("tp" if verdict else "fn") if human else ("fp" if verdict else "tn")
@@ -60,6 +66,9 @@ def test_confusion_counts_equal_an_independent_count(tmp_path, fresh_nli, capsys
         tmp_path, "--nli", JUDGE, "--data", "attributionbench", "--data-path", str(path)
     )
     expected = independent_counts(path)
+    assert expected["no evidence"] > 0
+    [data] = result["data"]
+    assert data["skipped"] == {NO_EVIDENCE: expected["no evidence"]}
     [judge] = result["judges"]
     assert judge["nli"] == JUDGE
     rows = judge["datasets"]
@@ -77,7 +86,9 @@ def test_confusion_counts_equal_an_independent_count(tmp_path, fresh_nli, capsys
         assert row["balanced_accuracy"] <= row["balanced_accuracy_ci"][1]
         assert row["pairs_per_s"] > 0
     shown = capsys.readouterr().out
-    assert "| attributionbench | all | 240 |" in shown
+    n = 240 - expected["no evidence"]
+    assert f"| attributionbench | all | {n} |" in shown
+    assert f"{expected['no evidence']} {NO_EVIDENCE}" in shown
     assert all((tmp_path / "out" / f).is_file() for f in ("calibration.md", "calibration.png"))
 
 
@@ -113,11 +124,12 @@ def test_a_rerun_with_the_disk_cache_makes_no_nli_calls(tmp_path, fresh_nli):
     args += ["--nli-cache", str(cache)]
     before = nli_fns.CALLS["count"]
     first = calibrate(tmp_path, *args)
-    assert nli_fns.CALLS["count"] - before == 60
-    assert first["judges"][0]["datasets"][0]["nli_calls"] == 60
+    judged = first["data"][0]["pairs"]  # the claims with evidence
+    assert nli_fns.CALLS["count"] - before == judged
+    assert first["judges"][0]["datasets"][0]["nli_calls"] == judged
     reset_nli()  # a new process: only the disk cache remains
     again = calibrate(tmp_path, *args)
-    assert nli_fns.CALLS["count"] - before == 60
+    assert nli_fns.CALLS["count"] - before == judged
     assert again["judges"][0]["datasets"][0]["nli_calls"] == 0
     counts = ("tp", "fp", "tn", "fn")
     assert [[r[c] for c in counts] for r in again["judges"][0]["datasets"]] == [

@@ -175,18 +175,11 @@ def test_a_judge_measured_twice_with_different_counts_is_refused(tmp_path):
 
 def test_report_shows_the_raw_and_the_corrected_rate(tmp_path, capsys):
     log = asqa_log(tmp_path)
-    # The calibration comes from inspect-cite calibrate itself, on the same judge.
-    rows = [
-        {"evidence": [e], "claim": c, "label": label}
-        for e, c, label in [
-            ("a b c", "a b", True),
-            ("a b c", "a d", True),
-            ("x y", "x y", True),
-            ("x y", "q", False),
-            ("p q", "p z", False),
-            ("p q", "p", False),
-        ]
-    ]
+    # The calibration comes from inspect-cite calibrate itself, on the same judge: pairs it
+    # mostly gets right (all claim words in the evidence, or a word that is not), a few wrong.
+    cases = [("a b c", "a b", True)] * 18 + [("a b c", "a d", True)] * 2
+    cases += [("x y", "x q", False)] * 17 + [("p q", "p", False)] * 3
+    rows = [{"evidence": [e], "claim": c, "label": label} for e, c, label in cases]
     own = write_jsonl(tmp_path / "own.jsonl", rows)
     out = tmp_path / "cal"
     args = ["--nli", NLI, "--data", "jsonl", "--data-path", str(own), "--out", str(out)]
@@ -206,3 +199,104 @@ def test_report_shows_the_raw_and_the_corrected_rate(tmp_path, capsys):
     assert f"{fixed:.2f} [{low:.2f}, {high:.2f}]" in table
     assert f"{raw:.2f} ±" in table
     assert "citation_rec (corrected)_low" not in table.split("\n")[2]
+
+
+# A judge that calls 90 of 100 supported pairs and 20 of 100 unsupported ones supported.
+EPOCH_JUDGE = Confusion(tp=90, fp=20, tn=80, fn=10)
+
+
+def epoch_answers():
+    """Two answers of one question: recall 50 with half judged (one sentence uncited), and
+    recall 0 with all judged (two cited sentences the document does not support)."""
+    docs = json.loads((FIXTURES / "alce_asqa.json").read_text())
+    first = " ".join(docs[0]["docs"][0]["text"].replace(".", "").split()[:6])
+    return [f"{first} [1]. An uncited sentence here.", "Zebras fly [1]. Moons sing [1]."]
+
+
+def test_each_epoch_corrects_with_its_own_judged_share(tmp_path):
+    """--epochs 2: epoch A has recall 50 with half its statements judged, epoch B 0 with all.
+
+    The corrected recall is the one of the epochs' mean rate (25) and mean judged share (0.75),
+    whichever epoch Inspect reduces first; the first epoch's share alone gives another number.
+    """
+    task = asqa(dataset_path=str(FIXTURES / "alce_asqa.json"), nli=NLI)
+    log = eval_one(task, scripted_model(epoch_answers())[0], limit=1, epochs=2)
+    cal = calibration_file(tmp_path, confusion=EPOCH_JUDGE)
+    rescored = inspect_score(log, [citation_nli(nli=NLI, calibration=str(cal))], action="overwrite")
+    metrics = log_metrics(rescored)["citation_rec"]
+    assert metrics["mean"] == pytest.approx(25.0)
+    want = corrected_rate([0.25], [0.75], EPOCH_JUDGE)
+    assert metrics["corrected_mean"] == pytest.approx(100 * want.rate)
+    assert metrics["corrected_mean"] == pytest.approx(100 * (0.25 - 0.2 * 0.75) / 0.7)
+    for first_only in (0.5, 1.0):
+        wrong = corrected_rate([0.25], [first_only], EPOCH_JUDGE).rate
+        assert metrics["corrected_mean"] != pytest.approx(100 * wrong)
+    info = rescored.reductions[0].samples[0].metadata["judge_calibration"]
+    assert info["epochs"] == 2 and info["judged"]["citation_rec"] == pytest.approx(0.75)
+
+
+def test_a_repeated_epoch_changes_no_corrected_rate(tmp_path):
+    answer = epoch_answers()[0]
+    cal = str(calibration_file(tmp_path, confusion=EPOCH_JUDGE))
+    metrics = []
+    for epochs in (1, 3):
+        task = asqa(dataset_path=str(FIXTURES / "alce_asqa.json"), nli=NLI)
+        log = eval_one(task, scripted_model([answer] * epochs)[0], limit=1, epochs=epochs)
+        rescored = inspect_score(log, [citation_nli(nli=NLI, calibration=cal)], action="overwrite")
+        metrics.append(log_metrics(rescored)["citation_rec"])
+    for key in ("mean", "corrected_mean", "corrected_low", "corrected_high"):
+        assert metrics[0][key] == pytest.approx(metrics[1][key])
+
+
+def test_epochs_reduced_without_their_judged_shares_give_nan_not_a_wrong_rate(tmp_path, caplog):
+    """A task of one's own with Inspect's mean reducer keeps the first epoch's metadata only."""
+    from inspect_ai import Task
+    from inspect_ai.dataset import MemoryDataset
+    from inspect_ai.solver import generate
+
+    cal = str(calibration_file(tmp_path, confusion=EPOCH_JUDGE))
+    docs = json.loads((FIXTURES / "alce_asqa.json").read_text())[0]["docs"]
+    sample = Sample(input="q", id="q", metadata={"docs": docs, "dataset": "asqa"})
+    task = Task(
+        dataset=MemoryDataset([sample]),
+        solver=generate(),
+        scorer=citation_nli(nli=NLI, calibration=cal),
+        epochs=2,
+    )
+    log = eval_one(task, scripted_model(epoch_answers())[0])
+    metrics = log_metrics(log)["citation_rec"]
+    assert metrics["mean"] == pytest.approx(25.0)
+    assert math.isnan(metrics["corrected_mean"]) and math.isnan(metrics["corrected_low"])
+    assert "judged shares are from another epoch" in caplog.text
+
+
+@pytest.mark.parametrize(
+    "confusion, why",
+    [
+        # At chance: sensitivity 51, specificity 50.
+        (Confusion(tp=51, fp=50, tn=50, fn=49), "cannot tell the judge from chance"),
+        # docs/nli.md's claim_overlap, which says "supported" to at most ~63% of any claims:
+        # three samples at 90 might still be a chance high, so a wide interval, not nan.
+        (Confusion(tp=380, fp=185, tn=414, fn=219), None),
+    ],
+)
+def test_a_raw_90_is_never_corrected_to_a_collapsed_100(tmp_path, caplog, confusion, why):
+    docs = json.loads((FIXTURES / "alce_asqa.json").read_text())
+    outputs = []
+    for item in docs[:3]:
+        # Nine supported cited statements and one unsupported: recall 90.
+        first = " ".join(item["docs"][0]["text"].replace(".", "").split()[:6])
+        outputs.append(" ".join([f"{first} [1]."] * 9 + ["Zebras fly [1]."]))
+    task = asqa(dataset_path=str(FIXTURES / "alce_asqa.json"), nli=NLI)
+    log = eval_one(task, scripted_model(outputs)[0], limit=3, max_connections=1)
+    cal = str(calibration_file(tmp_path, confusion=confusion))
+    rescored = inspect_score(log, [citation_nli(nli=NLI, calibration=cal)], action="overwrite")
+    metrics = log_metrics(rescored)["citation_rec"]
+    assert metrics["mean"] == pytest.approx(90.0)
+    corrected = [metrics[k] for k in ("corrected_mean", "corrected_low", "corrected_high")]
+    if why is None:
+        low, high = corrected[1:]
+        assert low < 90 < high
+    else:
+        assert all(math.isnan(v) for v in corrected)
+        assert why in caplog.text

@@ -10,6 +10,7 @@ import pytest
 from inspect_cite.app.human_labels import (
     ATTRIBUTIONBENCH_FILES,
     INCITE_FILES,
+    NO_EVIDENCE,
     HumanDataError,
     load_human_data,
 )
@@ -32,7 +33,10 @@ from tests.helpers.human_label_files import (
 def test_attributionbench_pairs_join_references_and_keep_the_source(tmp_path):
     path = write_attributionbench(tmp_path / "dev.jsonl")
     data = load_human_data("attributionbench", str(path))
-    assert len(data.pairs) == len(ATTRIBUTIONBENCH_ROWS)
+    # The claim without references has nothing to be judged against: counted apart.
+    assert len(data.pairs) == len(ATTRIBUTIONBENCH_ROWS) - 1
+    assert data.skipped == {NO_EVIDENCE: 1}
+    assert [p.index for p in data.pairs] == [0, 1, 2, 3, 4, 6]
     otters = data.pairs[2]
     assert otters.evidence == "Otters eat fish daily in rivers.\n\nOtters swim."
     assert (otters.claim, otters.label, otters.subset) == (
@@ -41,7 +45,6 @@ def test_attributionbench_pairs_join_references_and_keep_the_source(tmp_path):
         "ExpertQA",
     )
     assert otters.where == f"{path}:3"
-    assert data.pairs[5].evidence == ""  # no references: the judge sees an empty premise
     assert data.sources == [
         {"path": str(path), "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
     ]
@@ -56,7 +59,9 @@ def test_expertqa_labels_complete_missing_and_partial_apart(tmp_path):
         ("Tea holds tannins and caffeine.", False, "partial", False),
     ]
     assert data.pairs[2].evidence == "Tea holds tannins.\n\nLeaves are green."
-    assert data.skipped == {"no claim text or no evidence passage": 1, "no support label": 1}
+    assert data.skipped == {NO_EVIDENCE: 1, "no support label": 1}
+    # Records are the file's lines; a line's pairs are numbered in it.
+    assert [(p.index, p.pair) for p in data.pairs] == [(0, 0), (0, 1), (1, 0)]
 
 
 def test_alce_human_recall_and_citation_pairs(tmp_path):
@@ -87,7 +92,9 @@ def test_fullcite_human_pairs_read_the_document_and_the_claim(tmp_path):
         ("Crabs live here.", "They also eat crabs", False, "bioasq"),
     ]
     # A citation whose document text is missing is left out: its snippet is the model's words.
-    assert data.skipped == {"no document text or no claim text": 1}
+    assert data.skipped == {NO_EVIDENCE: 1}
+    # A pair is the citation (pair) of its record (index) in human_evaluation_data.json.
+    assert [(p.index, p.pair) for p in data.pairs] == [(0, 0), (0, 1)]
 
 
 def test_user_jsonl_pairs(tmp_path):
@@ -210,7 +217,8 @@ def test_pinned_files_are_verified_by_git_blob_id_and_cached(cache_root, monkeyp
     with serve_files(served) as server:
         monkeypatch.setattr(hub_files, "GITHUB_RAW_URL", server.url + "/{repo}/{commit}/{path}")
         data = load_human_data("attributionbench")
-        assert len(data.pairs) == 2 * len(ATTRIBUTIONBENCH_ROWS)
+        assert len(data.pairs) == 2 * (len(ATTRIBUTIONBENCH_ROWS) - 1)
+        assert data.skipped == {NO_EVIDENCE: 2}
         assert data.sources[0]["commit"] == pins[0].commit
         assert data.sources[0]["git_blob"] == pins[0].git_blob
         assert len(server.requests) == 2
