@@ -13,7 +13,7 @@ from inspect_ai.scorer import Scorer
 
 from alce_tasks.data import record_to_sample
 from alce_tasks.options import AlceRun, AlceTaskError, resolve
-from alce_tasks.strategies import STRATEGIES, Strategy, StrategySettings, strategy_solver
+from alce_tasks.strategies import STRATEGIES, StrategySettings, strategy_solver
 from inspect_cite import __version__
 from inspect_cite.alce.data import (
     ALCE_DATA_HUB,
@@ -45,7 +45,7 @@ from inspect_cite.checks.run import (
 )
 from inspect_cite.downloads.hub_files import check_dataset_path, dataset_file
 from inspect_cite.models.retrieval import check_retriever
-from inspect_cite.nli.checked import check_nli
+from inspect_cite.nli.checked import given_as
 from inspect_cite.options.forwarding import given_arguments
 from inspect_cite.options.task_options import (
     recorded_options,
@@ -198,15 +198,18 @@ def alce_dataset(
     return MemoryDataset(samples, name=f"alce_{dataset}", location=str(data_path)), info
 
 
-def preflight_models(
-    strategy: Strategy,
-    nli: str,
-    retrieval_model: str,
-    qa_model: str | None,
-    mauve_model: str | None,
-) -> None:
-    """Refuse, before any generation, a model the task will need that cannot be loaded here."""
-    check_nli(nli, flag="-T nli")
+def preflight_models(run: AlceRun, scorers: list[Scorer]) -> None:
+    """Build the scorers, and refuse a model the task will need that cannot be loaded here.
+
+    The scorers check their own judge (``-T nli``, named so) as they are built; the other
+    models are checked here, before any generation.
+    """
+    o = run.options
+    strategy, retrieval_model = o.strategy, o.retrieval_model
+    qa_model = o.qa_model if o.qa else None
+    mauve_model = o.mauve_model if o.mauve else None
+    with given_as("-T nli"):
+        scorers.extend(alce_scorers(run))
     if strategy == "native":
         check_native_citations(active_model_name(), what="-T strategy=native", fix=NATIVE_FIX)
     if STRATEGIES[strategy].retrieval:
@@ -288,6 +291,7 @@ def alce_task(dataset: AlceDatasetName, **options: Any) -> Task:
     """
     run = resolve(dataset, options)
     o = run.options
+    scorers: list[Scorer] = []
     # Every file and model the run needs, all problems in one message; the pinned data (a
     # 451 MB download on first use) is fetched by alce_dataset once nothing else is missing.
     inputs = check_inputs(
@@ -297,13 +301,7 @@ def alce_task(dataset: AlceDatasetName, **options: Any) -> Task:
         shot=o.shot,
         dataset_path=o.dataset_path,
         prompt_file=o.prompt_file,
-        models=lambda: preflight_models(
-            o.strategy,
-            o.nli,
-            o.retrieval_model,
-            o.qa_model if o.qa else None,
-            o.mauve_model if o.mauve else None,
-        ),
+        models=lambda: preflight_models(run, scorers),
     )
     ds, info = alce_dataset(dataset, inputs, run)
     settings = run.settings
@@ -328,7 +326,7 @@ def alce_task(dataset: AlceDatasetName, **options: Any) -> Task:
     return Task(
         dataset=ds,
         solver=solver,
-        scorer=alce_scorers(run),
+        scorer=scorers,
         config=run.generate_config,
         version=ALCE_TASK_VERSION,
         # Epochs reduce as Inspect's mean, keeping each epoch's judged shares (-S calibration).

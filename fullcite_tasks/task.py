@@ -36,7 +36,7 @@ from inspect_cite.checks.errors import Refusals
 from inspect_cite.checks.models import check_model
 from inspect_cite.checks.run import check_role
 from inspect_cite.downloads.hub_files import file_provenance
-from inspect_cite.nli.checked import check_nli
+from inspect_cite.nli.checked import given_as
 from inspect_cite.options.task_options import check_choice, recorded_options, unique_sample_ids
 from scorers import epoch_mean
 from scorers.citation_bias import citation_bias
@@ -232,9 +232,10 @@ def fullcite_task(source: FullciteSource, **options: Any) -> Task:
                 what="-T judge=true",
                 fix="Pass --model-role grader=<model>, or drop -T judge=true",
             )
-    with refusals.check():
-        if run.attribution:
-            check_nli(run.nli, flag="-T nli")
+    scorers: list[Scorer] = []
+    with refusals.check(), given_as("-T nli"):
+        # Each scorer checks its judge as it is built (claim_support's, with attribution).
+        scorers = fullcite_scorers(run)
     needs_annotation = loaded is not None and any(
         r.extra.get("gold_spans_status") == "missing" for r in loaded[0]
     )
@@ -267,7 +268,7 @@ def fullcite_task(source: FullciteSource, **options: Any) -> Task:
     return Task(
         dataset=records_dataset(records, f"fullcite_{source}", opts.doc_order, opts.seed),
         solver=solver,
-        scorer=fullcite_scorers(run),
+        scorer=scorers,
         config=run.config,
         version=FULLCITE_TASK_VERSION,
         # Epochs reduce as Inspect's mean, keeping each epoch's judged shares (-S calibration).

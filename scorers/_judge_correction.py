@@ -40,34 +40,13 @@ from inspect_ai.scorer import (
 from inspect_cite.statistics.calibration import (
     Confusion,
     JudgeCalibration,
-    chance_problem,
     corrected_rate,
-    read_calibration,
 )
 
 logger = logging.getLogger(__name__)
 
 CALIBRATION_KEY = "judge_calibration"
 """The ``Score.metadata`` key of a sample's calibration, judged shares and rates."""
-
-
-def calibration_for(calibration: str | None, nli: str) -> JudgeCalibration | None:
-    """The calibration a scorer was given, checked when the scorer is built (or None).
-
-    A calibration that cannot tell its judge from chance is accepted with a warning: every
-    rate it corrects is then nan with that reason.
-
-    Raises:
-        ArgumentError: Naming ``-S calibration`` (see :func:`read_calibration`).
-
-    """
-    if calibration is None:
-        return None
-    chosen = read_calibration(calibration, nli=nli)
-    problem = chance_problem(chosen.confusion)
-    if problem is not None:
-        logger.warning(f"-S calibration={calibration}: corrected rates will be nan: {problem}")
-    return chosen
 
 
 def calibration_metadata(

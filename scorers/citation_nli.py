@@ -20,11 +20,11 @@ from inspect_cite.downloads.http_client import redact_text
 from inspect_cite.evidence.record import read_evidence
 from inspect_cite.generation.thinking import think_opened_by_prompt
 from inspect_cite.nli import NLIError
-from inspect_cite.nli.checked import checked_nli
 from inspect_cite.nli.diagnose import DIAGNOSE_KEYS, Diagnosis, not_diagnosed
+from inspect_cite.nli.judge import failed_score, nli_judge
 from inspect_cite.options.cli_values import accept_cli_values
 from inspect_cite.text.markdown import highlight_markdown
-from scorers._judge_correction import calibration_for, calibration_metadata, corrected, share
+from scorers._judge_correction import calibration_metadata, corrected, share
 from scorers._no_answer import no_answer_score, unscored_score
 
 
@@ -150,8 +150,8 @@ def citation_nli(
     if problem is not None:
         raise ArgumentError(f"citation_nli: {problem}")
     check_dataset_argument(dataset, who="citation_nli")
-    backend = checked_nli(nli, cache_path=nli_cache)
-    judge_calibration = calibration_for(calibration, nli)
+    judge = nli_judge(nli, nli_cache=nli_cache, calibration=calibration)
+    backend, judge_calibration = judge.backend, judge.calibration
 
     async def score(state: TaskState, target: Target) -> Score:
         metadata = state.metadata or {}
@@ -184,7 +184,7 @@ def citation_nli(
                 allowed=allowed,
             )
         except NLIError as e:
-            return _unscored(f"NLI failed: {e}", output, diagnose)
+            return failed_score(keys, e, answer=output, diagnose=diagnose)
         if result.skipped:
             return _unscored(result.skipped, output, diagnose)
         assert result.recall is not None and result.precision is not None

@@ -14,9 +14,9 @@ from inspect_cite.citations.alce import alce_scoring_output, remove_citations
 from inspect_cite.downloads.http_client import redact_text
 from inspect_cite.generation.thinking import think_opened_by_prompt
 from inspect_cite.nli import NLIBackend, NLIError
-from inspect_cite.nli.checked import checked_nli
+from inspect_cite.nli.judge import failed_score, nli_judge
 from inspect_cite.options.cli_values import accept_cli_values
-from scorers._judge_correction import calibration_for, calibration_metadata, corrected
+from scorers._judge_correction import calibration_metadata, corrected
 from scorers._no_answer import no_answer_score, unscored_score
 
 NO_CLAIMS_REASON = "no reference claims to check (eval.py divides by their number)"
@@ -75,8 +75,8 @@ def claim_coverage(
             judge: the log then carries ``claims_nli`` corrected for the judge's errors.
 
     """
-    backend = checked_nli(nli, cache_path=nli_cache)
-    judge_calibration = calibration_for(calibration, nli)
+    judge = nli_judge(nli, nli_cache=nli_cache, calibration=calibration)
+    backend, judge_calibration = judge.backend, judge.calibration
 
     async def score(state: TaskState, target: Target) -> Score:
         metadata = state.metadata or {}
@@ -92,7 +92,7 @@ def claim_coverage(
         try:
             result = await claims_score(output, claims, backend)
         except NLIError as e:
-            return unscored_score(["claims_nli"], f"NLI failed: {e}", output)
+            return failed_score(["claims_nli"], e, answer=output)
         if result.score is None:
             return unscored_score(["claims_nli"], NO_CLAIMS_REASON, output)
         rows = "\n".join(

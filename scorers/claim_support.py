@@ -52,11 +52,11 @@ from inspect_ai.solver import TaskState
 
 from inspect_cite.evidence.documents import format_doc
 from inspect_cite.nli import NLIBackend, NLIError, Pair
-from inspect_cite.nli.checked import checked_nli
 from inspect_cite.nli.diagnose import DIAGNOSE_KEYS, ClaimToDiagnose, Diagnosis, classify_claims
+from inspect_cite.nli.judge import failed_score, nli_judge
 from inspect_cite.options.cli_values import accept_cli_values
 from scorers._cited_answer import CheckedCitation, CitedAnswer, read_cited_answer
-from scorers._judge_correction import calibration_for, calibration_metadata, corrected, share
+from scorers._judge_correction import calibration_metadata, corrected, share
 from scorers._no_answer import no_answer_score
 
 CLAIM_SUPPORT_KEYS = ("snippet_support", "doc_support", "unsupported_claims")
@@ -302,8 +302,8 @@ def claim_support(
             documents it does not cite.
 
     """
-    backend = checked_nli(nli, cache_path=nli_cache)
-    judge_calibration = calibration_for(calibration, nli)
+    judge = nli_judge(nli, nli_cache=nli_cache, calibration=calibration)
+    backend, judge_calibration = judge.backend, judge.calibration
     keys = (*CLAIM_SUPPORT_KEYS, *DIAGNOSE_KEYS) if diagnose else CLAIM_SUPPORT_KEYS
 
     async def score(state: TaskState, target: Target) -> Score:
@@ -313,16 +313,7 @@ def claim_support(
         try:
             verdicts = await judge_claims(answer, backend)
         except NLIError as e:
-            failure = f"NLI failed: {e}"
-            metadata: dict[str, Any] = {"reason": failure}
-            if diagnose:
-                metadata |= Diagnosis.failed(failure)
-            return Score(
-                value=dict.fromkeys(keys, math.nan),
-                answer=answer.text,
-                explanation=f"**Not scored:** {failure}",
-                metadata=metadata,
-            )
+            return failed_score(keys, e, answer=answer.text, diagnose=diagnose)
         values, reason = support_values(verdicts)
         shown = explanation(answer, verdicts, values, nli)
         if reason:

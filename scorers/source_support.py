@@ -60,8 +60,8 @@ from inspect_cite.evidence.transcript import (
     final_answer,
 )
 from inspect_cite.nli import NLIBackend, NLIError, Pair
-from inspect_cite.nli.checked import checked_nli
 from inspect_cite.nli.diagnose import DIAGNOSE_KEYS, ClaimToDiagnose, Diagnosis, classify_claims
+from inspect_cite.nli.judge import failed_score, nli_judge
 from inspect_cite.options.cli_values import accept_cli_values
 from scorers._no_answer import no_answer_score
 
@@ -262,7 +262,7 @@ def source_support(
     problem = at_most_citations_problem(at_most_citations)
     if problem is not None:
         raise ArgumentError(f"source_support: {problem}")
-    backend = checked_nli(nli, cache_path=nli_cache)
+    backend = nli_judge(nli, nli_cache=nli_cache).backend
     keys = (*SOURCE_SUPPORT_KEYS, *DIAGNOSE_KEYS) if diagnose else SOURCE_SUPPORT_KEYS
 
     async def score(state: TaskState, target: Target) -> Score:
@@ -290,16 +290,7 @@ def source_support(
         try:
             results = await backend.entail(pairs)
         except NLIError as e:
-            failure = f"NLI failed: {e}"
-            failed: dict[str, Any] = {"reason": failure}
-            if diagnose:
-                failed |= Diagnosis.failed(failure)
-            return Score(
-                value=dict.fromkeys(keys, math.nan),
-                answer=redact_text(answer.text),
-                explanation=f"**Not scored:** {failure}",
-                metadata=failed,
-            )
+            return failed_score(keys, e, answer=redact_text(answer.text), diagnose=diagnose)
         for check, result in zip(judged, results, strict=True):
             check.verdict = "supported" if result.entailed else "not supported"
         values, reason = support_values(answer, checks)

@@ -10,7 +10,7 @@ from inspect_cite.citations.alce import alce_scoring_output
 from inspect_cite.evidence.documents import get_docs
 from inspect_cite.evidence.record import record_evidence
 from inspect_cite.generation.thinking import think_opened_by_prompt
-from inspect_cite.nli.checked import checked_nli
+from inspect_cite.nli.judge import nli_judge
 from inspect_cite.options.cli_values import accept_cli_values
 from solvers.alce_prompting import (
     sample_dataset,
@@ -59,7 +59,7 @@ def alce_rerank(
     if problem is not None:
         raise ArgumentError(f"alce_rerank: {problem}")
     check_dataset_argument(dataset, who="alce_rerank")
-    backend = checked_nli(nli)
+    backend = nli_judge(nli).backend
     prompts = vanilla_prompts(system_message, dataset)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:

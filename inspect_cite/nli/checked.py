@@ -16,6 +16,9 @@ Each refusal is one :class:`inspect_cite.checks.errors.PreflightError` naming th
 """
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +43,22 @@ from inspect_cite.nli.seq2seq import (
 
 SCORER_FLAG = "-S nli"
 """How a scorer's or solver's ``nli`` is given (``inspect score -S nli=...``)."""
+
+_GIVEN_AS: ContextVar[str] = ContextVar("nli_flag", default=SCORER_FLAG)
+
+
+@contextmanager
+def given_as(flag: str) -> Iterator[None]:
+    """Name the spec of the scorers and solvers built in this block by ``flag`` in refusals.
+
+    A task builds its scorers under ``given_as("-T nli")``: the user gave the spec to the task,
+    and a refusal names the task's flag, not the scorer's.
+    """
+    token = _GIVEN_AS.set(flag)
+    try:
+        yield
+    finally:
+        _GIVEN_AS.reset(token)
 
 
 def nli_message(flag: str, spec: str, problem: str) -> str:
@@ -99,12 +118,13 @@ def check_nli(spec: Any, *, flag: str) -> str:
     return spec
 
 
-def checked_nli(spec: Any, *, flag: str = SCORER_FLAG, cache_path: str | None = None) -> CachedNLI:
+def checked_nli(spec: Any, *, flag: str | None = None, cache_path: str | None = None) -> CachedNLI:
     """The process-wide backend of a spec that :func:`check_nli` passed.
 
     Args:
         spec: As :func:`nli_spec` takes it.
-        flag: How the user gave it (default ``-S nli``, a scorer's or solver's argument).
+        flag: How the user gave it (default ``-S nli``, a scorer's or solver's argument, or
+            what :func:`given_as` names).
         cache_path: A SQLite file caching decisions across runs (default
             ``$INSPECT_CITE_NLI_CACHE``).
 
@@ -113,7 +133,7 @@ def checked_nli(spec: Any, *, flag: str = SCORER_FLAG, cache_path: str | None = 
             cannot hold the cache.
 
     """
-    spec = check_nli(spec, flag=flag)
+    spec = check_nli(spec, flag=flag or _GIVEN_AS.get())
     return get_nli(spec, cache_path)
 
 

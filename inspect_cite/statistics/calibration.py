@@ -28,6 +28,7 @@ Values here are fractions in [0, 1]; callers scale them (the scorers and reports
 A value that cannot be known (precision of a judge that never said "supported") is nan.
 """
 
+import logging
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -41,6 +42,8 @@ from scipy import special
 from inspect_cite.checks.errors import ArgumentError
 from inspect_cite.downloads.files import read_json
 from inspect_cite.downloads.http_client import redact_text
+
+logger = logging.getLogger(__name__)
 
 CONFIDENCE = 0.95
 """Coverage of every interval."""
@@ -617,3 +620,22 @@ def read_calibration(value: str, *, nli: str, flag: str = CALIBRATION_FLAG) -> J
     if problem is not None:
         raise refuse(f"{data_name}/{subset} cannot correct a rate: {problem}")
     return JudgeCalibration(confusion, f"{path_text}#{data_name}/{subset}")
+
+
+def scorer_calibration(calibration: str | None, nli: str) -> JudgeCalibration | None:
+    """The calibration a scorer was given, checked when the scorer is built (or None).
+
+    A calibration that cannot tell its judge from chance is accepted with a warning: every
+    rate it corrects is then nan with that reason.
+
+    Raises:
+        ArgumentError: Naming ``-S calibration`` (see :func:`read_calibration`).
+
+    """
+    if calibration is None:
+        return None
+    chosen = read_calibration(calibration, nli=nli)
+    problem = chance_problem(chosen.confusion)
+    if problem is not None:
+        logger.warning(f"-S calibration={calibration}: corrected rates will be nan: {problem}")
+    return chosen
