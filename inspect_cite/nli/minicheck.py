@@ -515,8 +515,9 @@ class MiniCheckNLI(LazyModel):
 
     # -- chunks ----------------------------------------------------------------------------
 
-    def _chunks(self, tok: Any, documents: list[str]) -> dict[str, list[str]]:
+    def document_chunks(self, documents: list[str]) -> dict[str, list[str]]:
         """Each document's chunks, as MiniCheck makes them (an empty document: one empty chunk)."""
+        tok, _ = self.load()
         split = {doc: document_sentences(doc) for doc in documents}
         flat = list(dict.fromkeys(s for sentences in split.values() for s in sentences))
         if self.family == "flan-t5-large":
@@ -638,8 +639,7 @@ class MiniCheckNLI(LazyModel):
 
     def __call__(self, pairs: list[Pair]) -> list[NLIResult | Exception]:
         """Decide a batch of (document, claim) pairs (blocking; runs in the batching thread)."""
-        tok, _ = self.load()
-        chunks = self._chunks(tok, list(dict.fromkeys(doc for doc, _ in pairs)))
+        chunks = self.document_chunks(list(dict.fromkeys(doc for doc, _ in pairs)))
         rows: dict[tuple[str, str], int] = {}
         # Per pair, per claim part (the claim, or each 7B claim sentence): its rows' indices.
         plan: list[list[list[int]]] = []
