@@ -187,7 +187,11 @@ def read_model_config(model: str) -> dict[str, Any]:
         NLIConfigError: When it is missing or unreadable.
 
     """
+    from inspect_cite.preflight import looks_like_path
+
     path = Path(model).expanduser()
+    if looks_like_path(model) and not path.is_dir():
+        raise NLIConfigError(f"{path} is not a model directory")
     if path.is_dir():
         file = path / "config.json"
         if not file.is_file():
@@ -195,8 +199,8 @@ def read_model_config(model: str) -> dict[str, Any]:
     else:
         from huggingface_hub import hf_hub_download, try_to_load_from_cache
 
-        cached = try_to_load_from_cache(model, "config.json")
         try:
+            cached = try_to_load_from_cache(model, "config.json")
             file = Path(
                 cached if isinstance(cached, str) else hf_hub_download(model, "config.json")
             )
@@ -478,7 +482,10 @@ class MiniCheckNLI(LazyModel):
             AutoTokenizer,
         )
 
+        # float32 everywhere (MiniCheck's 7B code picks bf16 on a GPU): a GPU only adds speed.
         kwargs: dict[str, Any] = {"dtype": torch.float32}
+        if cuda_available():
+            kwargs["device_map"] = "auto"
         if self.causal:
             self.prompts()
             # The 7B model is InternLM2, whose code ships with the checkpoint (MiniCheck loads
@@ -509,8 +516,6 @@ class MiniCheckNLI(LazyModel):
                 model = load_pretrained(
                     AutoModelForSequenceClassification, self.model_name, num_labels=2, **kwargs
                 )
-        if cuda_available():
-            model = model.to("cuda")
         return tokenizer, model
 
     # -- chunks ----------------------------------------------------------------------------

@@ -71,6 +71,9 @@ YES_NO_PIECES = ("Yes", "▁Yes", "yes", "▁yes", "YES", "No", "▁No", "no")
 def _words(text: str) -> list[str]:
     seen: dict[str, None] = {}
     for word in text.replace(",", " ").replace(".", " ").split():
+        word = word.replace("▁", "")
+        if not word:
+            continue
         seen.setdefault(word, None)
     return list(seen)
 
@@ -279,25 +282,45 @@ FLAN_T5_NO, FLAN_T5_YES = 3, 209
 """The two token ids MiniCheck-Flan-T5 reads ("no support", "support")."""
 
 
-def build_tiny_flan_t5(out_dir: Path, seed: int = 0, scale: float = 2.5) -> Path:
-    """A random MiniCheck-Flan-T5 stand-in: ids 3 and 209 score along the decoder's main axis."""
+def build_tiny_flan_t5(
+    out_dir: Path,
+    seed: int = 0,
+    scale: float = 2.5,
+    d_model: int = 32,
+    layers: int = 2,
+    vocabulary: str = "",
+) -> Path:
+    """A random MiniCheck-Flan-T5 stand-in: ids 3 and 209 score along the decoder's main axis.
+
+    Args:
+        out_dir: Where to save it.
+        seed: The weights' seed.
+        scale: Spread of the two label logits along the planted axis.
+        d_model: Width (``d_model=512, layers=6``: t5-small's size; Flan-T5-Large: 1024, 24).
+        layers: Encoder and decoder layers.
+        vocabulary: Text whose words become pieces too, so that it tokenizes about a token a
+            word, as English does with T5's tokenizer (otherwise unknown words are spelled).
+
+    """
     import torch
     from transformers import T5Config, T5ForConditionalGeneration
 
     tok = _fast(
-        _sentencepiece_tokenizer(["<pad>", "</s>", "<unk>"], "<unk>", "$A </s>"),
+        _sentencepiece_tokenizer(
+            ["<pad>", "</s>", "<unk>"], "<unk>", "$A </s>", extra=_words(vocabulary)
+        ),
         eos_token="</s>",
         unk_token="<unk>",
         pad_token="<pad>",
     )
     settings: dict[str, Any] = dict(
         vocab_size=len(tok),
-        d_model=32,
-        d_kv=8,
-        d_ff=64,
-        num_layers=2,
-        num_decoder_layers=2,
-        num_heads=4,
+        d_model=d_model,
+        d_kv=max(8, d_model // 8),
+        d_ff=d_model * 2 if d_model < 64 else d_model * 4,
+        num_layers=layers,
+        num_decoder_layers=layers,
+        num_heads=4 if d_model < 64 else 8,
         pad_token_id=tok.pad_token_id,
         eos_token_id=tok.eos_token_id,
         decoder_start_token_id=tok.pad_token_id,
