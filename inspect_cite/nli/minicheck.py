@@ -165,7 +165,7 @@ def detect_family(config: Mapping[str, Any]) -> Family | None:
     """The family a model's ``config.json`` names, or None when it cannot be told.
 
     Any ``*ForCausalLM`` architecture is the 7B family; a T5 is Flan-T5; a RoBERTa or a
-    DeBERTa-v2/v3 (``model_type`` ``roberta``, ``deberta-v2``) is that classifier family.
+    DeBERTa (``model_type`` ``roberta``, ``deberta-v2``, ``deberta``) is that classifier family.
     """
     architectures = [str(a) for a in config.get("architectures") or []]
     model_type = str(config.get("model_type") or "")
@@ -175,7 +175,9 @@ def detect_family(config: Mapping[str, Any]) -> Family | None:
         return "flan-t5-large"
     if model_type == "roberta" or any(a.startswith("Roberta") for a in architectures):
         return "roberta-large"
-    if model_type == "deberta-v2" or any(a.startswith("DebertaV2") for a in architectures):
+    if model_type in ("deberta-v2", "deberta") or any(
+        a.startswith("Deberta") for a in architectures
+    ):
         return "deberta-v3-large"
     return None
 
@@ -732,6 +734,15 @@ def minicheck_problem(arg: str, flag: str) -> str | None:
             f"{problem} (MiniCheck family {settings.family}); {fix}, or name its family after '#'"
         )
     if settings.family in ("roberta-large", "deberta-v3-large"):
+        architectures = [str(a) for a in config.get("architectures") or []]
+        if architectures and not any(
+            a.endswith("ForSequenceClassification") for a in architectures
+        ):
+            # Loaded as a classifier, it would get a random classification layer.
+            return (
+                f"a {', '.join(architectures)}, not a sequence classifier; MiniCheck's "
+                f"{settings.family} is one"
+            )
         labels = config.get("id2label") or {}
         if labels and len(labels) != 2:
             return (

@@ -306,6 +306,11 @@ def test_preflight_refusals(stand_ins, tmp_path, own_prompts_file):
     assert "cannot tell the MiniCheck family" in message and f"minicheck:{bert}#<family>" in message
     assert check_nli(spec_of(bert, "roberta-large"), flag="-T nli")  # named, it passes
 
+    masked = edited_copy(
+        stand_ins["roberta-large"], tmp_path / "mlm", architectures=["RobertaForMaskedLM"]
+    )
+    assert "a RobertaForMaskedLM, not a sequence classifier" in refusal(spec_of(masked))
+
     three = edited_copy(
         stand_ins["deberta-v3-large"], tmp_path / "mnli", id2label={"0": "a", "1": "b", "2": "c"}
     )
