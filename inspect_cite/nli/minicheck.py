@@ -475,6 +475,11 @@ class MiniCheckNLI(LazyModel):
             return model
         return f"{model}+prompts:sha256:{digest(self.prompts().path.resolve())}"
 
+    def preload(self, *, tokenizer: Any, model: Any) -> None:
+        """Use an already built tokenizer and model (benchmarks); reads its token marker."""
+        self._marker = leading_space_marker(tokenizer)
+        super().preload(tokenizer=tokenizer, model=model)
+
     def _load(self) -> tuple[Any, Any]:
         import torch
         from transformers import (

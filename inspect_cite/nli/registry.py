@@ -22,10 +22,11 @@ NLI_SPECS = """\
   true                          google/t5_xxl_true_nli_mixture (ALCE's T5-11B; GPU with ~23 GB)
   seq2seq:<hub id or dir>       any TRUE-format seq2seq model ("premise: P hypothesis: H" -> "1")
   classifier:<hub id or dir>    a sequence-classification NLI model (label "entailment")
-  minicheck:<hub id or dir>[#<family>][,chunk_size=N][,max_model_len=N]
-                                a MiniCheck model scored as MiniCheck's code does; family (read
-                                from config.json unless given): roberta-large, deberta-v3-large,
-                                flan-t5-large, bespoke-minicheck-7b
+  minicheck:<hub id or dir>[#<options>]
+                                a MiniCheck model scored as MiniCheck's code does; options,
+                                comma-separated: its family (read from config.json unless named:
+                                roberta-large, deberta-v3-large, flan-t5-large,
+                                bespoke-minicheck-7b), chunk_size=N, max_model_len=N
   model:<model name or role>    an LLM through Inspect, asked yes/no (e.g. model:grader)
   python:<module or file.py>:<callable>
                                 a function (premise, hypothesis) -> bool | float (>= 0.5 entails)
