@@ -7,7 +7,7 @@ defaults, the settings behind the README table.
 
 Run from the repository root::
 
-    python bench/run_all.py [--full] [--only nli,align,calibrate]
+    python bench/run_all.py [--full] [--only nli,align,calibrate,minicheck]
 """
 
 import argparse
@@ -26,6 +26,7 @@ SMALL: dict[str, list[str]] = {
     "align": ["--citations", "100"],
     "scoring": ["--t5-sizes", "100", "--python-sizes", "100,1000,10000"],
     "calibrate": ["--pairs", "120", "--baseline", "30"],
+    "minicheck": ["--pairs", "80", "--baseline", "20"],
     "verbatim": ["--sizes", "10000,20000,50000", "--old-max", "20000"],
 }  # fmt: skip
 """Small settings per benchmark (``bench/bench_<name>.py``)."""

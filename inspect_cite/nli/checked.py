@@ -31,6 +31,7 @@ from inspect_cite.nli.base import NLIConfigError
 from inspect_cite.nli.cache import NLI_CACHE_ENV, cache_path_problem
 from inspect_cite.nli.cached import CachedNLI
 from inspect_cite.nli.fingerprint import HUB_LOADERS
+from inspect_cite.nli.minicheck import minicheck_problem
 from inspect_cite.nli.python_fn import load_callable
 from inspect_cite.nli.registry import get_nli, parse_nli_spec
 from inspect_cite.nli.remote import RemoteNLI
@@ -77,8 +78,9 @@ def nli_spec(spec: Any, *, flag: str) -> str:
     """The spec as text, its syntax checked; nothing is imported or loaded.
 
     Args:
-        spec: The value given: ``true``, ``seq2seq:``, ``classifier:``, ``remote:``,
-            ``model:`` or ``python:`` (``True``, as YAML reads ``-T nli=true``, is ``true``).
+        spec: The value given: ``true``, ``seq2seq:``, ``classifier:``, ``minicheck:``,
+            ``remote:``, ``model:`` or ``python:`` (``True``, as YAML reads ``-T nli=true``,
+            is ``true``).
         flag: How the user gave it: ``-T nli``, ``-S nli`` or ``--nli``.
 
     Raises:
@@ -182,6 +184,8 @@ def _nli_problem(kind: str, arg: str, flag: str) -> str | None:
             f"{arg} {problem}.\nDownload it (45 GB) into the Hugging Face cache, or use a "
             f"lighter NLI (not comparable with published ALCE numbers):\n  {flag}={LIGHT_NLI}"
         )
+    if kind == "minicheck":
+        return minicheck_problem(arg, flag)
     if kind == "python":
         try:
             load_callable(arg)

@@ -13,6 +13,7 @@ from inspect_cite.nli.cached import CachedNLI
 from inspect_cite.nli.classifier import ClassifierNLI
 from inspect_cite.nli.fingerprint import FileDigest, model_fingerprint
 from inspect_cite.nli.hf import LazyModel
+from inspect_cite.nli.minicheck import MiniCheckNLI, parse_minicheck
 from inspect_cite.nli.python_fn import PythonNLI
 from inspect_cite.nli.remote import RemoteNLI
 from inspect_cite.nli.seq2seq import TRUE_MODEL, Seq2SeqNLI
@@ -21,13 +22,18 @@ NLI_SPECS = """\
   true                          google/t5_xxl_true_nli_mixture (ALCE's T5-11B; GPU with ~23 GB)
   seq2seq:<hub id or dir>       any TRUE-format seq2seq model ("premise: P hypothesis: H" -> "1")
   classifier:<hub id or dir>    a sequence-classification NLI model (label "entailment")
+  minicheck:<hub id or dir>[#<options>]
+                                a MiniCheck model scored as MiniCheck's code does; options,
+                                comma-separated: its family (read from config.json unless named:
+                                roberta-large, deberta-v3-large, flan-t5-large,
+                                bespoke-minicheck-7b), chunk_size=N, max_model_len=N
   model:<model name or role>    an LLM through Inspect, asked yes/no (e.g. model:grader)
   python:<module or file.py>:<callable>
                                 a function (premise, hypothesis) -> bool | float (>= 0.5 entails)
   remote:<base url>#<model>     an NLI classifier served with vLLM's /classify API"""
 """Every NLI spec form, the one list of them (``--nli``/``-T nli``/``-S nli`` take any)."""
 
-_KINDS = ("seq2seq", "classifier", "model", "python", "remote")
+_KINDS = ("seq2seq", "classifier", "minicheck", "model", "python", "remote")
 
 _lock = threading.Lock()
 _backends: dict[tuple[str, str | None], CachedNLI] = {}
@@ -47,6 +53,8 @@ def parse_nli_spec(spec: str) -> tuple[str, str]:
     kind, sep, arg = spec.partition(":")
     if not sep or kind not in _KINDS or not arg.strip():
         raise NLIConfigError(f"unknown NLI spec {redact_text(spec)!r}; use one of:\n{NLI_SPECS}")
+    if kind == "minicheck":
+        parse_minicheck(arg)  # its options' syntax; nothing is read
     return kind, arg.strip()
 
 
@@ -59,11 +67,13 @@ def _make(spec: str, disk: DiskCache | None) -> CachedNLI:
 
         llm = ModelNLI(arg)
         return CachedNLI(lambda: llm.identity, llm, disk, fingerprint=llm.fingerprint)
-    engine: Seq2SeqNLI | ClassifierNLI | PythonNLI | RemoteNLI
+    engine: Seq2SeqNLI | ClassifierNLI | MiniCheckNLI | PythonNLI | RemoteNLI
     if kind in ("true", "seq2seq"):
         engine = Seq2SeqNLI(arg, true_checks=kind == "true")
     elif kind == "classifier":
         engine = ClassifierNLI(arg)
+    elif kind == "minicheck":
+        engine = MiniCheckNLI(arg)
     elif kind == "remote":
         engine = RemoteNLI(arg)
     else:
@@ -78,9 +88,11 @@ def _make(spec: str, disk: DiskCache | None) -> CachedNLI:
 
 
 def _fingerprint(
-    engine: "Seq2SeqNLI | ClassifierNLI | PythonNLI | RemoteNLI",
+    engine: "Seq2SeqNLI | ClassifierNLI | MiniCheckNLI | PythonNLI | RemoteNLI",
 ) -> Callable[[FileDigest], str | None] | None:
     """What identifies the engine's model beyond its spec (None: the identity names it)."""
+    if isinstance(engine, MiniCheckNLI):
+        return engine.fingerprint
     if isinstance(engine, PythonNLI):
         source = engine.fingerprint
         return lambda digest: source
@@ -97,7 +109,8 @@ def get_nli(spec: str = "true", cache_path: str | None = None) -> CachedNLI:
 
     Args:
         spec: Which NLI to use: ``true``, ``seq2seq:<model>``, ``classifier:<model>``,
-            ``model:<model name or role>`` or ``python:<module>:<callable>``.
+            ``minicheck:<model>``, ``model:<model name or role>`` or
+            ``python:<module>:<callable>``.
         cache_path: A SQLite file caching decisions across runs; defaults to
             ``$INSPECT_CITE_NLI_CACHE`` (unset: decisions are cached in memory only).
 
