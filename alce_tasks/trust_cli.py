@@ -10,7 +10,7 @@ object naming why each nan value is undefined.
 
 import argparse
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 from inspect_cite.nli import NLIBackend
@@ -23,8 +23,9 @@ from inspect_cite.trust.metrics import (
     trust_scores,
 )
 
-
-Gather = Callable[[Callable[[int, dict[str, Any]], Any], Sequence[Any]], Awaitable[list]]
+Gather = Callable[
+    [Callable[[int, dict[str, Any]], Any], Sequence[Any]], Coroutine[Any, Any, list[Any]]
+]
 
 
 def score_trust(
@@ -73,7 +74,7 @@ def score_trust(
     async def one(i: int, item: dict[str, Any]) -> TrustItem:
         return await trust_item(item, dataset, backend, settings)
 
-    items = asyncio.run(gather(one, data))
+    items: list[TrustItem] = asyncio.run(gather(one, data))
     result = trust_scores(items, dataset, corrected=args.corrected)
     out: dict[str, Any] = dict(result.values)
     if result.reasons:

@@ -91,7 +91,10 @@ def record_problem(item: Any, dataset: str) -> str | None:
             or len(found) != len(answers)
             or any(isinstance(f, bool) or f not in (0, 1) for f in found)
         ):
-            return f'"docs"[{j}]["answers_found"] must hold 0 or 1 for each of the {len(answers)} answers'
+            return (
+                f'"docs"[{j}]["answers_found"] must hold 0 or 1 for each of the '
+                f"{len(answers)} answers"
+            )
     return None
 
 
@@ -117,8 +120,11 @@ def load_trust_items(path: str | Path, dataset: str) -> list[dict[str, Any]]:
 
 
 def shown_docs(item: dict[str, Any], ndoc: int) -> list[dict[str, Any]]:
-    """The first ``ndoc`` documents as the project shows them: ``id`` "1".."n", ``title``,
-    ``text``, ``answers_found`` and ``rec_score`` (trust-eval keeps the same first ``ndoc``)."""
+    """The first ``ndoc`` documents, as the project shows them.
+
+    Each has ``id`` "1".."n", ``title``, ``text``, ``answers_found`` and ``rec_score``
+    (trust-eval keeps the same first ``ndoc`` in its result files).
+    """
     shown = []
     for i, doc in enumerate(item["docs"][:ndoc]):
         entry: dict[str, Any] = {

@@ -63,10 +63,17 @@ _DIRECTIONS = {
         answered_claims_nli calib_answered_claims_nli calib_answerable_claims_nli
         calib_claims_nli_f1 regular_citation_rec regular_citation_prec regular_citation_f1
         answered_citation_rec answered_citation_prec answered_citation_f1
-    """ + " ".join(
+    """
+    + " ".join(
         f"{p}_{k}"
         for p in ("regular", "answered", "calib_answered", "calib_answerable")
-        for k in ("qampari_prec", "qampari_rec", "qampari_rec_top5", "qampari_f1", "qampari_f1_top5")
+        for k in (
+            "qampari_prec",
+            "qampari_rec",
+            "qampari_rec_top5",
+            "qampari_f1",
+            "qampari_f1_top5",
+        )
     ),
     LOWER_IS_BETTER: """
         invalid_citations invalid_share omission_rate unsupported_claims rejected_spans failed_docs

@@ -47,7 +47,14 @@ from scorers._no_answer import no_answer_score, unscored_score
 logger = logging.getLogger(__name__)
 
 ITEM_KEY = "trust_item"
-SAMPLE_KEYS = ("answered", "answerable", "refusal_ratio", "correct", "citation_rec", "citation_prec")
+SAMPLE_KEYS = (
+    "answered",
+    "answerable",
+    "refusal_ratio",
+    "correct",
+    "citation_rec",
+    "citation_prec",
+)
 
 
 def trust_evidence(metadata: Mapping[str, Any], where: str) -> list[dict[str, Any]]:
@@ -111,8 +118,8 @@ def _percent(value: float | None) -> float:
 def _correct(item: TrustItem, eval_type: str) -> float:
     if eval_type == "em5":
         found = sum(item.hits)
-        prec = sum(p in {a for g in item.answers for a in g} for p in item.preds)
-        prec = prec / len(item.preds) if item.preds else 0.0
+        flat = {a for g in item.answers for a in g}
+        prec = sum(p in flat for p in item.preds) / len(item.preds) if item.preds else 0.0
         rec5 = min(5, found) / min(5, len(item.answers))
         return 0.0 if prec + rec5 == 0 else 100 * 2 * prec * rec5 / (prec + rec5)
     return 100 * sum(item.hits) / len(item.hits)
@@ -132,14 +139,17 @@ def _class(item: TrustItem) -> str:
 
 
 def _explanation(
-    item: TrustItem, answers: Sequence[Sequence[str]], docs: Sequence[Mapping[str, Any]],
-    settings: TrustSettings, eval_type: str,
+    item: TrustItem,
+    answers: Sequence[Sequence[str]],
+    docs: Sequence[Mapping[str, Any]],
+    settings: TrustSettings,
+    eval_type: str,
 ) -> str:
     verdict = "a refusal" if item.refused else "answered"
     lines = [
         f"**Counts as:** {_class(item)}.",
         "",
-        f"**Refusal:** the output's partial ratio with \"{settings.rejection_flag}\" is "
+        f'**Refusal:** the output\'s partial ratio with "{settings.rejection_flag}" is '
         f"{item.refusal_ratio} (a refusal needs more than {settings.rejection_threshold:g}): "
         f"{verdict}.",
     ]
@@ -158,14 +168,24 @@ def _explanation(
             + ")"
             for i in found
         )
-        lines += ["", f"**Answerable:** yes: gold answer(s) {which} are found in the shown "
-                  "documents (their `answers_found`)."]
+        lines += [
+            "",
+            f"**Answerable:** yes: gold answer(s) {which} are found in the shown "
+            "documents (their `answers_found`).",
+        ]
     else:
-        lines += ["", "**Answerable:** no: no shown document's `answers_found` marks any of "
-                  f"the {len(answers)} gold answers."]
+        lines += [
+            "",
+            "**Answerable:** no: no shown document's `answers_found` marks any of "
+            f"the {len(answers)} gold answers.",
+        ]
     kind = "claim entailed" if eval_type == "cm" else "found in the output"
-    lines += ["", f"**Correctness** ({kind}; calibrated correctness counts only the gold "
-              "answers marked found):", ""]
+    lines += [
+        "",
+        f"**Correctness** ({kind}; calibrated correctness counts only the gold "
+        "answers marked found):",
+        "",
+    ]
     for i, group in enumerate(answers):
         mark = "yes" if item.hits[i] else "no"
         support = "found in documents" if item.supported[i] else "in no document"
@@ -173,12 +193,18 @@ def _explanation(
     if item.citation_rec is None:
         lines += ["", "**Citations:** no statements (empty output): left out of citation scores."]
     else:
-        lines += ["", f"**Citations:** recall {100 * item.citation_rec:.1f}, precision "
-                  f"{100 * (item.citation_prec or 0):.1f}.", ""]
+        lines += [
+            "",
+            f"**Citations:** recall {100 * item.citation_rec:.1f}, precision "
+            f"{100 * (item.citation_prec or 0):.1f}.",
+            "",
+        ]
         for s in item.citations:
             refs = ", ".join(f"[{r}]" if r is not None else "[?]" for r in s["refs"]) or "none"
-            lines.append(f"- {s['text']} (cites {refs}; {s['status']}; supported: "
-                         f"{'yes' if s['recall'] else 'no'})")
+            lines.append(
+                f"- {s['text']} (cites {refs}; {s['status']}; supported: "
+                f"{'yes' if s['recall'] else 'no'})"
+            )
     return "\n".join(lines)
 
 
@@ -282,7 +308,7 @@ def trust_score(
                 "citation_prec": _percent(judged.citation_prec),
             },
             answer=output,
-            explanation=_explanation(judged, item["answers"], docs, settings, eval_type),
+            explanation=_explanation(judged, metadata["answers"], docs, settings, eval_type),
             metadata={
                 ITEM_KEY: judged.to_json(),
                 "trust_dataset": name,

@@ -93,8 +93,11 @@ _CORRECTNESS: dict[EvalType, tuple[str, ...]] = {
     "em5": (
         "qampari_presence",
         "qampari_absence",
-        *(f"{p}_{k}" for p in ("regular", "answered", "calib_answered", "calib_answerable")
-          for k in _QAMPARI),
+        *(
+            f"{p}_{k}"
+            for p in ("regular", "answered", "calib_answered", "calib_answerable")
+            for k in _QAMPARI
+        ),
         "calib_qampari_em_f1",
         "parametric_qampari_rec_top5",
     ),
@@ -282,8 +285,11 @@ def _incorrect_in_docs(
 
 
 def _citation_precision(result: CitationResult, docs: Sequence[Mapping[str, Any]]) -> float:
-    """trust-eval's precision: ALCE's, but a redundant citation that shares a gold answer
-    (``answers_found``) with the other citations keeps its credit."""
+    """trust-eval's citation precision of one output.
+
+    ALCE's, but a citation the others make redundant keeps its credit when it supports a gold
+    answer (``answers_found``) that one of the others supports too.
+    """
     credit = 0
     for s in result.statements:
         if not s.citations:
@@ -295,9 +301,7 @@ def _citation_precision(result: CitationResult, docs: Sequence[Mapping[str, Any]
                 rest.remove(c.ref)
                 coverage = np.bitwise_or.reduce([docs[r]["answers_found"] for r in rest])
                 own = docs[c.ref]["answers_found"]
-                contained = any(
-                    coverage[i] == 1 and own[i] == 1 for i in range(len(coverage))
-                )
+                contained = any(coverage[i] == 1 and own[i] == 1 for i in range(len(coverage)))
                 credit += 1 if contained else 0
             else:
                 credit += c.credit
@@ -429,7 +433,7 @@ class _Agg:
         return 2 * p * r / (p + r) if (p + r) > 0 else 0.0
 
     def hmean(self, key: str, a: float, b: float) -> float:
-        """scipy's ``hmean([a, b])``: 0 when either is 0, nan when either is nan."""
+        """Scipy's ``hmean([a, b])``: 0 when either is 0, nan when either is nan."""
         if math.isnan(a) or math.isnan(b):
             if self.corrected:
                 self.reasons[key] = "one of its two calibrated rates is undefined"
@@ -483,12 +487,8 @@ def _em_scores(
     out["calib_str_em_f1"] = agg.hmean(
         "calib_str_em_f1", out["calib_answered_str_em"], out["calib_answerable_str_em"]
     )
-    parametric = agg.mean(
-        "parametric_str_em", [calib(it, True) for it in answered], _NONE_ANSWERED
-    )
-    out["parametric_str_em"] = agg.diff(
-        "parametric_str_em", out["answered_str_em"], parametric
-    )
+    parametric = agg.mean("parametric_str_em", [calib(it, True) for it in answered], _NONE_ANSWERED)
+    out["parametric_str_em"] = agg.diff("parametric_str_em", out["answered_str_em"], parametric)
     return out
 
 
@@ -561,9 +561,7 @@ def _em5_scores(
         _qampari_set(agg, "calib_answered_", answered, "calib", calib_refused, _NONE_ANSWERED)
     )
     out.update(
-        _qampari_set(
-            agg, "calib_answerable_", answerable, "calib", calib_refused, _NONE_ANSWERABLE
-        )
+        _qampari_set(agg, "calib_answerable_", answerable, "calib", calib_refused, _NONE_ANSWERABLE)
     )
     out["calib_qampari_em_f1"] = agg.hmean(
         "calib_qampari_em_f1",
@@ -642,9 +640,7 @@ def _citation_scores(agg: _Agg, items: Sequence[TrustItem]) -> dict[str, float]:
     return out
 
 
-def trust_scores(
-    items: Sequence[TrustItem], dataset: str, corrected: bool = False
-) -> TrustScores:
+def trust_scores(items: Sequence[TrustItem], dataset: str, corrected: bool = False) -> TrustScores:
     """Every key trust-eval 0.1.5's ``Evaluator.compute_metrics()`` returns, from judged items.
 
     Args:
@@ -670,7 +666,9 @@ def trust_scores(
     n = len(items)
     values: dict[str, float] = {
         "num_samples": float(n),
-        "answered_ratio": 100 * len(answered) / n if corrected else round(100 * len(answered) / n, 2),
+        "answered_ratio": 100 * len(answered) / n
+        if corrected
+        else round(100 * len(answered) / n, 2),
         "answered_num": float(len(answered)),
         "answerable_num": float(len(answerable)),
         "overlapped_num": float(sum(it.answerable for it in answered)),
@@ -697,9 +695,7 @@ def trust_scores(
     values["answerable_f1"] = agg.f1(
         "answerable_f1", values["answerable_prec"], values["answerable_rec"]
     )
-    values["macro_avg"] = agg.mean_of(
-        "macro_avg", [values["reject_rec"], values["answerable_rec"]]
-    )
+    values["macro_avg"] = agg.mean_of("macro_avg", [values["reject_rec"], values["answerable_rec"]])
     values["macro_f1"] = agg.mean_of("macro_f1", [values["reject_f1"], values["answerable_f1"]])
     if eval_type == "em":
         values.update(_em_scores(agg, items, answered, calib_refused))

@@ -36,7 +36,7 @@ REFUSAL_THRESHOLD = 85
 
 
 def partial_ratio(s1: str, s2: str) -> int:
-    """fuzzywuzzy 0.18's ``fuzz.partial_ratio`` with python-Levenshtein, 0 to 100."""
+    """Fuzzywuzzy 0.18's ``fuzz.partial_ratio`` with python-Levenshtein, 0 to 100."""
     if s1 == s2:
         return 100
     if not s1 or not s2:

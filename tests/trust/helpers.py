@@ -10,11 +10,7 @@ NLI = "python:tests.helpers.nli_fns:word_entail"
 EXPECTED = json.loads((FIXTURES / "trust_expected.json").read_text())
 """trust-eval 0.1.5's compute_metrics() on each fixture file (make_expected.py says how)."""
 MAIN_FILES = {d: f"trust_{d}.json" for d in ("asqa", "qampari", "eli5", "expertqa")}
-RUNS = [
-    (name, label)
-    for name in EXPECTED["files"]
-    for label in ("default", "threshold_88")
-]
+RUNS = [(name, label) for name in EXPECTED["files"] for label in ("default", "threshold_88")]
 THRESHOLDS = {"default": 85, "threshold_88": 88}
 
 
@@ -24,8 +20,7 @@ def items(name: str) -> list[dict[str, Any]]:
 
 def expected(name: str, label: str = "default") -> dict[str, float]:
     return {
-        k: math.nan if v == "nan" else float(v)
-        for k, v in EXPECTED["files"][name][label].items()
+        k: math.nan if v == "nan" else float(v) for k, v in EXPECTED["files"][name][label].items()
     }
 
 

@@ -50,8 +50,11 @@ def test_half_rounds_to_even():
 @pytest.mark.parametrize(
     "text, ratio, refused",
     [
-        ("I apologize, but I couldn't find an answer to your question in the search results.",
-         100, True),
+        (
+            "I apologize, but I couldn't find an answer to your question in the search results.",
+            100,
+            True,
+        ),
         ("I apologize, but I couldn't find a good answer.", 86, True),
         ("I regret that I couldn't find an answer.", 76, False),
         ("Paris is the capital of France [1].", 40, False),

@@ -94,9 +94,10 @@ def test_corrected_mode_uses_one_refusal_decision(fresh_nli):
     dataset, judged = judge("trust_asqa.json", corrected=True)
     fixed = trust_scores(judged, dataset, corrected=True).values
     same_test = [type(j)(**{**j.to_json(), "refused_stripped": j.refused}) for j in judged]
-    assert fixed["calib_answered_str_em"] == trust_scores(same_test, dataset).values[
-        "calib_answered_str_em"
-    ]
+    assert (
+        fixed["calib_answered_str_em"]
+        == trust_scores(same_test, dataset).values["calib_answered_str_em"]
+    )
     assert fixed["answered_ratio"] == pytest.approx(100 * 9 / 14)  # not rounded
     assert expected("trust_asqa.json")["answered_ratio"] == 64.29
 
