@@ -33,6 +33,7 @@ import numpy as np
 
 from inspect_cite.alce.autoais import at_most_citations_problem, citation_scores
 from inspect_cite.alce.items import FIELD_TYPES, field_problem
+from inspect_cite.alce.trust.refusal import REFUSAL_FLAG, REFUSAL_THRESHOLD
 from inspect_cite.citations.alce import remove_citations
 from inspect_cite.errors import PreflightError
 from inspect_cite.files import read_json, write_atomic
@@ -47,7 +48,6 @@ from inspect_cite.nli.checked import checked_nli
 from inspect_cite.nli.registry import parse_nli_spec
 from inspect_cite.text import split_think
 from inspect_cite.thinking import NO_ANSWER_THINKING
-from inspect_cite.trust.refusal import REFUSAL_FLAG, REFUSAL_THRESHOLD
 from scorers.alce_correctness import best_rouge_lsum, qampari_scores, str_em
 from scorers.claim_coverage import NO_CLAIMS_REASON, claims_score
 

@@ -4,7 +4,7 @@ The file is trust-eval's (``{"data": [items]}``, each with ``question``, ``answe
 ``docs`` with ``answers_found`` and the model's ``output``), as its ``ResponseGenerator``
 saves it. Outputs are scored as they are (trust-eval's evaluator cleans nothing); the
 ``.score`` file holds every key trust-eval returns for ``--dataset``
-(:func:`inspect_cite.trust.metrics.trust_keys`), and with ``--corrected`` a ``nan_reasons``
+(:func:`inspect_cite.alce.trust.metrics.trust_keys`), and with ``--corrected`` a ``nan_reasons``
 object naming why each nan value is undefined.
 """
 
@@ -13,8 +13,7 @@ import asyncio
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
-from inspect_cite.nli import NLIBackend
-from inspect_cite.trust.metrics import (
+from inspect_cite.alce.trust.metrics import (
     EVAL_TYPES,
     TrustItem,
     TrustSettings,
@@ -22,6 +21,7 @@ from inspect_cite.trust.metrics import (
     trust_item_problem,
     trust_scores,
 )
+from inspect_cite.nli import NLIBackend
 
 Gather = Callable[
     [Callable[[int, dict[str, Any]], Any], Sequence[Any]], Coroutine[Any, Any, list[Any]]

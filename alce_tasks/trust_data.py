@@ -14,11 +14,11 @@ provenance; ``-T dataset_path=`` reads a local copy instead.
 from pathlib import Path
 from typing import Any
 
+from inspect_cite.alce.trust.metrics import EVAL_TYPES, check_dataset
 from inspect_cite.cache import cache_dir
 from inspect_cite.errors import PreflightError
 from inspect_cite.files import read_json
 from inspect_cite.hub_files import PinnedHubFile, cached_pinned_file, dataset_file
-from inspect_cite.trust.metrics import EVAL_TYPES, check_dataset
 
 TRUST_DATA_REPO = "declare-lab/Trust-Data"
 TRUST_DATA_REVISION = "b2179d357457f00adaf533011c65d63403101d41"

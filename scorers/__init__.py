@@ -30,9 +30,9 @@ all from its one metric ``trust_corpus``; the list per dataset: ``trust_keys``):
 
 | Log keys                               | Scorer file            | Definition
 |----------------------------------------|------------------------|------------------------------
-| num_samples, answered_ratio,           | trust_score.py         | inspect_cite/trust/
+| num_samples, answered_ratio,           | trust_score.py         | inspect_cite/alce/trust/
 | answered_num, answerable_num,          |                        | metrics.py (refusal:
-| overlapped_num, regular_length,        |                        | inspect_cite/trust/
+| overlapped_num, regular_length,        |                        | inspect_cite/alce/trust/
 | answered_length, reject_rec,           |                        | refusal.py)
 | reject_prec, reject_f1, answerable_rec,|                        |
 | answerable_prec, answerable_f1,        |                        |

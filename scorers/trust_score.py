@@ -1,11 +1,11 @@
 """TRUST-SCORE as an Inspect scorer: each sample judged while the eval runs, the run once.
 
 Each sample's score judges its output as trust-eval 0.1.5 does
-(:func:`inspect_cite.trust.metrics.trust_item`: refusal by fuzzy match, answerability from the
+(:func:`inspect_cite.alce.trust.metrics.trust_item`: refusal by fuzzy match, answerability from the
 shown documents' ``answers_found``, correctness, citations by NLI) and keeps the judgement in
 ``Score.metadata["trust_item"]``; the ``trust_corpus`` metric aggregates every judged sample
 into all the keys trust-eval's ``Evaluator.compute_metrics()`` returns for the dataset
-(:func:`inspect_cite.trust.metrics.trust_keys`), under its names and scale. The same
+(:func:`inspect_cite.alce.trust.metrics.trust_keys`), under its names and scale. The same
 definition scores result files (``alce-eval --trust``).
 
 Per sample, the value holds ``answered`` and ``answerable`` (1 or 0), the refusal's
@@ -24,14 +24,7 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, Value,
 from inspect_ai.solver import TaskState
 
 from inspect_cite.alce.autoais import at_most_citations_problem
-from inspect_cite.cli_values import accept_cli_values
-from inspect_cite.documents import DocumentError, get_docs
-from inspect_cite.errors import ArgumentError
-from inspect_cite.nli import NLIError
-from inspect_cite.nli.checked import checked_nli
-from inspect_cite.text import split_think
-from inspect_cite.thinking import think_opened_by_prompt
-from inspect_cite.trust.metrics import (
+from inspect_cite.alce.trust.metrics import (
     AT_MOST_CITATIONS,
     EVAL_TYPES,
     TrustItem,
@@ -41,7 +34,14 @@ from inspect_cite.trust.metrics import (
     trust_item,
     trust_scores,
 )
-from inspect_cite.trust.refusal import REFUSAL_FLAG, REFUSAL_THRESHOLD
+from inspect_cite.alce.trust.refusal import REFUSAL_FLAG, REFUSAL_THRESHOLD
+from inspect_cite.cli_values import accept_cli_values
+from inspect_cite.documents import DocumentError, get_docs
+from inspect_cite.errors import ArgumentError
+from inspect_cite.nli import NLIError
+from inspect_cite.nli.checked import checked_nli
+from inspect_cite.text import split_think
+from inspect_cite.thinking import think_opened_by_prompt
 from scorers._no_answer import no_answer_score, unscored_score
 
 logger = logging.getLogger(__name__)

@@ -5,8 +5,8 @@ import json
 import pytest
 from rapidfuzz import fuzz
 
+from inspect_cite.alce.trust.refusal import REFUSAL_FLAG, check_refusal, partial_ratio
 from inspect_cite.citations.alce import remove_citations
-from inspect_cite.trust.refusal import REFUSAL_FLAG, check_refusal, partial_ratio
 from tests.trust.helpers import FIXTURES
 
 CASES = json.loads((FIXTURES / "partial_ratio_cases.json").read_text())

@@ -12,8 +12,7 @@ from alce_tasks.trust_data import (
     trust_data_path,
     trust_record_to_sample,
 )
-from inspect_cite.download import sha256_file
-from inspect_cite.trust.prompts import (
+from inspect_cite.alce.trust.prompts import (
     PROMPT_DIR_ENV,
     PROMPT_PINS,
     TrustPromptError,
@@ -22,6 +21,7 @@ from inspect_cite.trust.prompts import (
     prompt_name,
     trust_prompt_path,
 )
+from inspect_cite.download import sha256_file
 from tests.trust.helpers import FIXTURES, items
 
 

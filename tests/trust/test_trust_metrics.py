@@ -6,8 +6,7 @@ import math
 import pytest
 
 from inspect_cite.alce.autoais import citation_scores
-from inspect_cite.nli.registry import get_nli
-from inspect_cite.trust.metrics import (
+from inspect_cite.alce.trust.metrics import (
     TrustItemError,
     TrustSettings,
     trust_item,
@@ -15,6 +14,7 @@ from inspect_cite.trust.metrics import (
     trust_keys,
     trust_scores,
 )
+from inspect_cite.nli.registry import get_nli
 from tests.trust.helpers import (
     EXPECTED,
     MAIN_FILES,

@@ -40,10 +40,10 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from inspect_cite.alce.autoais import CitationResult, citation_scores
+from inspect_cite.alce.trust.refusal import REFUSAL_FLAG, REFUSAL_THRESHOLD, check_refusal
 from inspect_cite.citations.alce import remove_citations
 from inspect_cite.nli.base import NLIBackend
 from inspect_cite.squad import normalize_answer
-from inspect_cite.trust.refusal import REFUSAL_FLAG, REFUSAL_THRESHOLD, check_refusal
 
 TrustDataset = Literal["asqa", "qampari", "eli5", "expertqa"]
 EvalType = Literal["em", "em5", "cm"]
