@@ -89,7 +89,7 @@ def record_problem(item: Any, dataset: str) -> str | None:
         if (
             not isinstance(found, list)
             or len(found) != len(answers)
-            or any(isinstance(f, bool) or f not in (0, 1) for f in found)
+            or any(not isinstance(f, int) or f not in (0, 1) for f in found)
         ):
             return (
                 f'"docs"[{j}]["answers_found"] must hold 0 or 1 for each of the '

@@ -196,7 +196,7 @@ def trust_item_problem(item: Mapping[str, Any], eval_type: EvalType) -> str | No
         if (
             not isinstance(found, list)
             or len(found) != len(answers)
-            or any(isinstance(f, bool) or f not in (0, 1) for f in found)
+            or any(not isinstance(f, int) or f not in (0, 1) for f in found)
         ):
             return (
                 f'"docs"[{j}]["answers_found"] must list 0 or 1 for each of the '
