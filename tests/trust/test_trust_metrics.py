@@ -137,3 +137,10 @@ def test_answers_found_must_match_the_answers(fresh_nli):
 def test_unknown_dataset_is_refused():
     with pytest.raises(ValueError, match="--dataset must be one of asqa, qampari, eli5, expertqa"):
         trust_keys("nq")
+
+
+@pytest.mark.parametrize("dataset", ["asqa", "qampari", "eli5", "expertqa"])
+def test_every_trust_key_has_a_direction(dataset):
+    from inspect_cite.log_metrics import UNKNOWN_DIRECTION, metric_direction
+
+    assert [k for k in trust_keys(dataset) if metric_direction(k) == UNKNOWN_DIRECTION] == []

@@ -94,3 +94,27 @@ def test_sample_without_answers_found_is_not_scored(fresh_nli, tmp_path):
     score = log.samples[0].scores["trust_score"]
     assert score.explanation.startswith('**Not scored:** sample 0: "docs"[0]["answers_found"]')
     assert math.isnan(log_metrics(log)["trust_score"]["trust_score"])
+
+
+def test_output_is_cleaned_as_trust_eval_generator_saves_it():
+    from scorers.trust_score import trust_output
+
+    assert trust_output("Paris [1]. End.<|im_end|>  \n", prompt_opened=False) == "Paris [1]. "
+    assert trust_output("<think>hmm</think>Paris [1].", prompt_opened=None) == "Paris [1]."
+    assert trust_output("<think>still thinking", prompt_opened=None) is None
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ({"rejection_threshold": 101}, "rejection_threshold must be a number from 0 to 100"),
+        ({"rejection_flag": " "}, "rejection_flag must be a non-empty sentence"),
+        ({"dataset": "nq"}, "dataset must be one of asqa, qampari, eli5, expertqa"),
+        ({"at_most_citations": 0}, "at_most_citations must be a whole number of at least 1"),
+    ],
+)
+def test_bad_arguments_are_refused_in_one_line(fresh_nli, args, message):
+    from inspect_cite.errors import ArgumentError
+
+    with pytest.raises(ArgumentError, match=message):
+        trust_score(nli=NLI, **args)
