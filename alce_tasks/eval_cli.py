@@ -12,6 +12,10 @@ Example::
 
     alce-eval --f result/asqa-chatgpt.json --citations --nli true
     alce-eval --f result/eli5-run.json --citations --claims_nli --nli python:my_nli:entails
+    alce-eval --f eval_data/asqa_refusal.json --trust --dataset asqa --nli true
+
+``--trust`` scores a trust-eval result file as trust-eval 0.1.5 does instead
+(:mod:`alce_tasks.trust_cli`).
 """
 
 import argparse
@@ -29,7 +33,8 @@ import numpy as np
 
 from inspect_cite.alce.autoais import at_most_citations_problem, citation_scores
 from inspect_cite.alce.items import FIELD_TYPES, field_problem
-from inspect_cite.benchmarks.alce import ALCE_DATASETS
+from inspect_cite.alce.trust.refusal import REFUSAL_FLAG, REFUSAL_THRESHOLD
+from inspect_cite.benchmarks.trust import TRUST_DATASETS
 from inspect_cite.checks.errors import PreflightError
 from inspect_cite.citations.alce import remove_citations
 from inspect_cite.downloads.files import read_json, write_atomic
@@ -86,6 +91,16 @@ def _citation_limit(value: str) -> int:
     return number
 
 
+def _threshold(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from e
+    if not 0 <= number <= 100:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number from 0 to 100")
+    return number
+
+
 def build_parser() -> argparse.ArgumentParser:
     """eval.py's flags plus ``--nli``, ``--nli_cache``, ``--dataset`` and ``--no_alce_compat``."""
     p = argparse.ArgumentParser(
@@ -124,9 +139,34 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--dataset",
-        choices=tuple(ALCE_DATASETS),
+        choices=tuple(TRUST_DATASETS),
         default=None,
-        help='default: QAMPARI when "qampari" is in --f (as eval.py), else per-item fields',
+        help='default: QAMPARI when "qampari" is in --f (as eval.py), else per-item fields '
+        "(expertqa: --trust only)",
+    )
+    p.add_argument(
+        "--trust",
+        action="store_true",
+        help="TRUST-SCORE as trust-eval 0.1.5 (needs --dataset): every key its "
+        "Evaluator.compute_metrics() returns",
+    )
+    p.add_argument(
+        "--rejection_flag",
+        default=REFUSAL_FLAG,
+        help=f'--trust: the refusal sentence (default "{REFUSAL_FLAG}")',
+    )
+    p.add_argument(
+        "--rejection_threshold",
+        type=_threshold,
+        default=REFUSAL_THRESHOLD,
+        help=f"--trust: a refusal's fuzzy partial ratio must exceed it (default "
+        f"{REFUSAL_THRESHOLD})",
+    )
+    p.add_argument(
+        "--corrected",
+        action="store_true",
+        help="--trust: fix trust-eval's defects (undefined rates nan, not 0; numbers then "
+        "differ from trust-eval)",
     )
     p.add_argument(
         "--no_alce_compat",
@@ -346,6 +386,24 @@ def _score_path_problem(path: Path) -> str | None:
     return None
 
 
+def nli_backend(args: argparse.Namespace) -> NLIBackend:
+    """The checked ``--nli`` backend (``--nli_cache``), refusing a model role.
+
+    Raises:
+        PreflightError: For an unusable spec or a role (no roles are bound outside an eval).
+
+    """
+    nli = checked_nli(args.nli, flag="--nli", cache_path=args.nli_cache)
+    kind, arg = parse_nli_spec(args.nli)
+    if kind == "model" and "/" not in arg:
+        # Outside an Inspect eval no role can be bound: Inspect's own error names no flag.
+        raise PreflightError(
+            f"--nli={args.nli}: alce-eval binds no model roles; give the model itself "
+            "(--nli model:<provider>/<model>)"
+        )
+    return nli
+
+
 def score_file(args: argparse.Namespace) -> dict[str, Any]:
     """Compute every requested metric for ``args.f`` (eval.py's ``main`` without the I/O).
 
@@ -362,6 +420,14 @@ def score_file(args: argparse.Namespace) -> dict[str, Any]:
     if problem is not None:
         # Checked before scoring: a long NLI run must not end in an unwritable file.
         raise ResultFileError(f"--f {args.f}: the scores file {score_path} {problem}")
+    if args.trust:
+        from alce_tasks.trust_cli import score_trust
+
+        return score_trust(
+            data, args, nli=lambda: nli_backend(args), error=ResultFileError, gather=_gather_items
+        )
+    if args.dataset == "expertqa":
+        raise ResultFileError("--dataset expertqa is scored with --trust only")
     qampari = args.dataset == "qampari" or (args.dataset is None and "qampari" in args.f)
     if qampari:
         # eval.py turns these off for QAMPARI.
@@ -393,14 +459,7 @@ def score_file(args: argparse.Namespace) -> dict[str, Any]:
     if args.mauve:
         result.update(_mauve(normalized, args))
     if args.citations or args.claims_nli:
-        nli = checked_nli(args.nli, flag="--nli", cache_path=args.nli_cache)
-        kind, arg = parse_nli_spec(args.nli)
-        if kind == "model" and "/" not in arg:
-            # Outside an Inspect eval no role can be bound: Inspect's own error names no flag.
-            raise PreflightError(
-                f"--nli={args.nli}: alce-eval binds no model roles; give the model itself "
-                "(--nli model:<provider>/<model>)"
-            )
+        nli = nli_backend(args)
 
         async def nli_metrics() -> dict[str, float]:
             out: dict[str, float] = {}

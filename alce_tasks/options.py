@@ -10,7 +10,7 @@ the strategy decides (its row in :data:`alce_tasks.strategies.STRATEGIES`): the
 
 import inspect
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from inspect_ai.model import GenerateConfig
 
@@ -25,6 +25,7 @@ from inspect_cite.alce.run_configs import (
     load_alce_config,
 )
 from inspect_cite.benchmarks.alce import ALCE_DATASETS, AlceDatasetName, Retriever
+from inspect_cite.benchmarks.trust import TrustDatasetName
 from inspect_cite.checks.run import check_sampling, check_thinking_switch, eval_model
 from inspect_cite.generation.raw_prompt import check_raw_prompt
 from inspect_cite.generation.thinking import DEFAULT_THINKING_TOKENS, thinking_generate_config
@@ -111,6 +112,10 @@ class AlceOptions:
         diagnose: Also classify every statement as `supported`, `misattributed`,
             `unsupported` or `uncited` (`citation_nli`'s `diagnose`; one more NLI pair per
             unsupported statement and document it does not cite).
+        trust: TRUST-SCORE (grounded refusals): the authors' Trust-Score data (documents
+            marked per gold answer, some questions unanswerable from them), their
+            refusal-instructed prompt, and `trust_score` (trust-eval 0.1.5's metrics); see
+            docs/alce.md, "Grounded refusals".
 
     """
 
@@ -142,6 +147,7 @@ class AlceOptions:
     retrieve_in_all_docs: bool | None = None
     force_cite_show: bool | None = None
     diagnose: bool = False
+    trust: bool = False
 
 
 @dataclass(frozen=True)
@@ -192,7 +198,41 @@ def explicit_arguments(given: dict[str, Any]) -> set[str]:
     return {k for k, v in given.items() if k in defaults and v != defaults[k] and k != "retriever"}
 
 
-def _check_values(dataset: AlceDatasetName, o: AlceOptions, config: GenerateConfig) -> None:
+TRUST_STRATEGIES = ("vanilla", "prompt", "rerank")
+"""The strategies that answer from the refusal-instructed prompt as it is."""
+
+# Options of ALCE's own runs that a TRUST-SCORE run does not read (its data and prompt are
+# the authors'): refused rather than ignored.
+TRUST_NOT_READ = {
+    "oracle": False,
+    "use_shorter": None,
+    "config": None,
+    "qa": False,
+    "mauve": False,
+    "quick_test": None,
+    "retrieve_in_all_docs": None,
+    "force_cite_show": None,
+}
+
+
+def trust_problem(dataset: str, options: AlceOptions) -> str | None:
+    """Why a TRUST-SCORE run cannot take an option (one line naming the flag), or None."""
+    strategies = TRUST_STRATEGIES if dataset in ALCE_DATASETS else TRUST_STRATEGIES[:2]
+    if options.strategy not in strategies:
+        return (
+            f"-T strategy={options.strategy}: -T trust=true answers from the authors' "
+            f"refusal-instructed prompt; use one of {', '.join(strategies)}"
+        )
+    if options.prompt != "default":
+        return f"-T prompt={options.prompt}: -T trust=true reads the authors' refusal prompt file"
+    for name, default in TRUST_NOT_READ.items():
+        value = getattr(options, name)
+        if value != default:
+            return f"-T {name}={value}: not read by a TRUST-SCORE run (-T trust=true); drop it"
+    return None
+
+
+def _check_values(dataset: str, o: AlceOptions, config: GenerateConfig) -> None:
     """Every check of a single value, or of one value against the dataset (one line each)."""
     check_sampling(config)
     check_thinking_switch(o.thinking, config)
@@ -212,7 +252,8 @@ def _check_values(dataset: AlceDatasetName, o: AlceOptions, config: GenerateConf
         hint=" (or -T prompt_file=FILE for your own)",
         error=AlceTaskError,
     )
-    own = ALCE_DATASETS[dataset].options
+    row = ALCE_DATASETS.get(dataset)  # type: ignore[call-overload]
+    own = row.options if row is not None else ()
     if o.qa and "qa" not in own:
         raise AlceTaskError("-T qa=true needs ASQA's qa_pairs (eval.py computes QA only for ASQA)")
     seeds = o.mauve_seeds
@@ -222,11 +263,11 @@ def _check_values(dataset: AlceDatasetName, o: AlceOptions, config: GenerateConf
         raise AlceTaskError("-T mauve=true: eval.py does not compute MAUVE for QAMPARI lists")
 
 
-def resolve(dataset: AlceDatasetName, given: dict[str, Any]) -> AlceRun:
+def resolve(name: AlceDatasetName | TrustDatasetName, given: dict[str, Any]) -> AlceRun:
     """The options of an ALCE task, its config applied, checked and resolved.
 
     Args:
-        dataset: The dataset.
+        name: The dataset (ExpertQA: TRUST-SCORE's only).
         given: The task's arguments as given (every option of :class:`AlceOptions`).
 
     Raises:
@@ -234,6 +275,8 @@ def resolve(dataset: AlceDatasetName, given: dict[str, Any]) -> AlceRun:
         PreflightError: Sampling or thinking settings that contradict the task.
 
     """
+    # ExpertQA is TRUST-SCORE's alone: it reaches nothing that reads ALCE's three (refused below).
+    dataset = cast(AlceDatasetName, name)
     given = asdict(AlceOptions(**given))
     settings: ConfigSettings | None = None
     overrides: dict[str, Any] = {}
@@ -249,6 +292,10 @@ def resolve(dataset: AlceDatasetName, given: dict[str, Any]) -> AlceRun:
     spec = STRATEGIES[o.strategy]
     if problem := spec.options_problem(o.strategy, o):
         raise AlceTaskError(problem)
+    if o.trust and (problem := trust_problem(dataset, o)):
+        raise AlceTaskError(problem)
+    if not o.trust and dataset not in ALCE_DATASETS:
+        raise AlceTaskError(f"{dataset}: only TRUST-SCORE runs it (-T trust=true)")
     if not o.chat and (model := eval_model()) is not None:
         check_raw_prompt(model)
     ndoc = spec.ndoc if o.ndoc is None else o.ndoc
@@ -280,8 +327,10 @@ def resolve(dataset: AlceDatasetName, given: dict[str, Any]) -> AlceRun:
             else False
         ),
     }
-    # retriever and oracle choose among the pinned files; a local dataset_path is taken as given.
-    data_name = eval_file_name(dataset, o.retriever, oracle) if o.dataset_path is None else None
+    # retriever and oracle choose among ALCE's pinned files (TRUST-SCORE has its own data).
+    data_name = None
+    if o.dataset_path is None and not o.trust:
+        data_name = eval_file_name(dataset, o.retriever, oracle)  # type: ignore[arg-type]
     return AlceRun(
         dataset=dataset,
         options=replace(o, ndoc=ndoc, oracle=oracle, use_shorter=use_shorter),

@@ -14,6 +14,7 @@ from inspect_ai.scorer import Scorer
 from alce_tasks.data import record_to_sample
 from alce_tasks.options import AlceRun, AlceTaskError, resolve
 from alce_tasks.strategies import STRATEGIES, StrategySettings, strategy_solver
+from alce_tasks.trust import trust_task
 from inspect_cite import __version__
 from inspect_cite.alce.data import (
     ALCE_DATA_HUB,
@@ -36,6 +37,7 @@ from inspect_cite.alce.run_configs import (
     generate_overrides,
 )
 from inspect_cite.benchmarks.alce import ALCE_DATASETS
+from inspect_cite.benchmarks.trust import TrustDatasetName
 from inspect_cite.checks.errors import Refusals
 from inspect_cite.checks.models import check_model
 from inspect_cite.checks.run import (
@@ -276,7 +278,7 @@ def _config_values_named(build: Callable[..., Task]) -> Callable[..., Task]:
 
 
 @_config_values_named
-def alce_task(dataset: AlceDatasetName, **options: Any) -> Task:
+def alce_task(dataset: AlceDatasetName | TrustDatasetName, **options: Any) -> Task:
     """Build an ALCE task; the @task functions fix the dataset and its own options.
 
     Scorers: correctness and NLI citation recall/precision; ELI5 adds claim coverage; ASQA adds
@@ -290,6 +292,9 @@ def alce_task(dataset: AlceDatasetName, **options: Any) -> Task:
 
     """
     run = resolve(dataset, options)
+    if run.options.trust:
+        return trust_task(run)
+    dataset = run.dataset
     o = run.options
     scorers: list[Scorer] = []
     # Every file and model the run needs, all problems in one message; the pinned data (a

@@ -25,6 +25,37 @@ ALCE log keys (``alce_tasks/*``; the same definitions score ``alce-eval`` and lm
 |                                        |                        | inspect_cite/text/squad.py)
 | mauve (-T mauve=true)                  | mauve.py               | here
 
+TRUST-SCORE log keys (``scorers/trust_score``, ``alce-eval --trust``; trust-eval 0.1.5's names,
+all from its one metric ``trust_corpus``; the list per dataset: ``trust_keys``):
+
+| Log keys                               | Scorer file            | Definition
+|----------------------------------------|------------------------|------------------------------
+| num_samples, answered_ratio,           | trust_score.py         | inspect_cite/alce/trust/
+| answered_num, answerable_num,          |                        | metrics.py (refusal:
+| overlapped_num, regular_length,        |                        | inspect_cite/alce/trust/
+| answered_length, reject_rec,           |                        | refusal.py)
+| reject_prec, reject_f1, answerable_rec,|                        |
+| answerable_prec, answerable_f1,        |                        |
+| macro_avg, macro_f1, trust_score;      |                        |
+| {regular,answered}_citation_{rec,prec, |                        |
+| f1}; ASQA: regular_str_em,             |                        |
+| answered_str_em, calib_answered_str_em,|                        |
+| calib_answerable_str_em,               |                        |
+| calib_str_em_f1, parametric_str_em;    |                        |
+| QAMPARI: qampari_presence,             |                        |
+| qampari_absence, {regular,answered,    |                        |
+| calib_answered,calib_answerable}_      |                        |
+| {num_preds,qampari_prec,qampari_rec,   |                        |
+| qampari_rec_top5,qampari_f1,           |                        |
+| qampari_f1_top5}, calib_qampari_em_f1, |                        |
+| parametric_qampari_rec_top5; ELI5 and  |                        |
+| ExpertQA: regular_claims_nli,          |                        |
+| answered_claims_nli,                   |                        |
+| calib_answered_claims_nli,             |                        |
+| calib_answerable_claims_nli,           |                        |
+| parametric_answered_claims_nli,        |                        |
+| calib_claims_nli_f1                    |                        |
+
 FullCite log keys (``fullcite_tasks/*``):
 
 | Log keys                               | Scorer file            | Definition
@@ -94,6 +125,7 @@ from scorers.mauve import mauve, mauve_corpus
 from scorers.native_counts import native_counts
 from scorers.source_support import source_support
 from scorers.span_agreement import span_agreement
+from scorers.trust_score import trust_corpus, trust_score
 
 __all__ = [
     "alce_correctness",
@@ -112,4 +144,6 @@ __all__ = [
     "native_counts",
     "source_support",
     "span_agreement",
+    "trust_corpus",
+    "trust_score",
 ]

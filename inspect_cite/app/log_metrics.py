@@ -57,7 +57,24 @@ _DIRECTIONS = {
         yesno_accuracy factoid_strict factoid_lenient factoid_mrr list_precision list_recall
         list_f1 summary_rouge2 summary_rouge_su4 rougeL rougeL_precision rougeL_recall rougeL_f1
         supported cited_source_seen supported_claims
-    """,
+        trust_score reject_rec reject_prec reject_f1 answerable_rec answerable_prec answerable_f1
+        macro_avg macro_f1 regular_str_em answered_str_em calib_answered_str_em
+        calib_answerable_str_em calib_str_em_f1 calib_qampari_em_f1 regular_claims_nli
+        answered_claims_nli calib_answered_claims_nli calib_answerable_claims_nli
+        calib_claims_nli_f1 regular_citation_rec regular_citation_prec regular_citation_f1
+        answered_citation_rec answered_citation_prec answered_citation_f1
+    """
+    + " ".join(
+        f"{p}_{k}"
+        for p in ("regular", "answered", "calib_answered", "calib_answerable")
+        for k in (
+            "qampari_prec",
+            "qampari_rec",
+            "qampari_rec_top5",
+            "qampari_f1",
+            "qampari_f1_top5",
+        )
+    ),
     LOWER_IS_BETTER: """
         invalid_citations invalid_share omission_rate unsupported_claims rejected_spans failed_docs
         misattributed unsupported uncited uncited_but_supported uncited_claims
@@ -65,10 +82,15 @@ _DIRECTIONS = {
     """,
     # Sizes (good or bad only against a reference), and where citations go: citing the first
     # documents is a bias or right, depending on where the evidence is. A near-verbatim snippet
-    # is neither the document's exact words nor a rewording.
+    # is neither the document's exact words nor a rewording. TRUST-SCORE's counts, and its
+    # parametric scores (answers from the model's own knowledge: diagnostic, not a goal).
     NO_DIRECTION: """
         length num_preds n_citations n_scored n_spans pos_rest first_two_share
         first_two_rank_share near_verbatim_rate native_citations
+        num_samples answered_ratio answered_num answerable_num overlapped_num regular_length
+        answered_length regular_num_preds answered_num_preds calib_answered_num_preds
+        calib_answerable_num_preds qampari_presence qampari_absence parametric_str_em
+        parametric_qampari_rec_top5 parametric_answered_claims_nli
     """,
 }
 _SCORE_DIRECTIONS = {name: d for d, names in _DIRECTIONS.items() for name in names.split()}

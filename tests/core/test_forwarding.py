@@ -65,6 +65,8 @@ ALCE = {
     "retrieve_in_all_docs": None,
     "force_cite_show": None,
     "diagnose": False,
+    # Issue 38 (TRUST-SCORE), added at the end.
+    "trust": False,
 }
 FULLCITE = {
     "ndoc": 5,
