@@ -139,3 +139,49 @@ def write_helmet_files(folder: Path, n_items: int = N_ITEMS, n_docs: int = N_DOC
                 encoding="utf-8",
             )
     return folder
+
+
+def _words_of(text: str, n: int) -> str:
+    return " ".join(text.replace(".", "").replace(",", "").split()[:n])
+
+
+def scoring_cases(dataset: str) -> list[dict[str, Any]]:
+    """Items with a fixed model output each (``output``), for HELMET's scoring rules.
+
+    The outputs exercise what eval_alce.py treats differently from eval.py: answers over
+    several lines (newline runs become one space), leading and trailing whitespace, a trailing
+    ``End.`` and ``<|im_end|>``, sentences under five characters ("1.", "Yes."), a citation
+    placed after the period, ``[0]``, an out-of-range citation, repeated and redundant
+    citations, an empty output and one of short sentences only.
+    """
+    items = data_items(dataset, 12, 6)
+    outputs = []
+    for i, item in enumerate(items):
+        d = [doc["text"] for doc in item["docs"]]
+        n = 16 if dataset == "qampari" else 6
+        a, b, c = _words_of(d[0], n), _words_of(d[1], n), _words_of(d[2], n)
+        if dataset == "qampari":
+            gold = [group[i % 2] for group in item["answers"]]
+            outputs.append(
+                [
+                    f"{gold[0]} [1], {a} [1], {b} [2][2], {gold[1]} [7]",
+                    f"{a} [1][2]\n\n{b} [2],\n{gold[2]} [0].",
+                    "",
+                    f"  {gold[0]}, {gold[1]} [3], {c} [3]<|im_end|>",
+                    f"{a} [1, 2], {b} [2]\nEnd.",
+                    f"{gold[0]} [1]\n",
+                ][i % 6]
+            )
+        else:
+            short = item["qa_pairs"][0]["short_answers"][0]
+            outputs.append(
+                [
+                    f"{a} [1]. {a} and {b} [1][2]. Unsupported {short} claim here [3].",
+                    f"{a} [1].\n\n{b} [3].\n1. Yes. [2]",
+                    "",
+                    "Yes. [1] No. [2]",
+                    f"  {a}. [1] {b} [2][2]\nEnd.",
+                    f"{c} [0]. {a} [9]. {b} [1][2][3][4].<|im_end|>",
+                ][i % 6]
+            )
+    return [{**item, "output": out} for item, out in zip(items, outputs, strict=True)]
