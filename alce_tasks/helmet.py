@@ -75,7 +75,9 @@ def helmet_dataset(
     chosen = helmet_items(items, pf, settings, context_of=context_of)
     samples = []
     for run in chosen:
-        sample = record_to_sample(run.item, run.index, settings.dataset, run.prompt, run.item["docs"])
+        sample = record_to_sample(
+            run.item, run.index, settings.dataset, run.prompt, run.item["docs"]
+        )
         sample.metadata = {
             **(sample.metadata or {}),
             "helmet": {

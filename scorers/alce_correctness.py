@@ -21,8 +21,8 @@ import numpy as np
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from inspect_cite.alce.items import field_problem
 from inspect_cite.alce.helmet import ScoringRules, check_rules, scoring_output
+from inspect_cite.alce.items import field_problem
 from inspect_cite.alce.prompts import AlceDatasetName, check_dataset_argument
 from inspect_cite.citations.alce import remove_citations
 from inspect_cite.cli_values import accept_cli_values

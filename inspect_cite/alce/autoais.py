@@ -270,7 +270,9 @@ async def citation_scores(
     if not statements:
         reason = "no statements: the output is empty"
         if output.strip():
-            reason = f"no statements: every sentence is shorter than {min_statement_chars} characters"
+            reason = (
+                f"no statements: every sentence is shorter than {min_statement_chars} characters"
+            )
         return CitationResult(None, None, [], 0, reason)
 
     checked = [s for s in statements if s.status == "checked"]

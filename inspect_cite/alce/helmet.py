@@ -57,8 +57,8 @@ from inspect_cite.alce.prompts import (
     prompt_dir_override,
 )
 from inspect_cite.cache import NOT_CACHED, cache_dir, cached_file_problem
-from inspect_cite.download import describe_failure
 from inspect_cite.citations.alce import alce_scoring_output
+from inspect_cite.download import describe_failure
 from inspect_cite.errors import ArgumentError, PreflightError
 from inspect_cite.hub_files import check_dataset_path, file_provenance
 from inspect_cite.preflight import ensure_reachable

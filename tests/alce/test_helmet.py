@@ -38,7 +38,7 @@ from inspect_cite.alce.prompts import PROMPT_DIR_ENV, PromptFile
 from inspect_cite.citations.alce import alce_scoring_output
 from inspect_cite.errors import ArgumentError
 from inspect_cite.nli import get_nli
-from scorers.alce_correctness import CORRECTNESS_KEYS, alce_correctness, correctness
+from scorers.alce_correctness import CORRECTNESS_KEYS, correctness
 from scorers.citation_nli import citation_nli
 from tests.conftest import FIXTURES
 from tests.helpers.evals import eval_one
@@ -155,7 +155,9 @@ def test_demonstrations_not_downloadable_name_the_fix(cache_root, monkeypatch):
         "inspect_cite.alce.helmet.ensure_reachable",
         lambda url: (_ for _ in ()).throw(ConnectionError("offline")),
     )
-    with pytest.raises(HelmetDataError, match="(?s)asqa_revised.json is not cached.*-T prompt_file"):
+    with pytest.raises(
+        HelmetDataError, match="(?s)asqa_revised.json is not cached.*-T prompt_file"
+    ):
         official_helmet_prompt_path("asqa_revised")
 
 
@@ -277,3 +279,32 @@ def test_each_passage_is_formatted_once_per_prompt(helmet_dir, monkeypatch):
     prompt = builder.user_message(item, [0, 1])
     assert len(calls) == 170
     assert prompt.count("Document [") == 170 + 2 * 5  # the demonstrations were rendered before
+
+
+def test_truncation_equals_helmets_tokenize(helmet_dir, tmp_path):
+    """Over the token budget, the passages are cut where HELMET's ``tokenize`` cuts them."""
+    from transformers import AutoTokenizer
+
+    from inspect_cite.alce.helmet import hf_truncated_context
+    from tests.helpers.helmet_files import build_word_tokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(build_word_tokenizer(tmp_path / "tok"))
+    expected = json.loads((FIXTURES / "helmet" / "expected_truncation.json").read_text())
+    runs: dict[str, list[Any]] = {}
+    for case in expected["cases"]:
+        dataset = case["helmet_dataset"].split("_")[1]
+        settings = replace(
+            helmet_settings(dataset, "8k"),
+            input_max_length=case["max_length"],
+            max_tokens=case["max_tokens"],
+            chat_template=case["chat"],
+        )
+        items = json.loads((helmet_dir / f"{dataset}_eval_gtr_top2000.json").read_text())
+        prompt_file = PromptFile.load(helmet_dir / f"{settings.prompt_name}.json")
+        if dataset not in runs:
+            runs[dataset] = helmet_items(items, prompt_file, replace(settings, max_test_samples=8))
+        run = runs[dataset][case["position"]]
+        builder = HelmetPromptBuilder(prompt_file, ndoc=settings.ndoc)
+        kept = hf_truncated_context(tokenizer, builder, items[run.index], run.demo_ids, settings)
+        assert (len(kept), _sha(kept)) == (case["kept_chars"], case["context_sha256"])
+        assert len(builder.context(items[run.index])) == case["full_chars"]

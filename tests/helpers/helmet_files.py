@@ -185,3 +185,35 @@ def scoring_cases(dataset: str) -> list[dict[str, Any]]:
                 ][i % 6]
             )
     return [{**item, "output": out} for item, out in zip(items, outputs, strict=True)]
+
+
+# A chat template of this project's own (not any model's): user turns between markers.
+WORD_CHAT_TEMPLATE = (
+    "{%- for m in messages %}{{- '<|' + m['role'] + '|>\\n' + m['content'] + '<|end|>\\n' }}"
+    "{%- endfor %}{%- if add_generation_prompt %}{{- '<|assistant|>\\n' }}{%- endif %}"
+)
+
+
+def build_word_tokenizer(out_dir: Path) -> Path:
+    """A word-level fast tokenizer (fixed vocabulary, no training: identical everywhere).
+
+    Words and punctuation are tokens; unknown words are ``[UNK]``; a ``<s>`` is added in front
+    when special tokens are asked for, as most models' tokenizers do.
+    """
+    from tokenizers import Tokenizer, models, pre_tokenizers, processors
+    from transformers import PreTrainedTokenizerFast
+
+    specials = ["[UNK]", "<s>", "</s>", "<|user|>", "<|assistant|>", "<|end|>"]
+    words = sorted({w.lower() for w in _WORDS + _NAMES} | {w.capitalize() for w in _WORDS})
+    vocab = {tok: i for i, tok in enumerate([*specials, *words, *"[](){}:.,?"])}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.post_processor = processors.TemplateProcessing(
+        single="<s> $A", pair="<s> $A $B", special_tokens=[("<s>", vocab["<s>"])]
+    )
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok, unk_token="[UNK]", bos_token="<s>", eos_token="</s>"
+    )
+    fast.chat_template = WORD_CHAT_TEMPLATE
+    fast.save_pretrained(out_dir)
+    return out_dir
