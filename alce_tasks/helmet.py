@@ -13,7 +13,7 @@ from inspect_ai.dataset import MemoryDataset
 from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import Scorer
 
-from alce_tasks.data import load_items, record_to_sample
+from alce_tasks.data import record_to_sample
 from inspect_cite import __version__
 from inspect_cite.alce.helmet import (
     HelmetPromptBuilder,
@@ -22,6 +22,7 @@ from inspect_cite.alce.helmet import (
     helmet_items,
     helmet_settings,
     load_helmet_prompt_file,
+    read_helmet_items,
 )
 from inspect_cite.task_options import unique_sample_ids
 from scorers.alce_correctness import alce_correctness
@@ -62,8 +63,8 @@ def helmet_dataset(
 
     Raises:
         HelmetOptionError: For a length or dataset HELMET does not have.
-        HelmetDataError: When the data or demonstration file cannot be had or is malformed.
-        AlceDataError: When an item lacks a field the dataset needs.
+        HelmetDataError: When the data or demonstration file cannot be had or is malformed,
+            or an item lacks a field the dataset needs.
 
     """
     settings = helmet_settings(dataset, context, nocite=nocite)
@@ -71,7 +72,7 @@ def helmet_dataset(
         settings = replace(settings, chat_template=False)
     pf, prompt_info = load_helmet_prompt_file(settings, prompt_file)
     path, data_info = helmet_data_path(dataset, dataset_path)
-    items = load_items(path, settings.dataset)
+    items = read_helmet_items(path, settings.dataset, max_docs=settings.ndoc)
     chosen = helmet_items(items, pf, settings, context_of=context_of)
     samples = []
     for run in chosen:

@@ -40,6 +40,7 @@ checked against their SHA-256 (never copied into this project); ``INSPECT_CITE_A
 serves a folder of files with the same names instead, as for ALCE's own prompt files.
 """
 
+import json
 import os
 import random
 import re
@@ -51,6 +52,7 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from inspect_cite import http_client
+from inspect_cite.alce.items import REQUIRED_FIELDS, item_problem
 from inspect_cite.alce.prompts import (
     PROMPT_DIR_ENV,
     PromptFile,
@@ -372,6 +374,42 @@ def helmet_data_path(dataset: str, dataset_path: str | None = None) -> tuple[Pat
         f"data/alce/{name}, and pass -T dataset_path=<path to {name}> or set "
         f"{HELMET_DATA_DIR_ENV} to the folder holding it."
     )
+
+
+def read_helmet_items(path: Path, dataset: str, *, max_docs: int) -> list[dict[str, Any]]:
+    """HELMET's data file, every item kept with only its first ``max_docs`` passages.
+
+    HELMET's files hold 2,000 passages per question (twenty times ALCE's); a row shows at
+    most 700. Each item's passages are cut as soon as the item is parsed, so the memory held
+    is the file's text and the kept passages, not every passage as Python objects. Items are
+    checked as the ALCE tasks check them (:mod:`inspect_cite.alce.items`).
+
+    Raises:
+        HelmetDataError: Naming the file, the item and the field at fault.
+
+    """
+
+    def keep_shown(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(pairs)
+        docs = obj.get("docs")
+        if "question" in obj and isinstance(docs, list) and len(docs) > max_docs:
+            obj["docs"] = docs[:max_docs]
+        return obj
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f, object_pairs_hook=keep_shown)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise HelmetDataError(
+            f"dataset file {path}: cannot be read as JSON ({e}) (-T dataset_path)"
+        ) from e
+    if not isinstance(data, list) or not data:
+        raise HelmetDataError(f"dataset file {path}: expected a non-empty JSON list of items")
+    for i, item in enumerate(data):
+        problem = item_problem(item, REQUIRED_FIELDS[dataset])
+        if problem is not None:
+            raise HelmetDataError(f"{path} item {i}: {problem}")
+    return data
 
 
 # --- questions and demonstrations ---------------------------------------------------------

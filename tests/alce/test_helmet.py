@@ -308,3 +308,22 @@ def test_truncation_equals_helmets_tokenize(helmet_dir, tmp_path):
         kept = hf_truncated_context(tokenizer, builder, items[run.index], run.demo_ids, settings)
         assert (len(kept), _sha(kept)) == (case["kept_chars"], case["context_sha256"])
         assert len(builder.context(items[run.index])) == case["full_chars"]
+
+
+def test_data_file_keeps_only_the_passages_a_row_can_show(tmp_path):
+    from inspect_cite.alce.helmet import read_helmet_items
+    from tests.helpers.helmet_files import data_items
+
+    items = data_items("asqa", 3, 50)
+    path = tmp_path / "asqa_eval_gtr_top2000.json"
+    path.write_text(json.dumps(items))
+    read = read_helmet_items(path, "asqa", max_docs=10)
+    assert [len(item["docs"]) for item in read] == [10, 10, 10]
+    assert read[2]["docs"] == items[2]["docs"][:10] and read[2]["qa_pairs"] == items[2]["qa_pairs"]
+    del items[1]["qa_pairs"]
+    path.write_text(json.dumps(items))
+    with pytest.raises(HelmetDataError, match='item 1: missing field "qa_pairs"'):
+        read_helmet_items(path, "asqa", max_docs=10)
+    path.write_text("[{")
+    with pytest.raises(HelmetDataError, match="cannot be read as JSON"):
+        read_helmet_items(path, "asqa", max_docs=10)
