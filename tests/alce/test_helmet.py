@@ -327,3 +327,29 @@ def test_data_file_keeps_only_the_passages_a_row_can_show(tmp_path):
     path.write_text("[{")
     with pytest.raises(HelmetDataError, match="cannot be read as JSON"):
         read_helmet_items(path, "asqa", max_docs=10)
+
+
+def test_a_helmet_row_as_a_task_sends_the_prompt_alone(
+    helmet_dir, monkeypatch, cache_root, fresh_nli, tmp_path
+):
+    """The pieces the task builder wires: one user message, no system message, 300 tokens."""
+    monkeypatch.setenv(PROMPT_DIR_ENV, str(helmet_dir))
+    ds, info, settings = helmet_dataset(
+        "qampari", context="8k", dataset_path=str(helmet_dir / "qampari_eval_gtr_top2000.json")
+    )
+    samples = list(ds)[:3]
+    task = Task(
+        dataset=MemoryDataset(samples),
+        solver=generate(),
+        scorer=helmet_scorers(settings, nli=NLI),
+        config=helmet_generate_config(settings),
+        metadata=info,
+    )
+    model, script = scripted_model(["x [1], y [2]"] * 3)
+    log = eval_one(task, model, max_connections=1, log_dir=str(tmp_path))
+    assert script is not None
+    assert [len(messages) for messages in script.inputs] == [1, 1, 1]
+    assert script.user_texts() == [s.input for s in samples]
+    assert script.inputs[0][0].role == "user"
+    assert log.eval.metadata["helmet"]["context"] == "8k"
+    assert (script.configs[0].max_tokens, script.configs[0].temperature) == (300, 0.0)
