@@ -28,6 +28,7 @@ SMALL: dict[str, list[str]] = {
     "calibrate": ["--pairs", "120", "--baseline", "30"],
     "minicheck": ["--pairs", "80", "--baseline", "20"],
     "verbatim": ["--sizes", "10000,20000,50000", "--old-max", "20000"],
+    "helmet_prompts": ["--items", "20", "--repeats", "3"],
 }  # fmt: skip
 """Small settings per benchmark (``bench/bench_<name>.py``)."""
 

@@ -21,10 +21,11 @@ import numpy as np
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
+from inspect_cite.alce.helmet import ScoringRules, check_rules, scoring_output
 from inspect_cite.alce.items import field_problem
 from inspect_cite.alce.prompts import AlceDatasetName, check_dataset_argument
 from inspect_cite.benchmarks.alce import ALCE_DATASETS
-from inspect_cite.citations.alce import alce_scoring_output, remove_citations
+from inspect_cite.citations.alce import remove_citations
 from inspect_cite.generation.thinking import think_opened_by_prompt
 from inspect_cite.options.cli_values import accept_cli_values
 from inspect_cite.text.sentences import sent_tokenize
@@ -174,12 +175,17 @@ def correctness(output: str, item: dict[str, Any], dataset: AlceDatasetName) -> 
 
 
 def _explanation(
-    output: str, values: dict[str, float], dataset: str, missing: dict[str, str]
+    output: str,
+    values: dict[str, float],
+    dataset: str,
+    missing: dict[str, str],
+    rules: ScoringRules = "alce",
 ) -> str:
     rows = "\n".join(f"| {k} | {v:.2f} |" for k, v in values.items())
     shown = output if output.strip() else "*(empty output)*"
+    cut = "first line" if rules == "alce" else "newlines as spaces (HELMET)"
     text = (
-        f"**Scored output ({dataset}, first line, citations removed for these metrics):**"
+        f"**Scored output ({dataset}, {cut}, citations removed for these metrics):**"
         f"\n\n{shown}\n\n| metric | value |\n|---|---|\n{rows}"
     )
     if missing:
@@ -198,7 +204,9 @@ def _reason(missing: dict[str, str]) -> str:
 # Inspect reports the declared keys a run's values hold: each dataset's own.
 @scorer(metrics={key: [mean(), stderr()] for key in ALL_CORRECTNESS_KEYS})
 @accept_cli_values("-S")
-def alce_correctness(dataset: AlceDatasetName | None = None) -> Scorer:
+def alce_correctness(
+    dataset: AlceDatasetName | None = None, rules: ScoringRules = "alce"
+) -> Scorer:
     """ALCE correctness (length, STR-EM/HIT, ROUGE-Lsum, QAMPARI precision/recall) as eval.py.
 
     The output is cleaned as ALCE does (the reasoning it starts with, ``<|im_end|>`` and a trailing
@@ -209,9 +217,12 @@ def alce_correctness(dataset: AlceDatasetName | None = None) -> Scorer:
 
     Args:
         dataset: ``asqa``, ``qampari`` or ``eli5``; ``None`` reads ``metadata["dataset"]``.
+        rules: ``alce`` scores as ALCE's eval.py; ``helmet`` as HELMET's eval_alce.py (the
+            whole output, newlines made spaces; :mod:`inspect_cite.alce.helmet`).
 
     """
     check_dataset_argument(dataset, who="alce_correctness")
+    check_rules(rules, who="alce_correctness")
 
     async def score(state: TaskState, target: Target) -> Score:
         ds = dataset or (state.metadata or {}).get("dataset")
@@ -222,8 +233,11 @@ def alce_correctness(dataset: AlceDatasetName | None = None) -> Scorer:
             )
         if unscored := no_answer_score(state, CORRECTNESS_KEYS[ds]):
             return unscored
-        output = alce_scoring_output(
-            state.output.completion, prompt_opened=think_opened_by_prompt(state.output)
+        output = scoring_output(
+            state.output.completion,
+            rules,
+            state.metadata or {},
+            prompt_opened=think_opened_by_prompt(state.output),
         )
         item = dict(state.metadata or {})
         if "answer" not in item and target.text:
@@ -233,7 +247,7 @@ def alce_correctness(dataset: AlceDatasetName | None = None) -> Scorer:
         return Score(
             value=values,
             answer=output,
-            explanation=_explanation(output, values, ds, missing),
+            explanation=_explanation(output, values, ds, missing, rules),
             metadata={"reason": _reason(missing)} if missing else None,
         )
 

@@ -13,9 +13,15 @@ from inspect_cite.alce.autoais import (
     citation_scores,
     diagnose_statements,
 )
+from inspect_cite.alce.helmet import (
+    HELMET_MIN_STATEMENT_CHARS,
+    ScoringRules,
+    check_rules,
+    scoring_output,
+)
 from inspect_cite.alce.prompts import AlceDatasetName, check_dataset_argument
 from inspect_cite.checks.errors import ArgumentError
-from inspect_cite.citations.alce import alce_scoring_output, marker_spans, render_marker
+from inspect_cite.citations.alce import marker_spans, render_marker
 from inspect_cite.downloads.http_client import redact_text
 from inspect_cite.evidence.record import read_evidence
 from inspect_cite.generation.thinking import think_opened_by_prompt
@@ -118,6 +124,7 @@ def citation_nli(
     nli_cache: str | None = None,
     calibration: str | None = None,
     diagnose: bool = False,
+    rules: ScoringRules = "alce",
 ) -> Scorer:
     """ALCE citation recall and precision (x100), judged by an NLI model as eval.py does.
 
@@ -144,8 +151,12 @@ def citation_nli(
             ``unsupported`` or ``uncited`` (x100 shares, plus ``uncited_but_supported``;
             :mod:`inspect_cite.nli.diagnose`), judging each unsupported statement against the
             shown documents it does not cite.
+        rules: ``alce`` scores as ALCE's eval.py; ``helmet`` as HELMET's eval_alce.py (the
+            whole output with newlines made spaces, sentences under 5 characters not judged;
+            :mod:`inspect_cite.alce.helmet`).
 
     """
+    check_rules(rules, who="citation_nli")
     problem = at_most_citations_problem(at_most_citations)
     if problem is not None:
         raise ArgumentError(f"citation_nli: {problem}")
@@ -156,8 +167,11 @@ def citation_nli(
     async def score(state: TaskState, target: Target) -> Score:
         metadata = state.metadata or {}
         where = f"sample {state.sample_id}"
-        output = alce_scoring_output(
-            state.output.completion, prompt_opened=think_opened_by_prompt(state.output)
+        output = scoring_output(
+            state.output.completion,
+            rules,
+            metadata,
+            prompt_opened=think_opened_by_prompt(state.output),
         )
         evidence = read_evidence(metadata, where)
         docs = evidence.judged_docs()
@@ -182,6 +196,7 @@ def citation_nli(
                 at_most_citations=at_most_citations,
                 alce_compat=alce_compat,
                 allowed=allowed,
+                min_statement_chars=HELMET_MIN_STATEMENT_CHARS if rules == "helmet" else 0,
             )
         except NLIError as e:
             return failed_score(keys, e, answer=output, diagnose=diagnose)

@@ -213,6 +213,7 @@ async def citation_scores(
     at_most_citations: int | None = 3,
     alce_compat: bool = True,
     allowed: Collection[int] | None = None,
+    min_statement_chars: int = 0,
 ) -> CitationResult:
     """Citation recall and precision of one output, as ALCE's eval.py computes them.
 
@@ -230,6 +231,9 @@ async def citation_scores(
         allowed: The documents (0-based) a citation may name; a citation of another one is
             invalid, as one out of range is (the documents the model saw,
             :meth:`inspect_cite.evidence.record.Evidence.allowed`). None: every document.
+        min_statement_chars: Judge no sentence (ASQA/ELI5; not QAMPARI's entities) shorter
+            than this once stripped: HELMET's eval_alce.py uses 5 (a lone "1." is no claim);
+            eval.py judges every sentence (0).
 
     Returns:
         Recall, precision and the verdict on every statement.
@@ -245,6 +249,8 @@ async def citation_scores(
     split = _alce_statements if alce_compat else _fixed_statements
     statements: list[StatementVerdict] = []
     for text, hypothesis, refs in split(output, question, qampari):
+        if not qampari and len(text.strip()) < min_statement_chars:
+            continue
         out_of_range = False
         if alce_compat:
             # eval.py: any(ref >= len(docs)) before truncation; "[0]" -> -1 is the last doc
@@ -274,7 +280,12 @@ async def citation_scores(
         statements.append(StatementVerdict(text, hypothesis, refs, kept, status))
 
     if not statements:
-        return CitationResult(None, None, [], 0, "no statements: the output is empty")
+        reason = "no statements: the output is empty"
+        if output.strip():
+            reason = (
+                f"no statements: every sentence is shorter than {min_statement_chars} characters"
+            )
+        return CitationResult(None, None, [], 0, reason)
 
     checked = [s for s in statements if s.status == "checked"]
     joint = await nli.entail([(_passage(docs, _in_range(s)), s.hypothesis) for s in checked])

@@ -1,0 +1,355 @@
+"""HELMET's cite ladder: prompts equal HELMET's own loader, scores equal its eval_alce.py.
+
+The expected values in tests/fixtures/helmet/ were made by running HELMET's own code
+(princeton-nlp/HELMET at 4526dfbdc512bd9ff721da336bff4e3e75ecfd27) on the files and outputs
+``tests/helpers/helmet_files.py`` generates; tests/fixtures/helmet/README.md gives the commands.
+"""
+
+import hashlib
+import json
+import math
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai import Task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.solver import generate
+
+from alce_tasks.helmet import helmet_dataset, helmet_generate_config, helmet_scorers
+from inspect_cite.alce.autoais import citation_scores
+from inspect_cite.alce.helmet import (
+    CONTEXT_LENGTHS,
+    HELMET_DATA_DIR_ENV,
+    HelmetDataError,
+    HelmetOptionError,
+    HelmetPromptBuilder,
+    format_docs,
+    helmet_data_path,
+    helmet_items,
+    helmet_sample_indices,
+    helmet_scoring_output,
+    helmet_settings,
+    official_helmet_prompt_path,
+    scoring_output,
+)
+from inspect_cite.alce.prompts import PROMPT_DIR_ENV, PromptFile
+from inspect_cite.checks.errors import ArgumentError
+from inspect_cite.citations.alce import alce_scoring_output
+from inspect_cite.nli import get_nli
+from scorers.alce_correctness import CORRECTNESS_KEYS, correctness
+from scorers.citation_nli import citation_nli
+from tests.conftest import FIXTURES
+from tests.helpers.evals import eval_one
+from tests.helpers.helmet_files import scoring_cases, write_helmet_files
+from tests.helpers.scripted_models import scripted_model
+
+EXPECTED_PROMPTS = json.loads((FIXTURES / "helmet" / "expected_prompts.json").read_text())
+EXPECTED_SCORES = json.loads((FIXTURES / "helmet" / "expected_scores.json").read_text())
+NLI = "python:tests.helpers.nli_fns:claim_overlap"
+ROWS = {
+    "asqa_32k": ("asqa", "32k", False),
+    "qampari_32k": ("qampari", "32k", False),
+    "asqa_8k": ("asqa", "8k", False),
+    "qampari_8k": ("qampari", "8k", False),
+    "asqa_nocite_16k": ("asqa", "16k", True),
+}
+
+
+@pytest.fixture(scope="module")
+def helmet_dir(tmp_path_factory) -> Path:
+    return write_helmet_files(tmp_path_factory.mktemp("helmet"))
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _ids(items: list[dict[str, Any]]) -> list[str]:
+    return [item.get("sample_id") or item.get("id") for item in items]
+
+
+@pytest.mark.parametrize("chat", [True, False], ids=["chat", "raw"])
+@pytest.mark.parametrize("row", list(ROWS))
+def test_prompts_equal_helmets_loader(helmet_dir, row, chat):
+    dataset, context, nocite = ROWS[row]
+    settings = replace(helmet_settings(dataset, context, nocite=nocite), chat_template=chat)
+    items = json.loads((helmet_dir / f"{dataset}_eval_gtr_top2000.json").read_text())
+    prompt_file = PromptFile.load(helmet_dir / f"{settings.prompt_name}.json")
+    runs = helmet_items(items, prompt_file, settings)
+    expected = EXPECTED_PROMPTS["rows"][row]
+    assert expected["helmet_dataset"] == settings.helmet_name
+    assert _ids([r.item for r in runs]) == expected["ids"]
+    assert [_sha(r.prompt) for r in runs] == expected["chat_sha256" if chat else "raw_sha256"]
+    assert all(len(r.item["docs"]) == settings.ndoc for r in runs)
+
+
+def test_every_length_runs_the_same_questions_and_demonstrations(helmet_dir):
+    items = json.loads((helmet_dir / "asqa_eval_gtr_top2000.json").read_text())
+    prompt_file = PromptFile.load(helmet_dir / "asqa_revised.json")
+    runs = {c: helmet_items(items, prompt_file, helmet_settings("asqa", c)) for c in ("8k", "32k")}
+    assert [r.index for r in runs["8k"]] == [r.index for r in runs["32k"]]
+    assert [r.demo_ids for r in runs["8k"]] == [r.demo_ids for r in runs["32k"]]
+    assert len({tuple(r.demo_ids) for r in runs["8k"]}) > 1  # a draw per item, not one per run
+    assert [r.index for r in runs["8k"]] == helmet_sample_indices(len(items))
+
+
+def test_passages_are_formatted_as_str_format_once(helmet_dir):
+    """A passage's text is inserted as is: braces in it are not a second template."""
+    doc = {"title": "T", "text": "the charter of {1882} names {x}", "score": 0.5}
+    assert format_docs("Document [{ID}](Title: {title}): {text}", [doc, doc]) == (
+        "Document [1](Title: T): the charter of {1882} names {x}\n\n"
+        "Document [2](Title: T): the charter of {1882} names {x}"
+    )
+    with pytest.raises(HelmetDataError, match="document 1"):
+        format_docs("{ID} {title} {missing}", [doc])
+
+
+def test_settings_per_length_and_refusals():
+    assert [helmet_settings("asqa", c).ndoc for c in CONTEXT_LENGTHS] == [30, 75, 165, 345, 700]
+    cite, control = helmet_settings("qampari", "128k"), helmet_settings("asqa", "64k", nocite=True)
+    assert (cite.shots, cite.max_tokens, cite.input_max_length) == (2, 300, 131072)
+    assert (control.shots, control.max_tokens, control.prompt_name) == (0, 600, "asqa_nocite")
+    assert cite.helmet_name == "alce_qampari_700" and control.helmet_name == "alce_asqa_nocite_345"
+    config = helmet_generate_config(cite)
+    assert (config.temperature, config.top_p, config.max_tokens) == (0.0, 1.0, 300)
+    with pytest.raises(HelmetOptionError, match="-T context=4k: unknown HELMET input length"):
+        helmet_settings("asqa", "4k")
+    with pytest.raises(HelmetOptionError, match="asqa and qampari only, not eli5"):
+        helmet_settings("eli5", "8k")
+
+
+def test_task_samples_and_log_record(helmet_dir, monkeypatch, cache_root):
+    monkeypatch.setenv(PROMPT_DIR_ENV, str(helmet_dir))
+    ds, info, settings = helmet_dataset(
+        "asqa", context="32k", dataset_path=str(helmet_dir / "asqa_eval_gtr_top2000.json")
+    )
+    expected = EXPECTED_PROMPTS["rows"]["asqa_32k"]
+    assert [_sha(s.input) for s in ds] == expected["chat_sha256"]
+    assert [s.id for s in ds] == expected["ids"]
+    first = ds[0].metadata
+    assert [d["id"] for d in first["docs"]] == [str(i) for i in range(1, 166)]
+    assert first["helmet"]["context"] == "32k" and len(first["helmet"]["demo_ids"]) == 2
+    assert info["helmet"]["context"] == "32k" and info["helmet"]["input_max_length"] == 32768
+    assert info["parameters"]["context"] == "32k" and info["data"]["sha256"]
+    assert info["prompt_file"]["path"].endswith("asqa_revised.json")
+    assert settings.ndoc == 165
+    names = [s.__registry_info__.name for s in helmet_scorers(settings, nli=NLI)]  # type: ignore[attr-defined]
+    assert [n.split("/")[-1] for n in names] == ["alce_correctness", "citation_nli"]
+    control = replace(settings, nocite=True)
+    assert len(helmet_scorers(control, nli=NLI)) == 1  # no citations in the control
+
+
+def test_data_without_local_copy_says_where_to_get_it(monkeypatch):
+    monkeypatch.delenv(HELMET_DATA_DIR_ENV, raising=False)
+    with pytest.raises(HelmetDataError) as e:
+        helmet_data_path("qampari")
+    message = str(e.value)
+    assert "qampari_eval_gtr_top2000.json" in message and "-T dataset_path" in message
+    assert HELMET_DATA_DIR_ENV in message and "data.tar.gz" in message
+
+
+def test_demonstrations_not_downloadable_name_the_fix(cache_root, monkeypatch):
+    monkeypatch.setattr(
+        "inspect_cite.alce.helmet.ensure_reachable",
+        lambda url: (_ for _ in ()).throw(ConnectionError("offline")),
+    )
+    with pytest.raises(
+        HelmetDataError, match="(?s)asqa_revised.json is not cached.*-T prompt_file"
+    ):
+        official_helmet_prompt_path("asqa_revised")
+
+
+def test_scoring_output_keeps_every_line():
+    text = "First [1].\n\nSecond [2].\nEnd.<|im_end|>"
+    assert helmet_scoring_output(text) == "First [1]. Second [2]. End."
+    assert alce_scoring_output(text) == "First [1]."
+    assert helmet_scoring_output("x [1]", raw_prompt=True) == "Answer:x [1]"
+    raw = {"helmet": {"chat_template": False}}
+    assert scoring_output("x\ny", "helmet", raw) == "Answer:x y"
+    assert scoring_output("x\ny", "alce", raw) == "x"
+    with pytest.raises(ArgumentError, match="rules must be alce or helmet"):
+        citation_nli(nli=NLI, rules="eval")  # type: ignore[arg-type]
+
+
+def _helmet_values(item: dict[str, Any], dataset: str) -> dict[str, float]:
+    out = scoring_output(item["output"], "helmet", {})
+    return correctness(out, item, dataset)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("dataset", ["asqa", "qampari"])
+async def test_scores_equal_helmets_eval_alce(dataset, fresh_nli):
+    """Every item's values, and the averages, equal eval_alce.py's with the same judge."""
+    cases = scoring_cases(dataset)
+    expected = EXPECTED_SCORES["datasets"][dataset]
+    nli = get_nli(NLI)
+    recalls, precisions = [], []
+    for case, want in zip(cases, expected["items"], strict=True):
+        values = _helmet_values(case, dataset)
+        for key in CORRECTNESS_KEYS[dataset]:
+            assert values[key] == pytest.approx(want[key]), (case["output"], key)
+        result = await citation_scores(
+            scoring_output(case["output"], "helmet", {}),
+            case["docs"],
+            case["question"],
+            nli,
+            qampari=dataset == "qampari",
+            min_statement_chars=5,
+        )
+        if result.skipped:
+            # eval_alce.py skips the item; alone in a file it reports 0 for the run.
+            assert (want["citation_rec"], want["citation_prec"]) == (0, 0)
+            continue
+        assert 100 * result.recall == pytest.approx(want["citation_rec"]), case["output"]
+        assert 100 * result.precision == pytest.approx(want["citation_prec"]), case["output"]
+        recalls.append(100 * result.recall)
+        precisions.append(100 * result.precision)
+    whole = expected["aggregate"]
+    # ROUGE's aggregate is a bootstrap (random): it is checked per item above.
+    for key in CORRECTNESS_KEYS[dataset]:
+        if key != "rougeLsum":
+            mean = sum(_helmet_values(c, dataset)[key] for c in cases) / len(cases)
+            assert mean == pytest.approx(whole[key]), key
+    assert sum(recalls) / len(recalls) == pytest.approx(whole["citation_rec"])
+    assert sum(precisions) / len(precisions) == pytest.approx(whole["citation_prec"])
+
+
+def test_eval_py_rules_differ_on_these_outputs():
+    """The fixtures would not tell the rules apart if eval.py's cut gave the same numbers."""
+    cases = scoring_cases("asqa")
+    helmet = [_helmet_values(c, "asqa")["length"] for c in cases]
+    alce = [correctness(alce_scoring_output(c["output"]), c, "asqa")["length"] for c in cases]
+    assert helmet != alce
+
+
+@pytest.mark.parametrize("dataset", ["asqa", "qampari"])
+def test_scorers_in_an_eval_follow_helmet(dataset, fresh_nli, tmp_path):
+    cases = scoring_cases(dataset)
+    expected = EXPECTED_SCORES["datasets"][dataset]["items"]
+    samples = [
+        Sample(
+            id=str(i),
+            input=f"question {i}",
+            metadata={
+                "dataset": dataset,
+                "question": c["question"],
+                "docs": [
+                    {"id": str(j), "title": d["title"], "text": d["text"]}
+                    for j, d in enumerate(c["docs"], 1)
+                ],
+                **{k: c[k] for k in ("qa_pairs", "annotations", "answer", "answers") if k in c},
+            },
+        )
+        for i, c in enumerate(cases)
+    ]
+    settings = helmet_settings(dataset, "8k")
+    task = Task(
+        dataset=MemoryDataset(samples),
+        solver=generate(),
+        scorer=helmet_scorers(settings, nli=NLI),
+    )
+    model, _ = scripted_model([c["output"] for c in cases])
+    log = eval_one(task, model, max_connections=1, log_dir=str(tmp_path))
+    assert log.samples is not None
+    for sample in log.samples:
+        want = expected[int(sample.id)]
+        assert sample.scores is not None
+        values = {
+            **sample.scores["alce_correctness"].value,  # type: ignore[dict-item]
+            **sample.scores["citation_nli"].value,  # type: ignore[dict-item]
+        }
+        for key, value in values.items():
+            if isinstance(value, float) and math.isnan(value):
+                assert key.startswith("citation") and want[key] == 0  # skipped by eval_alce.py
+            else:
+                assert value == pytest.approx(want[key]), (sample.id, key)
+
+
+def test_each_passage_is_formatted_once_per_prompt(helmet_dir, monkeypatch):
+    """Prompt building does work proportional to the passages: one format call each."""
+    import inspect_cite.alce.helmet as helmet
+
+    prompt_file = PromptFile.load(helmet_dir / "asqa_revised.json")
+    item = json.loads((helmet_dir / "asqa_eval_gtr_top2000.json").read_text())[0]
+    builder = HelmetPromptBuilder(prompt_file, ndoc=170)
+    calls = []
+    real = helmet.format_doc
+    monkeypatch.setattr(helmet, "format_doc", lambda *a: calls.append(a) or real(*a))
+    prompt = builder.user_message(item, [0, 1])
+    assert len(calls) == 170
+    assert prompt.count("Document [") == 170 + 2 * 5  # the demonstrations were rendered before
+
+
+def test_truncation_equals_helmets_tokenize(helmet_dir, tmp_path):
+    """Over the token budget, the passages are cut where HELMET's ``tokenize`` cuts them."""
+    from transformers import AutoTokenizer
+
+    from inspect_cite.alce.helmet import hf_truncated_context
+    from tests.helpers.helmet_files import build_word_tokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(build_word_tokenizer(tmp_path / "tok"))
+    expected = json.loads((FIXTURES / "helmet" / "expected_truncation.json").read_text())
+    runs: dict[str, list[Any]] = {}
+    for case in expected["cases"]:
+        dataset = case["helmet_dataset"].split("_")[1]
+        settings = replace(
+            helmet_settings(dataset, "8k"),
+            input_max_length=case["max_length"],
+            max_tokens=case["max_tokens"],
+            chat_template=case["chat"],
+        )
+        items = json.loads((helmet_dir / f"{dataset}_eval_gtr_top2000.json").read_text())
+        prompt_file = PromptFile.load(helmet_dir / f"{settings.prompt_name}.json")
+        if dataset not in runs:
+            runs[dataset] = helmet_items(items, prompt_file, replace(settings, max_test_samples=8))
+        run = runs[dataset][case["position"]]
+        builder = HelmetPromptBuilder(prompt_file, ndoc=settings.ndoc)
+        kept = hf_truncated_context(tokenizer, builder, items[run.index], run.demo_ids, settings)
+        assert (len(kept), _sha(kept)) == (case["kept_chars"], case["context_sha256"])
+        assert len(builder.context(items[run.index])) == case["full_chars"]
+
+
+def test_data_file_keeps_only_the_passages_a_row_can_show(tmp_path):
+    from inspect_cite.alce.helmet import read_helmet_items
+    from tests.helpers.helmet_files import data_items
+
+    items = data_items("asqa", 3, 50)
+    path = tmp_path / "asqa_eval_gtr_top2000.json"
+    path.write_text(json.dumps(items))
+    read = read_helmet_items(path, "asqa", max_docs=10)
+    assert [len(item["docs"]) for item in read] == [10, 10, 10]
+    assert read[2]["docs"] == items[2]["docs"][:10] and read[2]["qa_pairs"] == items[2]["qa_pairs"]
+    del items[1]["qa_pairs"]
+    path.write_text(json.dumps(items))
+    with pytest.raises(HelmetDataError, match='item 1: missing field "qa_pairs"'):
+        read_helmet_items(path, "asqa", max_docs=10)
+    path.write_text("[{")
+    with pytest.raises(HelmetDataError, match="cannot be read as JSON"):
+        read_helmet_items(path, "asqa", max_docs=10)
+
+
+def test_a_helmet_row_as_a_task_sends_the_prompt_alone(
+    helmet_dir, monkeypatch, cache_root, fresh_nli, tmp_path
+):
+    """The pieces the task builder wires: one user message, no system message, 300 tokens."""
+    monkeypatch.setenv(PROMPT_DIR_ENV, str(helmet_dir))
+    ds, info, settings = helmet_dataset(
+        "qampari", context="8k", dataset_path=str(helmet_dir / "qampari_eval_gtr_top2000.json")
+    )
+    samples = list(ds)[:3]
+    task = Task(
+        dataset=MemoryDataset(samples),
+        solver=generate(),
+        scorer=helmet_scorers(settings, nli=NLI),
+        config=helmet_generate_config(settings),
+        metadata=info,
+    )
+    model, script = scripted_model(["x [1], y [2]"] * 3)
+    log = eval_one(task, model, max_connections=1, log_dir=str(tmp_path))
+    assert script is not None
+    assert [len(messages) for messages in script.inputs] == [1, 1, 1]
+    assert script.user_texts() == [s.input for s in samples]
+    assert script.inputs[0][0].role == "user"
+    assert log.eval.metadata["helmet"]["context"] == "8k"
+    assert (script.configs[0].max_tokens, script.configs[0].temperature) == (300, 0.0)
