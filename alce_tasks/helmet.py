@@ -6,14 +6,16 @@ rules are :mod:`inspect_cite.alce.helmet`'s.
 """
 
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import asdict, replace
 from typing import Any
 
+from inspect_ai import Epochs, Task
 from inspect_ai.dataset import MemoryDataset
 from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import Scorer
 
 from alce_tasks.data import record_to_sample
+from alce_tasks.options import AlceRun
 from inspect_cite import __version__
 from inspect_cite.alce.helmet import (
     HelmetPromptBuilder,
@@ -24,9 +26,17 @@ from inspect_cite.alce.helmet import (
     load_helmet_prompt_file,
     read_helmet_items,
 )
-from inspect_cite.options.task_options import unique_sample_ids
+from inspect_cite.checks.errors import Refusals
+from inspect_cite.checks.run import check_sampling
+from inspect_cite.generation.thinking import thinking_generate_config
+from inspect_cite.nli.checked import given_as
+from inspect_cite.options.task_options import recorded_options, unique_sample_ids
+from scorers import epoch_mean
 from scorers.alce_correctness import alce_correctness
 from scorers.citation_nli import citation_nli
+from solvers.alce import alce_vanilla
+
+HELMET_TASK_VERSION = 1
 
 ContextOf = Callable[[HelmetPromptBuilder, Mapping[str, Any], list[int]], str]
 
@@ -135,3 +145,48 @@ def helmet_scorers(settings: HelmetSettings, *, nli: str, diagnose: bool = False
             citation_nli(nli=nli, dataset=settings.dataset, diagnose=diagnose, rules="helmet")
         )
     return scorers
+
+
+def helmet_task(run: AlceRun) -> Task:
+    """The HELMET task of an ALCE run with ``-T context`` (its data, prompts, solver, scorers).
+
+    The data and demonstration files and the judge are checked together: one message lists
+    what is missing. The solver sends HELMET's user message alone (no system message), with
+    the model's thinking as ``-T thinking`` says; the log records the row's settings
+    (``metadata["helmet"]``) and ``parameters.context``.
+    """
+    o = run.options
+    assert o.context is not None  # a HELMET run
+    refusals = Refusals()
+    loaded = None
+    with refusals.check():
+        loaded = helmet_dataset(
+            run.dataset,
+            context=o.context,
+            nocite=o.nocite,
+            dataset_path=o.dataset_path,
+            prompt_file=o.prompt_file,
+        )
+    scorers: list[Scorer] = []
+    with refusals.check(), given_as("-T nli"):
+        row = helmet_settings(run.dataset, o.context, nocite=o.nocite)
+        scorers = helmet_scorers(row, nli=o.nli, diagnose=o.diagnose)
+    refusals.raise_any()
+    assert loaded is not None
+    dataset, info, settings = loaded
+    config = thinking_generate_config(
+        helmet_generate_config(settings), o.thinking, o.thinking_tokens
+    )
+    check_sampling(config)
+    info["parameters"] = recorded_options(
+        asdict(o), **info["parameters"], max_tokens=config.max_tokens
+    )
+    return Task(
+        dataset=dataset,
+        solver=alce_vanilla(system_message=None, thinking=o.thinking),
+        scorer=scorers,
+        config=config,
+        version=HELMET_TASK_VERSION,
+        metadata=info,
+        epochs=Epochs(1, epoch_mean()),
+    )

@@ -16,6 +16,7 @@ from inspect_ai.model import GenerateConfig
 
 from alce_tasks.strategies import STRATEGIES, AlceStrategy, Strategy
 from inspect_cite.alce.data import eval_file_name
+from inspect_cite.alce.helmet import HelmetContext
 from inspect_cite.alce.prompts import PromptVariant, UseShorter
 from inspect_cite.alce.run_configs import (
     CONFIG_PARAMETERS,
@@ -116,6 +117,12 @@ class AlceOptions:
             marked per gold answer, some questions unanswerable from them), their
             refusal-instructed prompt, and `trust_score` (trust-eval 0.1.5's metrics); see
             docs/alce.md, "Grounded refusals".
+        context: HELMET's cite setting for this input length (`8k`, `16k`, `32k`, `64k`,
+            `128k`; ASQA and QAMPARI): its passages (30 to 700 of its top-2000 GTR data),
+            revised demonstrations, chat template, greedy decoding, 100 questions, and its
+            eval_alce.py's scoring rules; see docs/alce.md, "Long context (HELMET)".
+        nocite: With `context`, HELMET's no-citation control (its `alce_nocite`
+            demonstrations, no shots, 600 new tokens; correctness only).
 
     """
 
@@ -148,6 +155,8 @@ class AlceOptions:
     force_cite_show: bool | None = None
     diagnose: bool = False
     trust: bool = False
+    context: HelmetContext | None = None
+    nocite: bool = False
 
 
 @dataclass(frozen=True)
@@ -232,6 +241,54 @@ def trust_problem(dataset: str, options: AlceOptions) -> str | None:
     return None
 
 
+HELMET_FIXED = (
+    "oracle",
+    "ndoc",
+    "shot",
+    "seed",
+    "prompt",
+    "use_shorter",
+    "config",
+    "quick_test",
+    "no_doc_in_demo",
+    "ndoc_in_demo",
+    "retrieve_in_all_docs",
+    "force_cite_show",
+    "max_length",
+)
+"""Options HELMET's settings fix for a length: given explicitly with `-T context`, refused."""
+
+
+def helmet_problem(dataset: str, o: AlceOptions, explicit: set[str]) -> str | None:
+    """Why a HELMET run cannot take an option (one line naming the flag), or None."""
+    if o.context is None:
+        return "-T nocite=true: HELMET's no-citation control needs -T context" if o.nocite else None
+    check_choice("context", o.context, HelmetContext, what="HELMET length", error=AlceTaskError)
+    if dataset not in ("asqa", "qampari"):
+        return f"-T context={o.context}: HELMET runs ASQA and QAMPARI, not {dataset}"
+    if o.trust:
+        return f"-T context={o.context}: HELMET's ladder is not TRUST-SCORE's; drop -T trust"
+    if o.strategy != "vanilla":
+        return f"-T strategy={o.strategy}: HELMET's ladder runs the vanilla prompt; drop it"
+    if not o.chat:
+        return (
+            f"-T context={o.context} with -T chat=false: HELMET's raw prompts have no stop "
+            "sequence, which -T chat=false adds; use the chat template (HELMET's cite configs)"
+        )
+    for name in ("qa", "mauve"):
+        if getattr(o, name):
+            return f"-T {name}=true: HELMET computes no {name.upper()} (drop it)"
+    if o.retriever != "gtr":
+        return f"-T retriever={o.retriever}: HELMET's data is its top-2000 GTR passages"
+    for name in HELMET_FIXED:
+        if name in explicit:
+            return (
+                f"-T {name}={getattr(o, name)}: HELMET's -T context={o.context} sets it "
+                "(docs/alce.md, 'Long context (HELMET)')"
+            )
+    return None
+
+
 def _check_values(dataset: str, o: AlceOptions, config: GenerateConfig) -> None:
     """Every check of a single value, or of one value against the dataset (one line each)."""
     check_sampling(config)
@@ -293,6 +350,8 @@ def resolve(name: AlceDatasetName | TrustDatasetName, given: dict[str, Any]) -> 
     if problem := spec.options_problem(o.strategy, o):
         raise AlceTaskError(problem)
     if o.trust and (problem := trust_problem(dataset, o)):
+        raise AlceTaskError(problem)
+    if problem := helmet_problem(dataset, o, explicit_arguments(given)):
         raise AlceTaskError(problem)
     if not o.trust and dataset not in ALCE_DATASETS:
         raise AlceTaskError(f"{dataset}: only TRUST-SCORE runs it (-T trust=true)")

@@ -12,6 +12,7 @@ from inspect_ai.dataset import MemoryDataset
 from inspect_ai.scorer import Scorer
 
 from alce_tasks.data import record_to_sample
+from alce_tasks.helmet import helmet_task
 from alce_tasks.options import AlceRun, AlceTaskError, resolve
 from alce_tasks.strategies import STRATEGIES, StrategySettings, strategy_solver
 from alce_tasks.trust import trust_task
@@ -294,6 +295,8 @@ def alce_task(dataset: AlceDatasetName | TrustDatasetName, **options: Any) -> Ta
     run = resolve(dataset, options)
     if run.options.trust:
         return trust_task(run)
+    if run.options.context is not None:
+        return helmet_task(run)
     dataset = run.dataset
     o = run.options
     scorers: list[Scorer] = []

@@ -41,7 +41,8 @@ from inspect_cite.nli.diagnose import DIAGNOSE_CLASSES, METADATA_KEY
 
 _ID_COLUMNS = ["task", "model", "strategy", "setting"]
 # What metrics.csv and load_runs give about each run besides its metrics, in this order.
-_RUN_COLUMNS = [*_ID_COLUMNS, "label", "samples", "log"]
+# "context": HELMET's length, where a run had one (the context chart's x-axis).
+_RUN_COLUMNS = [*_ID_COLUMNS, "label", "samples", "log", "context"]
 _NO_SETTING = "-"
 # What a run that lacks an argument or option another run of its task sets reads as.
 _UNSET = "default"
@@ -322,6 +323,8 @@ def _runs(logs: _Logs, log_dir: str | Path) -> pd.DataFrame:
                 for log in runs
             ],
             "log": [str(log.location) for log in runs],
+            # HELMET's length, where the run had one (the context chart's x-axis).
+            "context": [(log.eval.task_args or {}).get("context") for log in runs],
         }
     )
     # Task names alone are ambiguous (ALCE's and FullCite's asqa): when both benchmarks'
@@ -686,6 +689,60 @@ def _doc_vs_snippet(runs: pd.DataFrame, path: Path) -> bool:
     return True
 
 
+# HELMET's "Cite" metrics per dataset (its scripts/collect_results.py): plotted against length.
+_CONTEXT_METRICS = ("str_em", "qampari_rec_top5", "citation_rec", "citation_prec")
+
+
+def _context_chart(runs: pd.DataFrame, path: Path) -> bool:
+    """Score against HELMET's context length, a line per run series differing only by it.
+
+    Runs of a task with a ``-T context`` form a series when they agree on everything else
+    (model, strategy, every other setting); a series needs two lengths or more.
+    """
+    import matplotlib.pyplot as plt
+
+    from inspect_cite.alce.helmet import context_tokens
+
+    if "context" not in runs or runs["context"].isna().all():
+        return False
+    data = runs.dropna(subset=["context"]).copy()
+    data["series"] = [
+        ", ".join(p for p in str(s).split(", ") if not p.startswith("context=")) or _NO_SETTING
+        for s in data["setting"]
+    ]
+    series = [
+        (key, group.assign(x=[context_tokens(c) for c in group["context"]]).sort_values("x"))
+        for key, group in data.groupby(["task", "model", "strategy", "series"], sort=True)
+        if group["context"].nunique() >= 2
+    ]
+    metrics = [m for m in _CONTEXT_METRICS if m in data and data[m].notna().any()]
+    if not series or not metrics:
+        return False
+    fig = plt.figure(figsize=(4.2 * len(metrics), 3.6 + 0.25 * len(series)), layout="constrained")
+    axes = fig.subplots(1, len(metrics), squeeze=False)[0]
+    for ax, metric in zip(axes, metrics, strict=True):
+        for i, ((task, model, strategy, setting), group) in enumerate(series):
+            label = _wrap(
+                f"{task}: {model}, {strategy}" + ("" if setting == _NO_SETTING else f", {setting}")
+            )
+            ax.plot(
+                group["x"],
+                group[metric],
+                marker="o",
+                color=plt.get_cmap("tab10")(i % 10),
+                label=label if ax is axes[0] else None,
+            )
+        ax.set_xscale("log", base=2)
+        ticks = sorted({int(x) for _, g in series for x in g["x"]})
+        ax.set_xticks(ticks, [f"{t // 1024}k" for t in ticks])
+        ax.set_xlabel("context length (HELMET, tokens)")
+        ax.set_title(f"{metric}\n{metric_direction(metric)}", fontsize=9)
+    _suptitle(fig, "Score against context length (HELMET's cite ladder)")
+    fig.legend(loc="outside lower center", fontsize=8)
+    _save(fig, path)
+    return True
+
+
 def _positions_chart(counts: dict[str, Counter[int]], samples: dict[str, int], path: Path) -> bool:
     """Share of citations per context position, a panel per task, with its citation count."""
     counts = {t: c for t, c in counts.items() if sum(c.values())}
@@ -847,6 +904,8 @@ def write_report(log_dir: str | Path, out_dir: str | Path) -> Report:
         written.append(path)
     if _doc_vs_snippet(runs, out / "fullcite_doc_vs_snippet.png"):
         written.append(out / "fullcite_doc_vs_snippet.png")
+    if _context_chart(runs, out / "context_length.png"):
+        written.append(out / "context_length.png")
     samples = runs.groupby("task")["samples"].sum().to_dict()
     positions = {log: facts.positions for log, facts in logs.facts.items()}
     if _positions_chart(_by_task(runs, positions), samples, out / "citation_positions.png"):

@@ -353,3 +353,77 @@ def test_a_helmet_row_as_a_task_sends_the_prompt_alone(
     assert script.inputs[0][0].role == "user"
     assert log.eval.metadata["helmet"]["context"] == "8k"
     assert (script.configs[0].max_tokens, script.configs[0].temperature) == (300, 0.0)
+
+
+def test_context_on_the_task_runs_helmet_s_row(helmet_dir, monkeypatch, cache_root, tmp_path):
+    """``alce_tasks/asqa -T context=32k``: HELMET's row through the task builder and Inspect."""
+    from inspect_ai import eval as inspect_eval
+
+    from alce_tasks import asqa, eli5, qampari
+    from tests.helpers.scripted_models import scripted_model
+
+    monkeypatch.setenv(PROMPT_DIR_ENV, str(helmet_dir))
+    data = str(helmet_dir / "asqa_eval_gtr_top2000.json")
+    task = asqa(context="32k", dataset_path=data, nli=NLI)
+    want, _, settings = helmet_dataset("asqa", context="32k", dataset_path=data)
+    assert [s.input for s in task.dataset] == [s.input for s in want]
+    assert task.config.max_tokens == 300 and task.config.temperature == 0
+    [log] = inspect_eval(
+        task,
+        model=scripted_model(["The Doctor [1]."] * 3)[0],
+        limit=3,
+        display="none",
+        log_dir=str(tmp_path),
+    )
+    assert log.status == "success", log.error
+    assert log.eval.metadata["helmet"]["context"] == "32k"
+    assert log.eval.metadata["parameters"]["context"] == "32k"
+    sample = log.samples[0]
+    assert [m.role for m in sample.messages[:1]] == ["user"], "no system message"
+    assert len(sample.metadata["evidence"]["seen"]) == settings.ndoc == 165
+    assert {"str_em", "citation_rec"} <= {k for s in log.results.scores for k in s.metrics} | {
+        s.name for s in log.results.scores
+    }
+    # The control scores correctness only.
+    control = asqa(context="8k", nocite=True, dataset_path=data, nli=NLI)
+    assert len(control.scorer) == 1
+    for build, message in (
+        (lambda: asqa(context="32k", ndoc=3, dataset_path=data, nli=NLI), "-T ndoc=3: HELMET's"),
+        (lambda: asqa(context="4k", dataset_path=data, nli=NLI), "-T context=4k: unknown"),
+        (lambda: asqa(nocite=True, dataset_path=data, nli=NLI), "-T nocite=true: HELMET's"),
+        (lambda: eli5(context="8k", nli=NLI), "-T context=8k: HELMET runs ASQA and QAMPARI"),
+        (lambda: qampari(context="8k", strategy="summ", nli=NLI), "-T strategy=summ: HELMET"),
+    ):
+        with pytest.raises(ValueError) as e:
+            build()
+        assert str(e.value).startswith(message), str(e.value)
+
+
+def test_report_draws_score_against_context_length(helmet_dir, monkeypatch, cache_root, tmp_path):
+    """Runs that differ only by -T context make a line per series in context_length.png."""
+    from inspect_ai import eval as inspect_eval
+
+    from alce_tasks import asqa
+    from inspect_cite.app.report import write_report
+    from tests.helpers.charts import checked_charts
+    from tests.helpers.scripted_models import scripted_model
+
+    monkeypatch.setenv(PROMPT_DIR_ENV, str(helmet_dir))
+    data = str(helmet_dir / "asqa_eval_gtr_top2000.json")
+    logs = tmp_path / "logs"
+    for context in ("8k", "16k"):
+        inspect_eval(
+            asqa(context=context, dataset_path=data, nli=NLI),
+            model=scripted_model(["The Doctor [1]."] * 2)[0],
+            limit=2,
+            display="none",
+            log_dir=str(logs),
+        )
+    saved = checked_charts(monkeypatch)
+    report = write_report(logs, tmp_path / "report")
+    chart = tmp_path / "report" / "context_length.png"
+    assert chart in report.written
+    assert saved.outside == [], saved.outside
+    assert any("context length" in t for t in saved.texts[chart.name]), saved.texts.keys()
+    assert sorted(report.runs["context"]) == ["16k", "8k"]
+    assert "context" not in (tmp_path / "report" / "metrics.md").read_text().split("\n")[2]

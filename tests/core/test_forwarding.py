@@ -65,8 +65,10 @@ ALCE = {
     "retrieve_in_all_docs": None,
     "force_cite_show": None,
     "diagnose": False,
-    # Issue 38 (TRUST-SCORE), added at the end.
+    # Issue 38 (TRUST-SCORE) and issue 39 (HELMET's cite ladder), added at the end.
     "trust": False,
+    "context": None,
+    "nocite": False,
 }
 FULLCITE = {
     "ndoc": 5,
