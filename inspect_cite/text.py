@@ -1,4 +1,4 @@
-"""Text handling shared by solvers and scorers: sentences, think blocks, markdown."""
+"""Text handling shared by solvers and scorers: sentences and think blocks."""
 
 import re
 from dataclasses import dataclass
@@ -156,26 +156,3 @@ def strip_think(text: str, *, prompt_opened: bool | None = None) -> str:
 def unclosed_think(text: str, *, prompt_opened: bool | None = None) -> bool:
     """Whether ``text`` ended inside its reasoning, leaving no answer (:func:`split_think`)."""
     return split_think(text, prompt_opened=prompt_opened).unfinished
-
-
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_<>#|])")
-
-
-def highlight_markdown(text: str, spans: "list[tuple[int, int]]") -> str:
-    """``text`` as markdown with the character ``spans`` (citations) in bold, the rest escaped.
-
-    Used by scorer explanations so the log viewer shows the answer with its citations marked.
-    """
-    merged: list[list[int]] = []
-    for start, end in sorted(spans):
-        if merged and start <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], end)  # adjacent citations share one bold run
-        else:
-            merged.append([start, end])
-    out, pos = [], 0
-    for start, end in merged:
-        out.append(_MARKDOWN_SPECIAL.sub(r"\\\1", text[pos:start]))
-        out.append("**" + _MARKDOWN_SPECIAL.sub(r"\\\1", text[start:end]) + "**")
-        pos = end
-    out.append(_MARKDOWN_SPECIAL.sub(r"\\\1", text[pos:]))
-    return "".join(out)

@@ -17,6 +17,7 @@ from typing import Any
 from inspect_ai.scorer import Score
 from inspect_ai.solver import TaskState
 
+from inspect_cite.markdown import literal
 from inspect_cite.thinking import NO_ANSWER_THINKING, no_answer_reason
 
 _HINT = (
@@ -43,7 +44,7 @@ def unscored_score(
         hint: A paragraph after the reason (what to change).
 
     """
-    explanation = f"**Not scored:** {reason}" + (f".\n\n{hint}" if hint else "")
+    explanation = f"**Not scored:** {literal(reason)}" + (f".\n\n{hint}" if hint else "")
     return Score(
         value=dict.fromkeys(keys, math.nan),
         answer=answer,

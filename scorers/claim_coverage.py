@@ -13,6 +13,7 @@ from inspect_cite.alce.items import field_problem
 from inspect_cite.citations.alce import alce_scoring_output, remove_citations
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.http_client import redact_text
+from inspect_cite.markdown import cell, code
 from inspect_cite.nli import NLIBackend, NLIError
 from inspect_cite.nli.checked import checked_nli
 from inspect_cite.thinking import think_opened_by_prompt
@@ -96,7 +97,7 @@ def claim_coverage(
         if result.score is None:
             return unscored_score(["claims_nli"], NO_CLAIMS_REASON, output)
         rows = "\n".join(
-            f"{i}. {'✅ entailed' if ok else '❌ not entailed'}: {' '.join(claim.split())}"
+            f"{i}. {'✅ entailed' if ok else '❌ not entailed'}: {cell(claim, None)}"
             for i, (claim, ok) in enumerate(result.verdicts, 1)
         )
         return Score(
@@ -104,8 +105,8 @@ def claim_coverage(
             answer=output,
             explanation=(
                 f"**Claims entailed: {sum(ok for _, ok in result.verdicts)}/"
-                f"{len(result.verdicts)}** (NLI `{redact_text(nli)}`; premise = the output without "
-                f"citations)\n\n{rows}"
+                f"{len(result.verdicts)}** (NLI {code(redact_text(nli))}; premise = the output "
+                f"without citations)\n\n{rows}"
             ),
             # Every claim is judged.
             metadata=calibration_metadata(judge_calibration, {"claims_nli": 1.0}) or None,

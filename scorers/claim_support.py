@@ -53,6 +53,8 @@ from inspect_ai.solver import TaskState
 from inspect_cite.cli_values import accept_cli_values
 from inspect_cite.diagnose import DIAGNOSE_KEYS, ClaimToDiagnose, Diagnosis, classify_claims
 from inspect_cite.documents import format_doc
+from inspect_cite.http_client import redact_text
+from inspect_cite.markdown import cell, code, italic, one_line
 from inspect_cite.nli import NLIBackend, NLIError, Pair
 from inspect_cite.nli.checked import checked_nli
 from scorers._cited_answer import CheckedCitation, CitedAnswer, read_cited_answer
@@ -203,9 +205,9 @@ async def diagnose_claims(
     return await classify_claims(claims, premises, nli)
 
 
-def _cell(text: str, limit: int = 300) -> str:
-    text = " ".join(text.split())
-    return (text if len(text) <= limit else text[: limit - 1] + "…") or "*(empty)*"
+def _doc_label(answer: CitedAnswer, doc_id: str) -> str:
+    """A document as explanations name it: its id as code, its title in italics."""
+    return f"{code(doc_id, 60)} {italic(one_line(answer.title(doc_id), 80))}"
 
 
 def _verdict(entailed: bool, premise: str | None, missing: str) -> str:
@@ -215,13 +217,12 @@ def _verdict(entailed: bool, premise: str | None, missing: str) -> str:
 
 
 def _citation_line(answer: CitedAnswer, c: CheckedCitation) -> str:
-    title = answer.title(c.doc_id)
     check: str
     if not c.valid:
         check = "unknown doc id" if c.status == "unknown_doc_id" else c.status
     else:
         check = c.match + ("" if is_evidence(c) or not c.snippet else ": not evidence")
-    return f"   - `{_cell(c.doc_id, 60)}` *{_cell(title, 80)}*: “{_cell(c.snippet)}” ({check})"
+    return f"   - {_doc_label(answer, c.doc_id)}: “{cell(c.snippet)}” ({check})"
 
 
 def explanation(
@@ -232,11 +233,11 @@ def explanation(
     cited = sum(v.cited for v in verdicts)
     lines = [
         f"**Claim support:** {shown} ({cited} cited, {len(verdicts) - cited} uncited claims; "
-        f"NLI `{nli}`)",
+        f"NLI {code(redact_text(nli))})",
         "",
     ]
     for i, v in enumerate(verdicts, 1):
-        lines.append(f"{i}. {_cell(v.text)}")
+        lines.append(f"{i}. {cell(v.text)}")
         if not v.cited:
             lines.append("   - no citation: unsupported")
             continue
@@ -320,7 +321,7 @@ def claim_support(
             return Score(
                 value=dict.fromkeys(keys, math.nan),
                 answer=answer.text,
-                explanation=f"**Not scored:** {failure}",
+                explanation=f"**Not scored:** {cell(failure, None)}",
                 metadata=metadata,
             )
         values, reason = support_values(verdicts)
@@ -330,10 +331,7 @@ def claim_support(
         extra: dict[str, Any] = {}
         if diagnose:
             diagnosis = await diagnose_claims(answer, verdicts, backend)
-            labels = [
-                f"`{_cell(doc['id'], 60)}` *{_cell(answer.title(doc['id']), 80)}*"
-                for doc in answer.docs
-            ]
+            labels = [_doc_label(answer, doc["id"]) for doc in answer.docs]
             values, shown, extra = diagnosis.added_to(
                 labels, value=values, explanation=shown, metadata=extra
             )

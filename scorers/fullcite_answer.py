@@ -36,6 +36,7 @@ from inspect_ai.solver import TaskState
 
 from inspect_cite.citations import strip_citations
 from inspect_cite.cli_values import accept_cli_values
+from inspect_cite.markdown import literal
 from inspect_cite.squad import normalize_answer
 from inspect_cite.text import sent_tokenize, strip_think
 from inspect_cite.thinking import think_opened_by_prompt
@@ -241,7 +242,8 @@ def fullcite_answer(source: FullciteSource | None = None) -> Scorer:
         rows = "\n".join(f"| {k} | {v:.2f} |" for k, v in values.items() if not math.isnan(v))
         explanation = (
             f"**Answer without citations ({src}, {metadata.get('question_type', '?')}):**\n\n"
-            f"{text or '*(empty)*'}\n\n{note}\n\n| metric | value |\n|---|---|\n{rows}"
+            f"{literal(text) if text.strip() else '*(empty)*'}\n\n{literal(note)}\n\n"
+            f"| metric | value |\n|---|---|\n{rows}"
         )
         if all(math.isnan(v) for v in values.values()):
             # nan must never look like a silent zero: say what was missing.
@@ -249,13 +251,13 @@ def fullcite_answer(source: FullciteSource | None = None) -> Scorer:
                 f"no gold answer to compare with (source {src!r}, "
                 f"question type {metadata.get('question_type')!r})"
             )
-            explanation = f"**Not scored:** {reason}\n\n{explanation}"
+            explanation = f"**Not scored:** {literal(reason)}\n\n{explanation}"
             return Score(
                 value=values, answer=text, explanation=explanation, metadata={"reason": reason}
             )
         # The keys of other question types (or sources) do not apply to this sample.
         other = [k for k, v in values.items() if math.isnan(v)]
-        reason = (
+        not_applicable = (
             f"{', '.join(other)}: not this sample's question type "
             f"({src}, {metadata.get('question_type', '?')})"
             if other
@@ -265,7 +267,7 @@ def fullcite_answer(source: FullciteSource | None = None) -> Scorer:
             value=values,
             answer=text,
             explanation=explanation,
-            metadata={"reason": reason} if reason else None,
+            metadata={"reason": not_applicable} if not_applicable else None,
         )
 
     return score

@@ -43,7 +43,7 @@ def test_alce_postprocess_and_first_line():
 
 def test_highlight_markdown_bolds_citations_and_escapes_the_rest():
     from inspect_cite.citations.alce import marker_spans
-    from inspect_cite.text import highlight_markdown
+    from inspect_cite.markdown import highlight_markdown
 
     text = "A *bold* claim [1][2]. Next [3]."
     assert highlight_markdown(text, marker_spans(text)) == (
