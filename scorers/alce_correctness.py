@@ -25,6 +25,7 @@ from inspect_cite.alce.items import field_problem
 from inspect_cite.alce.prompts import AlceDatasetName, check_dataset_argument
 from inspect_cite.citations.alce import alce_scoring_output, remove_citations
 from inspect_cite.cli_values import accept_cli_values
+from inspect_cite.markdown import literal
 from inspect_cite.squad import normalize_answer
 from inspect_cite.text import sent_tokenize
 from inspect_cite.thinking import think_opened_by_prompt
@@ -185,9 +186,11 @@ def _explanation(
     output: str, values: dict[str, float], dataset: str, missing: dict[str, str]
 ) -> str:
     rows = "\n".join(f"| {k} | {v:.2f} |" for k, v in values.items())
-    shown = output if output.strip() else "*(empty output)*"
+    # What the metrics read: the first line with its citations removed, as eval.py does.
+    scored = remove_citations(output)
+    shown = literal(scored) if scored.strip() else "*(empty output)*"
     text = (
-        f"**Scored output ({dataset}, first line, citations removed for these metrics):**"
+        f"**Scored text ({dataset}: the output's first line, citations removed):**"
         f"\n\n{shown}\n\n| metric | value |\n|---|---|\n{rows}"
     )
     if missing:
