@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import pandas as pd
-from inspect_ai.log import EvalLog, EvalSpec
+from inspect_ai.log import EvalLog, EvalScore, EvalSpec
 from inspect_ai.model import ModelConfig
 
 from inspect_cite.citations.alce import marker_refs
@@ -201,26 +201,61 @@ def _same(a: float, b: float) -> bool:
     return (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
 
 
+def _score_columns(score: EvalScore, label: str) -> dict[str, float]:
+    """The columns of one score's metrics, the score named ``label`` in them."""
+    names = [metric_name(k) for k in score.metrics]
+    # A rate is corrected only where the scorer was given a judge calibration.
+    calibrated = bool((score.params or {}).get("calibration"))
+    columns: dict[str, float] = {}
+    for name, m in zip(names, score.metrics.values(), strict=True):
+        column = _metric_column(label, name, names)
+        if column is not None and not (_CORRECTED in column and not calibrated):
+            columns[column] = float(m.value)
+    return columns
+
+
+def _what_differs(score: EvalScore, first: dict[str, Any]) -> str:
+    """What sets a later scorer of a score apart from the first: its judge, else its arguments.
+
+    ``nli=<spec>`` when its NLI judge differs (a rescore with another judge), else the
+    arguments it was given that the first scorer was not given alike, else its scorer name.
+    """
+    params = score.params or {}
+    if params.get("nli") is not None and params.get("nli") != first.get("nli"):
+        return f"nli={redact_text(_shown_value(params['nli']))}"
+    differing = [f"{k}={_shown_value(v)}" for k, v in params.items() if first.get(k) != v]
+    return redact_text(", ".join(differing)) or score.scorer
+
+
 def _metric_values(log: EvalLog) -> dict[str, float]:
     """One value per metric column, read from the log's header.
 
-    Several scorers may report a score of the same name (``n_citations`` from Doc/Snippet-F1,
-    citation_bias and the judge): the column holds the first scorer's value, and a scorer
-    that disagrees with it gets a ``<name> (<scorer>)`` column of its own.
+    Several scorers may report a score of the same name: ``n_citations`` from Doc/Snippet-F1,
+    citation_bias and the judge, or ``citation_rec`` after ``inspect score --action append``
+    with another judge. The plain columns hold the first scorer's values. A later scorer
+    whose judge differs, or any of whose values differ, gets columns of its own, all of them
+    (mean, stderr, corrected rate): ``<score> (nli=<spec>)`` for another judge, else
+    ``<score> (<its differing arguments>)`` or ``<score> (<scorer>)``. One that agrees
+    (the same count from another scorer) adds nothing.
     """
     row: dict[str, float] = {}
+    first_params: dict[str, dict[str, Any]] = {}
     for score in log.results.scores if log.results else []:
-        names = [metric_name(k) for k in score.metrics]
-        # A rate is corrected only where the scorer was given a judge calibration.
-        calibrated = bool((score.params or {}).get("calibration"))
-        for name, m in zip(names, score.metrics.values(), strict=True):
-            column = _metric_column(score.name, name, names)
-            if column is None or (_CORRECTED in column and not calibrated):
-                continue
-            value = float(m.value)
-            if column in row and not _same(row[column], value):
-                stem, stderr = column.removesuffix("_stderr"), column.endswith("_stderr")
-                column = f"{stem} ({score.scorer})" + ("_stderr" if stderr else "")
+        params = score.params or {}
+        columns = _score_columns(score, score.name)
+        first = first_params.get(score.name)
+        if first is None:
+            first_params[score.name] = params
+        else:
+            other_judge = params.get("nli") is not None and params.get("nli") != first.get("nli")
+            disagrees = any(c in row and not _same(row[c], v) for c, v in columns.items())
+            if other_judge or disagrees:
+                label = f"{score.name} ({_what_differs(score, first)})"
+                columns = _score_columns(score, label)
+                if any(c in row and not _same(row[c], v) for c, v in columns.items()):
+                    # The same judge rescored twice, with other values: the scorer tells.
+                    columns = _score_columns(score, f"{score.name} ({score.scorer})")
+        for column, value in columns.items():
             row.setdefault(column, value)
     return row
 
