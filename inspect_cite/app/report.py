@@ -34,6 +34,7 @@ import pandas as pd
 from inspect_ai.log import EvalLog, EvalScore, EvalSpec
 from inspect_ai.model import ModelConfig
 
+from inspect_cite.calibration import CONFIDENCE
 from inspect_cite.citations.alce import marker_refs
 from inspect_cite.diagnose import DIAGNOSE_CLASSES, METADATA_KEY
 from inspect_cite.http_client import redact_text
@@ -591,6 +592,7 @@ _PANEL_INCHES = (3.6, 2.6)
 _MAX_COLUMNS = 5
 _MAX_WIDTH_PX = 2000
 _LABEL_WIDTH = 70
+_PANEL_TITLE_WIDTH = 40
 _TITLE_FONT_SIZE = 11
 # A figure title may take up to this share of the figure's width: constrained layout makes
 # room above the panels for a title's height, never its width, so a wider one is cut off.
@@ -656,6 +658,8 @@ def _error_bars(group: pd.DataFrame, metric: str, values: list[float]) -> Any:
 
 def _bar_chart(group: pd.DataFrame, task: str, path: Path) -> None:
     """Every metric of a task in its own panel, one coloured bar per run, runs named below."""
+    import textwrap
+
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch
 
@@ -674,13 +678,39 @@ def _bar_chart(group: pd.DataFrame, task: str, path: Path) -> None:
         for xi, v in zip(x, values, strict=True):
             if pd.isna(v):
                 ax.patches[xi].set_visible(False)
-        ax.set_title(f"{m}\n{metric_direction(m)}", fontsize=9)
+        # A long name (a rescore's judge) wraps to the panel's width.
+        name = "\n".join(textwrap.wrap(m, _PANEL_TITLE_WIDTH)) or m
+        ax.set_title(f"{name}\n{metric_direction(m)}", fontsize=9)
         ax.set_xticks(x, [str(i + 1) for i in x], fontsize=7)
+        # Each panel says what its error bars are: a corrected rate shows its interval.
+        ax.set_xlabel(f"run; bars: {_bar_kind(m, err)}", fontsize=7)
         ax.tick_params(axis="y", labelsize=7)
+        _value_axis(ax, values, err[1] if m.endswith(_CORRECTED) else err)
     handles = [Patch(color=c) for c in colors]
     fig.legend(handles, labels, loc="outside lower center", ncols=legend_cols, fontsize=8)
-    _suptitle(fig, f"{task}: metrics by run (mean ± stderr over n samples)")
+    _suptitle(fig, f"{task}: metrics by run (mean over n samples)")
     _save(fig, path)
+
+
+def _bar_kind(metric: str, err: Any) -> str:
+    """What a panel's error bars show, as its axis says it."""
+    if metric.endswith(_CORRECTED):
+        return f"{CONFIDENCE:.0%} interval"
+    return "± stderr" if err is not None else "no error bars"
+
+
+def _value_axis(ax: Any, values: list[float], upper: list[float] | None) -> None:
+    """Start a panel of values that are all >= 0 at 0; all zero, show 0 to 1.
+
+    Matplotlib centres a panel whose bars are all 0 on 0 (-0.04 to 0.04), which reads as
+    negative values; a rate or count starts at 0 and its top is the highest bar or bar end.
+    """
+    known = [v for v in values if not pd.isna(v)]
+    if not known or min(known) < 0:
+        return
+    ends = [v + (upper[i] if upper is not None else 0.0) for i, v in enumerate(values)]
+    top = max((end for end in ends if not pd.isna(end)), default=0.0)
+    ax.set_ylim(0, top * 1.05 if top > 0 else 1.0)
 
 
 def _doc_vs_snippet(runs: pd.DataFrame, path: Path) -> bool:
@@ -721,27 +751,57 @@ def _doc_vs_snippet(runs: pd.DataFrame, path: Path) -> bool:
     return True
 
 
-def _positions_chart(counts: dict[str, Counter[int]], samples: dict[str, int], path: Path) -> bool:
-    """Share of citations per context position, a panel per task, with its citation count."""
-    counts = {t: c for t, c in counts.items() if sum(c.values())}
-    if not counts:
+def _positions_chart(runs: pd.DataFrame, cited: dict[str, Counter[int]], path: Path) -> bool:
+    """Share of citations per context position, a panel per run, with its citation count.
+
+    Runs are numbered within their task as in the tables and coloured as in the metric
+    charts; a run that cited nothing gets an empty panel saying so.
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
+
+    panels = [
+        (str(task), i, run, cited.get(str(run["log"]), Counter()))
+        for task, group in runs.groupby("task", sort=True)
+        for i, (_, run) in enumerate(group.iterrows(), 1)
+    ]
+    if not any(sum(counter.values()) for *_, counter in panels):
         return False
-    fig, axes = _figure(len(counts))
-    for ax, (task, counter) in zip(axes, sorted(counts.items()), strict=True):
+    labels = [_wrap(f"{task} {i}. {_legend(run)}") for task, i, run, _ in panels]
+    colors = [plt.get_cmap("tab20")((i - 1) % 20) for _, i, _, _ in panels]
+    legend_cols = 2 if len(labels) > 3 else 1
+    legend_rows = sum(label.count("\n") + 1 for label in labels) // legend_cols + 1
+    fig, axes = _figure(len(panels), legend_rows)
+    for ax, (task, i, run, counter), color in zip(axes, panels, colors, strict=True):
         total = sum(counter.values())
-        positions = range(1, max(counter) + 1)
-        shares = [100 * counter[p] / total for p in positions]
-        ax.bar(list(positions), shares)
-        first_two = 100 * (counter[1] + counter[2]) / total
-        ax.set_title(
-            f"{task}: {first_two:.1f}% to the first two\n"
-            f"{total} citations, n = {samples[task]} samples",
-            fontsize=9,
-        )
         ax.set_xlabel("cited context position", fontsize=8)
         ax.set_ylabel("% of citations", fontsize=8)
+        if not total:
+            ax.set_title(f"{task} {i}: no citations\nn = {run['samples']} samples", fontsize=9)
+            ax.set_xticks([])
+            ax.set_ylim(0, 100)
+            continue
+        positions = range(1, max(counter) + 1)
+        shares = [100 * counter[p] / total for p in positions]
+        ax.bar(list(positions), shares, color=color)
+        ax.set_xticks(list(positions), [str(p) for p in positions], fontsize=7)
+        ax.tick_params(axis="y", labelsize=7)
+        first_two = 100 * (counter[1] + counter[2]) / total
+        ax.set_title(
+            f"{task} {i}: {first_two:.1f}% to the first two\n"
+            f"{total} citations, n = {run['samples']} samples",
+            fontsize=9,
+        )
+        ax.set_ylim(0, max(shares) * 1.05)
+    fig.legend(
+        [Patch(color=c) for c in colors],
+        labels,
+        loc="outside lower center",
+        ncols=legend_cols,
+        fontsize=8,
+    )
     # A position's share describes the bias; which share is right depends on the evidence.
-    _suptitle(fig, f"Cited positions ({metric_direction('first_two_share')})")
+    _suptitle(fig, f"Cited positions, by run ({metric_direction('first_two_share')})")
     _save(fig, path)
     return True
 
@@ -882,9 +942,8 @@ def write_report(log_dir: str | Path, out_dir: str | Path) -> Report:
         written.append(path)
     if _doc_vs_snippet(runs, out / "fullcite_doc_vs_snippet.png"):
         written.append(out / "fullcite_doc_vs_snippet.png")
-    samples = runs.groupby("task")["samples"].sum().to_dict()
     positions = {log: facts.positions for log, facts in logs.facts.items()}
-    if _positions_chart(_by_task(runs, positions), samples, out / "citation_positions.png"):
+    if _positions_chart(runs, positions, out / "citation_positions.png"):
         written.append(out / "citation_positions.png")
     if _classes_chart(runs, out / "diagnose_classes.png"):
         written.append(out / "diagnose_classes.png")
