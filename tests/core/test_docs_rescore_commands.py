@@ -13,7 +13,9 @@ def _commands(text: str) -> list[str]:
     fenced = re.findall(r"```[^\n]*\n(.*?)```", text, re.DOTALL)
     inline = _SPAN.findall(re.sub(r"```.*?```", "", text, flags=re.DOTALL))
     lines = [line for block in fenced for line in block.splitlines()]
-    return [" ".join(c.split()) for c in [*inline, *lines] if c.strip().startswith("inspect score ")]
+    return [
+        " ".join(c.split()) for c in [*inline, *lines] if c.strip().startswith("inspect score ")
+    ]
 
 
 def test_every_rescore_command_says_what_to_do_with_the_log():
