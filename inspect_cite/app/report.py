@@ -272,16 +272,38 @@ def _shown_value(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=str)
 
 
+def _task_args(spec: EvalSpec) -> tuple[dict[str, Any], set[str]]:
+    """The task's arguments, a default as the task resolved it, and the names left at default.
+
+    Inspect records a task's defaults as declared (ALCE's ``ndoc=None``: the strategy's
+    number); this project's tasks also record, in ``metadata["parameters"]``, the values
+    they resolved (``ndoc=5``), which the report shows for an argument the run did not give.
+    Logs without ``task_args_passed`` (older Inspect) mark nothing as a default.
+    """
+    args = dict(spec.task_args or {})
+    passed = getattr(spec, "task_args_passed", None)
+    if passed is None:
+        return args, set()
+    parameters = (spec.metadata or {}).get("parameters")
+    resolved = parameters if isinstance(parameters, dict) else {}
+    defaults = {name for name in args if name not in passed}
+    for name in defaults:
+        if name in resolved:
+            args[name] = resolved[name]
+    return args, defaults
+
+
 def _facets(log: EvalLog) -> dict[tuple[str, str], str]:
     """Everything a run was given that can set it apart, as ``{(flag, name): value}``.
 
-    Task arguments as the task received them, defaults included (a default that another run
-    overrides is a difference like any other), model arguments (``-M model_path``), model
-    roles, solver arguments, the generate config (the model's, the eval's on top) and the
-    eval options that choose the samples.
+    Task arguments as the task received them, defaults included as the task resolved them (a
+    default that another run overrides is a difference like any other), model arguments
+    (``-M model_path``), model roles, solver arguments, the generate config (the model's, the
+    eval's on top) and the eval options that choose the samples.
     """
     spec = log.eval
-    facets = {(_TASK_ARG, k): _shown_value(v) for k, v in (spec.task_args or {}).items()}
+    args, _ = _task_args(spec)
+    facets = {(_TASK_ARG, k): _shown_value(v) for k, v in args.items()}
     facets |= {(_MODEL_ARG, k): _shown_value(v) for k, v in (spec.model_args or {}).items()}
     if spec.model_base_url:
         facets[(_MODEL_ARG, "base_url")] = spec.model_base_url
@@ -297,7 +319,10 @@ def _facets(log: EvalLog) -> dict[tuple[str, str], str]:
 
 
 def _settings(
-    facets: list[dict[tuple[str, str], str]], models: list[str], strategies: list[str]
+    facets: list[dict[tuple[str, str], str]],
+    models: list[str],
+    strategies: list[str],
+    defaults: list[set[str]] | None = None,
 ) -> list[str]:
     """For the runs of one task, what sets each apart (``ndoc=2, model_path=/m/b``), or ``-``.
 
@@ -305,8 +330,10 @@ def _settings(
     reads ``default``). Model arguments are compared between runs of the same model and
     solver arguments between runs of the same solver (another model or solver has other
     arguments, and its name already tells it apart); ``-T strategy`` is left out where the
-    strategy column shows it.
+    strategy column shows it. A task argument a run left at its default (``defaults``: the
+    names, per run) reads ``ndoc=5 (default)``.
     """
+    defaults = defaults or [set() for _ in facets]
     peers_by = {_MODEL_ARG: models, _SOLVER_ARG: strategies}
     keys = list(dict.fromkeys(key for run in facets for key in run))
 
@@ -321,13 +348,18 @@ def _settings(
     shown = [[k for k in keys if differs(k, i)] for i in range(len(facets))]
     # A name that two kinds share (-T x and -M x) is shown with its flag.
     flags = Counter(name for _, name in {k for run_keys in shown for k in run_keys})
+
+    def shown_value(run: dict[tuple[str, str], str], key: tuple[str, str], left: set[str]) -> str:
+        value = run.get(key, _UNSET)
+        return f"{value} (default)" if key[0] == _TASK_ARG and key[1] in left else value
+
     return [
         ", ".join(
-            f"{name if flags[name] == 1 else flag + name}={run.get((flag, name), _UNSET)}"
+            f"{name if flags[name] == 1 else flag + name}={shown_value(run, (flag, name), left)}"
             for flag, name in run_keys
         )
         or _NO_SETTING
-        for run, run_keys in zip(facets, shown, strict=True)
+        for run, run_keys, left in zip(facets, shown, defaults, strict=True)
     ]
 
 
@@ -367,10 +399,14 @@ def _runs(logs: _Logs, log_dir: str | Path) -> pd.DataFrame:
         if benchmark[group.index].nunique() > 1:
             df.loc[group.index, "task"] = benchmark[group.index] + "/" + str(name)
     facets = [_facets(log) for log in runs]
+    defaults = [_task_args(log.eval)[1] for log in runs]
     df["setting"] = _NO_SETTING
     for _, group in df.groupby("task"):
         settings = _settings(
-            [facets[i] for i in group.index], group["model"].tolist(), group["strategy"].tolist()
+            [facets[i] for i in group.index],
+            group["model"].tolist(),
+            group["strategy"].tolist(),
+            [defaults[i] for i in group.index],
         )
         # Arguments may hold credentials (a model's api_key, a spec recorded before specs
         # with credentials were refused).
