@@ -45,7 +45,7 @@ from inspect_cite.evidence.documents import (
 from inspect_cite.evidence.posthoc_records import unaligned_spans
 from inspect_cite.evidence.record import EVIDENCE_KEY, LEGACY_AGENT_KEY, Evidence, read_evidence
 from inspect_cite.generation.thinking import split_output
-from inspect_cite.text.markdown import highlight_markdown
+from inspect_cite.text.markdown import cell, highlight_markdown
 from inspect_cite.text.verbatim import match_snippet
 
 CitationStatus = Literal["valid", "unknown_doc_id", "unaligned", "not_retrieved"]
@@ -239,15 +239,10 @@ def _read(sample_id: Any, metadata: dict[str, Any], text: str) -> CitedAnswer:
     return answer
 
 
-def _cell(text: str, limit: int = 300) -> str:
-    text = " ".join(text.split()).replace("|", "\\|")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def citations_markdown(answer: CitedAnswer, verdicts: dict[int, str] | None = None) -> str:
     """A markdown table of the answer's citations (claim, document, snippet, verdicts)."""
     if answer.omitted:
-        shown = _cell(answer.text, 600) or "*(empty output)*"
+        shown = cell(answer.text, 600, empty="*(empty output)*")
         return f"**No citations** (citation omission). Output: {shown}"
     verdicts = verdicts or {}
     spans = [(c.start, c.end) for c in answer.parsed.citations]
@@ -256,12 +251,13 @@ def citations_markdown(answer: CitedAnswer, verdicts: dict[int, str] | None = No
     for c in answer.citations:
         status = c.status if not c.valid else c.match
         verdict = verdicts.get(c.index)
-        check = f"{status}; {verdict}" if verdict else status
+        # The status is one of this module's names; a verdict may quote a judge's words.
+        check = f"{status}; {cell(verdict, None)}" if verdict else status
         rows.append(
-            f"| {c.index + 1} | {_cell(c.claim) or '*(none)*'} | {_cell(c.doc_id, 60)} "
-            f"({_cell(answer.title(c.doc_id), 80)}) | {_cell(c.snippet) or '*(empty)*'} | {check} |"
+            f"| {c.index + 1} | {cell(c.claim, empty='*(none)*')} | {cell(c.doc_id, 60)} "
+            f"({cell(answer.title(c.doc_id), 80, empty='')}) | {cell(c.snippet)} | {check} |"
         )
     out = shown + "\n".join(rows)
     if answer.problems:
-        out += "\n\n**Parse problems:** " + "; ".join(_cell(p, 200) for p in answer.problems[:10])
+        out += "\n\n**Parse problems:** " + "; ".join(cell(p, 200) for p in answer.problems[:10])
     return out

@@ -18,6 +18,7 @@ from inspect_ai.scorer import Score
 from inspect_ai.solver import TaskState
 
 from inspect_cite.generation.thinking import NO_ANSWER_THINKING, no_answer_reason
+from inspect_cite.text.markdown import literal
 
 _HINT = (
     "The output holds only unfinished reasoning (stop reason `{stop}`). With "
@@ -43,7 +44,7 @@ def unscored_score(
         hint: A paragraph after the reason (what to change).
 
     """
-    explanation = f"**Not scored:** {reason}" + (f".\n\n{hint}" if hint else "")
+    explanation = f"**Not scored:** {literal(reason)}" + (f".\n\n{hint}" if hint else "")
     return Score(
         value=dict.fromkeys(keys, math.nan),
         answer=answer,

@@ -28,6 +28,7 @@ from inspect_cite.benchmarks.alce import ALCE_DATASETS
 from inspect_cite.citations.alce import remove_citations
 from inspect_cite.generation.thinking import think_opened_by_prompt
 from inspect_cite.options.cli_values import accept_cli_values
+from inspect_cite.text.markdown import literal
 from inspect_cite.text.sentences import sent_tokenize
 from inspect_cite.text.squad import normalize_answer
 from scorers._no_answer import no_answer_score
@@ -182,10 +183,12 @@ def _explanation(
     rules: ScoringRules = "alce",
 ) -> str:
     rows = "\n".join(f"| {k} | {v:.2f} |" for k, v in values.items())
-    shown = output if output.strip() else "*(empty output)*"
-    cut = "first line" if rules == "alce" else "newlines as spaces (HELMET)"
+    # What the metrics read (eval.py's cut, or HELMET's), with its citations removed.
+    scored = remove_citations(output)
+    shown = literal(scored) if scored.strip() else "*(empty output)*"
+    cut = "the output's first line" if rules == "alce" else "newlines as spaces (HELMET)"
     text = (
-        f"**Scored output ({dataset}, {cut}, citations removed for these metrics):**"
+        f"**Scored text ({dataset}: {cut}, citations removed):**"
         f"\n\n{shown}\n\n| metric | value |\n|---|---|\n{rows}"
     )
     if missing:

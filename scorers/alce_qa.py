@@ -23,6 +23,7 @@ from inspect_cite.citations.alce import alce_answer_text
 from inspect_cite.generation.thinking import think_opened_by_prompt
 from inspect_cite.models.shared import shared_instance
 from inspect_cite.options.cli_values import accept_cli_values
+from inspect_cite.text.markdown import cell
 from inspect_cite.text.squad import compute_exact, compute_f1
 from scorers._no_answer import no_answer_score
 
@@ -235,11 +236,13 @@ def compute_alce_qa(
 
 def _explanation(context: str, rows: list[tuple[str, list[str], str]], values: dict) -> str:
     table = "\n".join(
-        f"| {q} | {' / '.join(golds)} | {pred or '*(no answer)*'} |" for q, golds, pred in rows
+        f"| {cell(q)} | {' / '.join(cell(str(g)) for g in golds)} | "
+        f"{cell(pred, empty='*(no answer)*')} |"
+        for q, golds, pred in rows
     )
     summary = ", ".join(f"{k} {v:.1f}" for k, v in values.items())
     return (
-        f"**QA context (citation-free first line):** {context.strip() or '*(empty)*'}\n\n"
+        f"**QA context (citation-free first line):** {cell(context, None)}\n\n"
         f"| question | short answers | QA prediction |\n|---|---|---|\n{table}\n\n{summary}"
     )
 
@@ -285,7 +288,7 @@ def alce_qa(qa_model: str = QA_MODEL, device: str | None = None) -> Scorer:
             return Score(
                 value=dict.fromkeys(QA_KEYS, math.nan),
                 answer=context,
-                explanation=f"Not scored: {e}.",
+                explanation=f"Not scored: {cell(str(e), None)}.",
             )
         rows = [
             (q, list(p.get("short_answers") or []), pred)

@@ -32,6 +32,7 @@ from inspect_ai.solver import TaskState
 
 from inspect_cite.checks.errors import ArgumentError
 from inspect_cite.options.cli_values import accept_cli_values
+from inspect_cite.text.markdown import cell
 from scorers._cited_answer import CheckedCitation, citations_markdown, read_cited_answer
 from scorers._fullcite_metrics import mean_by_group, weighted_mean, weighted_mean_by_group
 from scorers._no_answer import no_answer_score
@@ -124,7 +125,8 @@ def citation_bias(max_positions: int = 5, group_key: str = "question_type") -> S
             if not (isinstance(v, float) and math.isnan(v))
         )
         explanation = (
-            f"**Group** ({group_key}): {group}\n\n**Cited positions** (1 = first document shown): "
+            f"**Group** ({cell(group_key)}): {cell(str(group))}\n\n"
+            "**Cited positions** (1 = first document shown): "
             f"{', '.join('invalid' if p is None else str(p) for p in positions) or 'none'}\n\n"
             f"{citations_markdown(answer)}\n\n| value | x100 |\n|---|---|\n{table}"
         )

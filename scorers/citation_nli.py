@@ -29,13 +29,14 @@ from inspect_cite.nli import NLIError
 from inspect_cite.nli.diagnose import DIAGNOSE_KEYS, Diagnosis, not_diagnosed
 from inspect_cite.nli.judge import failed_score, nli_judge
 from inspect_cite.options.cli_values import accept_cli_values
-from inspect_cite.text.markdown import highlight_markdown
+from inspect_cite.text.markdown import cell, code, highlight_markdown, italic
 from scorers._judge_correction import calibration_metadata, corrected, share
 from scorers._no_answer import no_answer_score, unscored_score
 
 
-def _cell(text: str) -> str:
-    return " ".join(text.split()) or "*(empty)*"
+def _title(doc: Mapping[str, Any]) -> str:
+    title = " ".join(str(doc.get("title", "")).split())
+    return italic(title) if title else "*(no title)*"
 
 
 def _doc_label(ref: int | None, docs: Sequence[Mapping[str, Any]]) -> str:
@@ -43,9 +44,9 @@ def _doc_label(ref: int | None, docs: Sequence[Mapping[str, Any]]) -> str:
         return "[a number too long to be a document] (no such document)"
     if ref < 0 and docs:
         # eval.py reads "[0]" as index -1: the last document.
-        return f"[0] → last document, *{_cell(str(docs[ref]['title']))}*"
+        return f"[0] → last document, {_title(docs[ref])}"
     if 0 <= ref < len(docs):
-        return f"{render_marker(ref + 1)} *{_cell(str(docs[ref]['title']))}*"
+        return f"{render_marker(ref + 1)} {_title(docs[ref])}"
     return f"{render_marker(ref + 1)} (no such document)"
 
 
@@ -62,7 +63,7 @@ def _statement_lines(i: int, s: StatementVerdict, docs: Sequence[Mapping[str, An
         judged = ", ".join(render_marker(r + 1) for r in s.used if r is not None)
         verdict = f"{'supported' if s.recall else 'not supported'} by {judged} together (NLI)"
     lines = [
-        f"{i}. {_cell(s.hypothesis)}",
+        f"{i}. {cell(s.hypothesis, None)}",
         f"   - citations: {cites}",
         f"   - recall: **{s.recall}**, {verdict}; precision credit {s.credit}",
     ]
@@ -82,13 +83,13 @@ def citation_explanation(
 ) -> str:
     """Markdown listing every statement, its citations and each NLI verdict."""
     if result.skipped:
-        return f"**Not scored:** {result.skipped}."
+        return f"**Not scored:** {cell(result.skipped, None)}."
     assert result.recall is not None and result.precision is not None
     head = (
         f"**Citation recall {100 * result.recall:.1f}, precision {100 * result.precision:.1f}** "
         f"({sum(s.recall for s in result.statements)}/{len(result.statements)} statements "
         f"supported; precision credit {sum(s.credit for s in result.statements)}/"
-        f"{result.total_citations} citations; NLI `{redact_text(nli)}`, at most {at_most} "
+        f"{result.total_citations} citations; NLI {code(redact_text(nli))}, at most {at_most} "
         "citations per statement)"
     )
     lines = [head, ""]

@@ -16,6 +16,7 @@ from inspect_cite.generation.thinking import think_opened_by_prompt
 from inspect_cite.nli import NLIBackend, NLIError
 from inspect_cite.nli.judge import failed_score, nli_judge
 from inspect_cite.options.cli_values import accept_cli_values
+from inspect_cite.text.markdown import cell, code
 from scorers._judge_correction import calibration_metadata, corrected
 from scorers._no_answer import no_answer_score, unscored_score
 
@@ -96,7 +97,7 @@ def claim_coverage(
         if result.score is None:
             return unscored_score(["claims_nli"], NO_CLAIMS_REASON, output)
         rows = "\n".join(
-            f"{i}. {'✅ entailed' if ok else '❌ not entailed'}: {' '.join(claim.split())}"
+            f"{i}. {'✅ entailed' if ok else '❌ not entailed'}: {cell(claim, None)}"
             for i, (claim, ok) in enumerate(result.verdicts, 1)
         )
         value = {"claims_nli": 100 * result.score}
@@ -105,8 +106,8 @@ def claim_coverage(
             answer=output,
             explanation=(
                 f"**Claims entailed: {sum(ok for _, ok in result.verdicts)}/"
-                f"{len(result.verdicts)}** (NLI `{redact_text(nli)}`; premise = the output without "
-                f"citations)\n\n{rows}"
+                f"{len(result.verdicts)}** (NLI {code(redact_text(nli))}; premise = the output "
+                f"without citations)\n\n{rows}"
             ),
             # Every claim is judged.
             metadata=calibration_metadata(judge_calibration, {"claims_nli": 1.0}, value) or None,

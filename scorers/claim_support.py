@@ -50,11 +50,13 @@ from typing import Any
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
+from inspect_cite.downloads.http_client import redact_text
 from inspect_cite.evidence.documents import format_doc
 from inspect_cite.nli import NLIBackend, NLIError, Pair
 from inspect_cite.nli.diagnose import DIAGNOSE_KEYS, ClaimToDiagnose, Diagnosis, classify_claims
 from inspect_cite.nli.judge import failed_score, nli_judge
 from inspect_cite.options.cli_values import accept_cli_values
+from inspect_cite.text.markdown import cell, code, italic, one_line
 from scorers._cited_answer import CheckedCitation, CitedAnswer, read_cited_answer
 from scorers._judge_correction import calibration_metadata, corrected, share
 from scorers._no_answer import no_answer_score
@@ -203,9 +205,9 @@ async def diagnose_claims(
     return await classify_claims(claims, premises, nli)
 
 
-def _cell(text: str, limit: int = 300) -> str:
-    text = " ".join(text.split())
-    return (text if len(text) <= limit else text[: limit - 1] + "…") or "*(empty)*"
+def _doc_label(answer: CitedAnswer, doc_id: str) -> str:
+    """A document as explanations name it: its id as code, its title in italics."""
+    return f"{code(doc_id, 60)} {italic(one_line(answer.title(doc_id), 80))}"
 
 
 def _verdict(entailed: bool, premise: str | None, missing: str) -> str:
@@ -215,13 +217,12 @@ def _verdict(entailed: bool, premise: str | None, missing: str) -> str:
 
 
 def _citation_line(answer: CitedAnswer, c: CheckedCitation) -> str:
-    title = answer.title(c.doc_id)
     check: str
     if not c.valid:
         check = "unknown doc id" if c.status == "unknown_doc_id" else c.status
     else:
         check = c.match + ("" if is_evidence(c) or not c.snippet else ": not evidence")
-    return f"   - `{_cell(c.doc_id, 60)}` *{_cell(title, 80)}*: “{_cell(c.snippet)}” ({check})"
+    return f"   - {_doc_label(answer, c.doc_id)}: “{cell(c.snippet)}” ({check})"
 
 
 def explanation(
@@ -232,11 +233,11 @@ def explanation(
     cited = sum(v.cited for v in verdicts)
     lines = [
         f"**Claim support:** {shown} ({cited} cited, {len(verdicts) - cited} uncited claims; "
-        f"NLI `{nli}`)",
+        f"NLI {code(redact_text(nli))})",
         "",
     ]
     for i, v in enumerate(verdicts, 1):
-        lines.append(f"{i}. {_cell(v.text)}")
+        lines.append(f"{i}. {cell(v.text)}")
         if not v.cited:
             lines.append("   - no citation: unsupported")
             continue
@@ -321,10 +322,7 @@ def claim_support(
         extra: dict[str, Any] = {}
         if diagnose:
             diagnosis = await diagnose_claims(answer, verdicts, backend)
-            labels = [
-                f"`{_cell(doc['id'], 60)}` *{_cell(answer.title(doc['id']), 80)}*"
-                for doc in answer.docs
-            ]
+            labels = [_doc_label(answer, doc["id"]) for doc in answer.docs]
             values, shown, extra = diagnosis.added_to(
                 labels, value=values, explanation=shown, metadata=extra
             )

@@ -34,6 +34,7 @@ from collections.abc import Callable, Sequence
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
+from inspect_cite.text.markdown import bold, cell, one_line
 from inspect_cite.text.squad import compute_exact, compute_f1
 from scorers._cited_answer import CitedAnswer, citations_markdown, read_cited_answer
 from scorers._no_answer import no_answer_score
@@ -164,7 +165,8 @@ def _explanation(
     parts = [citations_markdown(answer, verdicts)]
     if gold:
         lines = [
-            f"- **{doc_id}** ({answer.title(doc_id)}): " + " / ".join(f"“{s[:200]}”" for s in spans)
+            f"- {bold(one_line(doc_id))} ({cell(answer.title(doc_id), 80, empty='')}): "
+            + " / ".join(f"“{cell(s, 200)}”" for s in spans)
             for doc_id, spans in gold.items()
         ]
         parts.append("**Gold spans:**\n" + "\n".join(lines))

@@ -38,6 +38,7 @@ from inspect_cite.benchmarks.fullcite import ALL_ANSWER_KEYS, FULLCITE_SOURCES, 
 from inspect_cite.citations import strip_citations
 from inspect_cite.generation.thinking import think_opened_by_prompt
 from inspect_cite.options.cli_values import accept_cli_values
+from inspect_cite.text.markdown import literal
 from inspect_cite.text.sentences import sent_tokenize
 from inspect_cite.text.squad import normalize_answer
 from inspect_cite.text.think import strip_think
@@ -229,7 +230,8 @@ def fullcite_answer(source: FullciteSource | None = None) -> Scorer:
         rows = "\n".join(f"| {k} | {v:.2f} |" for k, v in values.items() if not math.isnan(v))
         explanation = (
             f"**Answer without citations ({src}, {metadata.get('question_type', '?')}):**\n\n"
-            f"{text or '*(empty)*'}\n\n{note}\n\n| metric | value |\n|---|---|\n{rows}"
+            f"{literal(text) if text.strip() else '*(empty)*'}\n\n{literal(note)}\n\n"
+            f"| metric | value |\n|---|---|\n{rows}"
         )
         if all(math.isnan(v) for v in values.values()):
             # nan must never look like a silent zero: say what was missing.
@@ -237,7 +239,7 @@ def fullcite_answer(source: FullciteSource | None = None) -> Scorer:
                 f"no gold answer to compare with (source {src!r}, "
                 f"question type {metadata.get('question_type')!r})"
             )
-            explanation = f"**Not scored:** {reason}\n\n{explanation}"
+            explanation = f"**Not scored:** {literal(reason)}\n\n{explanation}"
             return Score(
                 value=values, answer=text, explanation=explanation, metadata={"reason": reason}
             )

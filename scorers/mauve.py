@@ -46,6 +46,7 @@ from inspect_cite.generation.thinking import think_opened_by_prompt
 from inspect_cite.models.batching import BatchQueue
 from inspect_cite.models.shared import shared_instance
 from inspect_cite.options.cli_values import accept_cli_values
+from inspect_cite.text.markdown import code, literal
 from scorers._no_answer import no_answer_score, unscored_score
 
 MAUVE_MODEL = "gpt2-large"
@@ -287,10 +288,10 @@ def mauve_corpus() -> Metric:
 def _explanation(p_text: str, q_text: str, model: str, n_seeds: int) -> str:
     return (
         "MAUVE is a corpus-level metric: this sample only contributes features "
-        f"(`{model}`, last hidden state at the last token); the value 1 marks a featurized "
+        f"({code(model)}, last hidden state at the last token); the value 1 marks a featurized "
         f"sample and the run's MAUVE is the `mauve_corpus` metric ({n_seeds} seed(s)).\n\n"
-        f"**Reference side:** {p_text or '*(empty, skipped)*'}\n\n"
-        f"**Model side:** {q_text or '*(empty, skipped)*'}"
+        f"**Reference side:** {literal(p_text) if p_text else '*(empty, skipped)*'}\n\n"
+        f"**Model side:** {literal(q_text) if q_text else '*(empty, skipped)*'}"
     )
 
 

@@ -40,6 +40,7 @@ from inspect_cite.citations.native import (
     native_counts as count_records,
 )
 from inspect_cite.evidence.documents import DocumentError, get_docs
+from inspect_cite.text.markdown import cell
 
 NATIVE_COUNT_KEYS = ("native_citations", "unmapped_citations", "replies_without_citations")
 
@@ -84,7 +85,8 @@ def native_counts() -> Scorer:
             "replies_without_citations": float(counts["native_citations"] == 0),
         }
         lines = [
-            f"- document {r['document_index']} → {r['doc_id'] or '(no shown document)'}: "
+            f"- document {r['document_index']} → "
+            f"{cell(str(r['doc_id'] or ''), empty='(no shown document)')}: "
             f"{r['status'] if r['status'] != CITED else 'cited'}"
             for r in records
         ]

@@ -63,6 +63,7 @@ from inspect_cite.nli import NLIBackend, NLIError, Pair
 from inspect_cite.nli.diagnose import DIAGNOSE_KEYS, ClaimToDiagnose, Diagnosis, classify_claims
 from inspect_cite.nli.judge import failed_score, nli_judge
 from inspect_cite.options.cli_values import accept_cli_values
+from inspect_cite.text.markdown import cell, code
 from scorers._no_answer import no_answer_score
 
 SOURCE_SUPPORT_KEYS = ("cited_source_seen", "supported_claims", "uncited_claims", "n_citations")
@@ -191,13 +192,8 @@ async def diagnose_checks(
             )
         )
     premises = [format_passage([{"title": s.title or s.label, "text": s.text}]) for s in documents]
-    labels = [f"`{_cell(redact_text(s.label), 120)}`" for s in documents]
+    labels = [code(redact_text(s.label), 120) or "*(no label)*" for s in documents]
     return await classify_claims(claims, premises, nli), labels
-
-
-def _cell(text: str, limit: int = 300) -> str:
-    text = " ".join(text.split())
-    return (text if len(text) <= limit else text[: limit - 1] + "…") or "*(empty)*"
 
 
 def explanation(
@@ -205,24 +201,25 @@ def explanation(
 ) -> str:
     """Markdown: the values, then each claim, its citations (retrieved or not) and verdict."""
     shown = ", ".join(f"{k} {'nan' if math.isnan(v) else f'{v:.2f}'}" for k, v in values.items())
-    lines = [f"**Source support:** {shown} (NLI `{redact_text(nli)}`)", ""]
+    lines = [f"**Source support:** {shown} (NLI {code(redact_text(nli))})", ""]
     for i, check in enumerate(checks, 1):
-        lines.append(f"{i}. {_cell(redact_text(check.claim.text))}")
+        lines.append(f"{i}. {cell(redact_text(check.claim.text))}")
         for index, source, why in zip(
             check.claim.citations, check.sources, check.ambiguous, strict=True
         ):
             ref = answer.citations[index]
             if why:
-                where = f"**ambiguous**: {_cell(redact_text(why), 200)}"
+                where = f"**ambiguous**: {cell(redact_text(why), 200)}"
             elif source is not None:
                 where = (
-                    f"retrieved ({_cell(redact_text(source.label), 120)}"
+                    f"retrieved ({cell(redact_text(source.label), 120)}"
                     + ("" if source.texts else ", no text recorded")
                     + ")"
                 )
             else:
                 where = "**never retrieved** (fabricated citation)"
-            lines.append(f"   - {ref.kind} `{_cell(redact_text(ref.target), 200)}`: {where}")
+            target = code(redact_text(ref.target), 200) or "*(empty)*"
+            lines.append(f"   - {ref.kind} {target}: {where}")
         if not check.claim.citations:
             lines.append("   - no citation")
         lines.append(f"   - verdict: **{check.verdict}**")
@@ -280,7 +277,7 @@ def source_support(
             return Score(
                 value=dict.fromkeys(keys, math.nan),
                 answer=redact_text(answer.text),
-                explanation=f"**Not scored:** {e}",
+                explanation=f"**Not scored:** {cell(str(e), None)}",
                 metadata={"reason": str(e)},
             )
         sources = evidence.sources(state.messages, state.output)

@@ -15,6 +15,8 @@ from typing import Any
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
+from inspect_cite.text.markdown import cell
+
 AGREEMENT_KEYS = (
     "rougeL_precision",
     "rougeL_recall",
@@ -69,8 +71,8 @@ def span_agreement() -> Scorer:
                 doc = per_doc.get(doc_id) or {}
                 if doc.get("error"):
                     # Its spans are unknown, not empty: it is left out, never scored 0.
-                    rows.append(f"| {doc_id} | annotation failed | {len(gold.get(doc_id, []))} | "
-                                "- | - | - |")  # fmt: skip
+                    n_gold = len(gold.get(doc_id, []))
+                    rows.append(f"| {cell(doc_id)} | annotation failed | {n_gold} | - | - | - |")
                     continue
                 mine = doc.get("spans") or []
                 if not mine and doc_id not in gold:
@@ -78,7 +80,7 @@ def span_agreement() -> Scorer:
                 p, r, f = rouge_l(mine, gold.get(doc_id, []))
                 triples.append((p, r, f))
                 rows.append(
-                    f"| {doc_id} | {len(mine)} | {len(gold.get(doc_id, []))} | "
+                    f"| {cell(doc_id)} | {len(mine)} | {len(gold.get(doc_id, []))} | "
                     f"{100 * p:.1f} | {100 * r:.1f} | {100 * f:.1f} |"
                 )
             for k, name in enumerate(("rougeL_precision", "rougeL_recall", "rougeL_f1")):
@@ -95,7 +97,7 @@ def span_agreement() -> Scorer:
             table = f"**nan:** {reason}\n\n{table}"
         return Score(
             value=values,
-            explanation=f"**Annotator:** {annotation.get('model', '?')}\n\n{table}",
+            explanation=f"**Annotator:** {cell(str(annotation.get('model', '?')))}\n\n{table}",
             metadata={"reason": reason} if reason else None,
         )
 

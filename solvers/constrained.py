@@ -21,6 +21,7 @@ backend, whether decoding was constrained, and each attempt's temperature and pr
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from logging import getLogger
@@ -43,7 +44,13 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_cite.alce.prompts import ALCE_SYSTEM_MESSAGE, AlceDatasetName
 from inspect_cite.checks.errors import ArgumentError
 from inspect_cite.citations import parse_citations
-from inspect_cite.citations.alce import ids_problem, last_marker_end, marker_problems
+from inspect_cite.citations.alce import (
+    ids_problem,
+    last_marker_end,
+    marker_problems,
+    markers,
+    strip_markers,
+)
 from inspect_cite.evidence.documents import Document, doc_texts, get_docs
 from inspect_cite.evidence.record import EvidenceFormat, record_evidence
 from inspect_cite.generation.structured_outputs import forwards_extra_body, with_structured_outputs
@@ -55,6 +62,7 @@ from inspect_cite.generation.thinking import (
 )
 from inspect_cite.options.cli_values import accept_cli_values
 from inspect_cite.options.forwarding import forwards_to
+from inspect_cite.text.sentences import sent_tokenize
 from inspect_cite.text.verbatim import find_verbatim
 from solvers.alce_prompting import use_alce_prompt, vanilla_prompts
 from solvers.grammar import AnswerLimits, alce_grammar, fullcite_grammar
@@ -106,27 +114,36 @@ def detect_backend(model: Model) -> str:
 def validate_fullcite(text: str, docs: Sequence[Document]) -> list[str]:
     """Why ``text`` is not a complete, valid FullCite answer ([] when it is).
 
-    Valid: it parses without problems, has at least one citation, every doc id is a context
-    document, and every snippet is a non-empty verbatim substring of the document it cites (up
-    to Unicode canonical equivalence, :func:`inspect_cite.text.verbatim.find_verbatim`).
+    Valid: it parses without problems, has at least one citation, every sentence ends with
+    citations (no uncited sentence), every doc id is a context document, and every snippet is a
+    non-empty verbatim substring of the document it cites (up to Unicode canonical equivalence,
+    :func:`inspect_cite.text.verbatim.find_verbatim`).
     """
     texts = doc_texts(docs)
     parsed = parse_citations(text, doc_ids=texts)
     reasons = [f"{p.kind}: {p.message}" for p in parsed.problems]
     if not parsed.citations:
         reasons.append("no citation")
+    elif parsed.uncited:
+        # As the grammar: every sentence ends with its citations.
+        reasons.append(f"a sentence without citation: {parsed.uncited[0][:60]!r}")
     for c in parsed.citations:
         if c.doc_id in texts and c.snippet and find_verbatim(c.snippet, texts[c.doc_id]) is None:
             reasons.append(f"snippet is not verbatim in document {c.doc_id}: {c.snippet[:60]!r}")
     return reasons
 
 
+# A statement with content: a letter or digit besides its markers.
+_WORD = re.compile(r"\w")
+
+
 def validate_alce(text: str, doc_ids: Sequence[str]) -> list[str]:
     """Why ``text`` is not a valid ALCE-format answer ([] when it is).
 
     Valid: at least one marker, each ``[1]``..``[n]`` for the n shown documents (ids ``"1"``..
-    ``"n"``), no other brackets, and every marker follows a statement
-    (:func:`inspect_cite.citations.alce.marker_problems`).
+    ``"n"``), no other brackets, every marker follows a statement
+    (:func:`inspect_cite.citations.alce.marker_problems`), and every statement (a sentence, as
+    eval.py splits the answer) holds a marker.
 
     Raises:
         ValueError: The ids are not the positions ``"1"``..``"n"`` that markers cite.
@@ -135,7 +152,17 @@ def validate_alce(text: str, doc_ids: Sequence[str]) -> list[str]:
     problem = ids_problem(doc_ids)
     if problem is not None:
         raise ValueError(problem)
-    return marker_problems(text, len(doc_ids))
+    reasons = marker_problems(text, len(doc_ids))
+    if "no citation" not in reasons:
+        uncited = [
+            sentence
+            for sentence in sent_tokenize(text)
+            if _WORD.search(strip_markers(sentence))
+            and not any(marker.closed for marker in markers(sentence))
+        ]
+        if uncited:
+            reasons.append(f"a statement without citation: {uncited[0][:60]!r}")
+    return reasons
 
 
 def trim_to_last_citation(answer: str, fmt: str) -> str:

@@ -2,15 +2,20 @@
 
 One grammar is built per sample from its documents:
 
-- FullCite: free claim text (no braces or brackets, with a letter or digit among its first
-  17 characters and at most ``max_claim_chars`` characters from there), then
+- FullCite: claim text, one sentence (no braces or brackets, no line break, no ``.``, ``!``
+  or ``?`` that could end a sentence, with a letter or digit among its first 17 characters and
+  at most ``max_claim_chars`` characters from there, a sentence mark inside it and the character
+  after it counting as one), then
   one to ``max_citations`` citations ``{doc_id: <id>, snippet: <text>}`` where ``<id>`` is one
   of the sample's ids and ``<text>`` is a non-empty run of whole words of *that* document
   (llguidance's ``substring_words`` lexeme, intersected with a pattern that forbids blank
   snippets, surrounding whitespace and braces), repeated up to ``max_claims`` times, then
   optional closing punctuation.
-- ALCE: statements (no brackets or braces, at least one letter or digit), each followed by one
-  to ``max_citations`` markers ``[1]``..``[ndoc]``, repeated, then optional punctuation.
+- ALCE: statements (one sentence each, as claims are), each followed by one to
+  ``max_citations`` markers ``[1]``..``[ndoc]``, repeated, then optional punctuation.
+
+So every sentence of an answer ends with its citations: a claim of several sentences would
+leave all but its last uncited (scorers split answers into sentences).
 
 The bounds keep a weak model from running to ``max_tokens`` inside a claim; they are
 parameters of the solver. Document texts enter the grammar as JSON strings inside
@@ -35,13 +40,30 @@ DEFAULT_MAX_CLAIM_CHARS = 600
 DEFAULT_MAX_CITATIONS = 3
 
 # Claim/statement text: no citation delimiters; a few leading non-word characters (". " after
-# the previous citation), then a letter or digit, then up to max_claim_chars - 1 characters.
-# One plain regex rather than an intersection: llguidance can then use its precomputed token
-# "slices" for claim text (TEXT_SLICES), ~10x cheaper masks on large vocabularies.
-_TEXT_CHARS = r"[^{}\[\]]"
+# the previous citation), then a letter or digit, then one sentence on one line: scorers split
+# answers into sentences with Punkt (ALCE's statements, FullCite's claims), and a sentence end
+# inside a claim leaves the sentence before it uncited. Punkt may end a sentence at ".", "!" or
+# "?" followed by a space or by one of ?!)";}]*:@'({[‘’“”«» (so "big.[1]" ends before it):
+# inside a claim such a mark is followed by another character ("0.5 mg", "U.S.A", "etc., and"),
+# and a claim does not end with one (the period goes after the citation). Up to
+# max_claim_chars - 1 characters follow the first letter or digit, a sentence mark and the
+# character after it counting as one. One plain regex rather than an intersection: llguidance
+# can then use its precomputed token "slices" for claim text (TEXT_SLICES), ~3x cheaper masks.
+_PLAIN = r"[^{}\[\]\n\r.!?]"
+_MARK_THEN = r"[.!?][^{}\[\]\s.!?)\";*:@'(\u2018\u2019\u201c\u201d\u00ab\u00bb]"
 _LEAD = r"[^{}\[\]\p{L}\p{N}]{0,16}[\p{L}\p{N}]"
-# Token classes llguidance precomputes: runs of claim text (see solvers.constrained_hf).
+
+
+def _claim_regex(max_claim_chars: int) -> str:
+    return f"/{_LEAD}(?:{_PLAIN}|{_MARK_THEN}){{0,{max_claim_chars - 1}}}/"
+
+
+# Token classes llguidance precomputes (see solvers.constrained_hf): runs of claim text without
+# sentence marks (what a claim allows anywhere), then runs of any text.
 TEXT_SLICES = [
+    r"[^{}\[\]\x00-\x1F\x7F.!?]{1,10}",
+    r"[^{}\[\]\x00-\x1F\x7F.!?]{1,30}",
+    r"[\x20\x09]+",
     r"[^{}\[\]\x00-\x1F\x7F]{1,10}",
     r"[^{}\[\]\x00-\x1F\x7F]{1,30}",
     r"[\x20\x0A\x0D\x09]+",
@@ -138,7 +160,7 @@ def fullcite_grammar(docs: Sequence[Document], limits: AnswerLimits | None = Non
             f"start: item{{1,{limits.max_claims}}} TAIL?",
             f'item: CLAIM cite (" "? cite){{0,{limits.max_citations - 1}}}',
             'cite: "{doc_id: " (' + " | ".join(alternatives) + ') "}"',
-            f"CLAIM: /{_LEAD}{_TEXT_CHARS}{{0,{limits.max_claim_chars - 1}}}/",
+            f"CLAIM: {_claim_regex(limits.max_claim_chars)}",
             f"TAIL: {_TAIL}",
             *rules,
         ]
@@ -173,7 +195,7 @@ def alce_grammar(doc_ids: Sequence[str], limits: AnswerLimits | None = None) -> 
             f"start: item{{1,{limits.max_claims}}} TAIL?",
             f"item: TEXT ref{{1,{limits.max_citations}}}",
             f"ref: {refs}",
-            f"TEXT: /{_LEAD}{_TEXT_CHARS}{{0,{limits.max_claim_chars - 1}}}/",
+            f"TEXT: {_claim_regex(limits.max_claim_chars)}",
             f"TAIL: {_TAIL}",
         ]
     )

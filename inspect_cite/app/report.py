@@ -31,13 +31,14 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import pandas as pd
-from inspect_ai.log import EvalLog, EvalSpec
+from inspect_ai.log import EvalLog, EvalScore, EvalSpec
 from inspect_ai.model import ModelConfig
 
 from inspect_cite.app.log_metrics import metric_direction, metric_name
 from inspect_cite.citations.alce import marker_refs
 from inspect_cite.downloads.http_client import redact_text
 from inspect_cite.nli.diagnose import DIAGNOSE_CLASSES, METADATA_KEY
+from inspect_cite.statistics.calibration import CONFIDENCE
 
 _ID_COLUMNS = ["task", "model", "strategy", "setting"]
 # What metrics.csv and load_runs give about each run besides its metrics, in this order.
@@ -202,26 +203,61 @@ def _same(a: float, b: float) -> bool:
     return (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
 
 
+def _score_columns(score: EvalScore, label: str) -> dict[str, float]:
+    """The columns of one score's metrics, the score named ``label`` in them."""
+    names = [metric_name(k) for k in score.metrics]
+    # A rate is corrected only where the scorer was given a judge calibration.
+    calibrated = bool((score.params or {}).get("calibration"))
+    columns: dict[str, float] = {}
+    for name, m in zip(names, score.metrics.values(), strict=True):
+        column = _metric_column(label, name, names)
+        if column is not None and not (_CORRECTED in column and not calibrated):
+            columns[column] = float(m.value)
+    return columns
+
+
+def _what_differs(score: EvalScore, first: dict[str, Any]) -> str:
+    """What sets a later scorer of a score apart from the first: its judge, else its arguments.
+
+    ``nli=<spec>`` when its NLI judge differs (a rescore with another judge), else the
+    arguments it was given that the first scorer was not given alike, else its scorer name.
+    """
+    params = score.params or {}
+    if params.get("nli") is not None and params.get("nli") != first.get("nli"):
+        return f"nli={redact_text(_shown_value(params['nli']))}"
+    differing = [f"{k}={_shown_value(v)}" for k, v in params.items() if first.get(k) != v]
+    return redact_text(", ".join(differing)) or score.scorer
+
+
 def _metric_values(log: EvalLog) -> dict[str, float]:
     """One value per metric column, read from the log's header.
 
-    Several scorers may report a score of the same name (``n_citations`` from Doc/Snippet-F1,
-    citation_bias and the judge): the column holds the first scorer's value, and a scorer
-    that disagrees with it gets a ``<name> (<scorer>)`` column of its own.
+    Several scorers may report a score of the same name: ``n_citations`` from Doc/Snippet-F1,
+    citation_bias and the judge, or ``citation_rec`` after ``inspect score --action append``
+    with another judge. The plain columns hold the first scorer's values. A later scorer
+    whose judge differs, or any of whose values differ, gets columns of its own, all of them
+    (mean, stderr, corrected rate): ``<score> (nli=<spec>)`` for another judge, else
+    ``<score> (<its differing arguments>)`` or ``<score> (<scorer>)``. One that agrees
+    (the same count from another scorer) adds nothing.
     """
     row: dict[str, float] = {}
+    first_params: dict[str, dict[str, Any]] = {}
     for score in log.results.scores if log.results else []:
-        names = [metric_name(k) for k in score.metrics]
-        # A rate is corrected only where the scorer was given a judge calibration.
-        calibrated = bool((score.params or {}).get("calibration"))
-        for name, m in zip(names, score.metrics.values(), strict=True):
-            column = _metric_column(score.name, name, names)
-            if column is None or (_CORRECTED in column and not calibrated):
-                continue
-            value = float(m.value)
-            if column in row and not _same(row[column], value):
-                stem, stderr = column.removesuffix("_stderr"), column.endswith("_stderr")
-                column = f"{stem} ({score.scorer})" + ("_stderr" if stderr else "")
+        params = score.params or {}
+        columns = _score_columns(score, score.name)
+        first = first_params.get(score.name)
+        if first is None:
+            first_params[score.name] = params
+        else:
+            other_judge = params.get("nli") is not None and params.get("nli") != first.get("nli")
+            disagrees = any(c in row and not _same(row[c], v) for c, v in columns.items())
+            if other_judge or disagrees:
+                label = f"{score.name} ({_what_differs(score, first)})"
+                columns = _score_columns(score, label)
+                if any(c in row and not _same(row[c], v) for c, v in columns.items()):
+                    # The same judge rescored twice, with other values: the scorer tells.
+                    columns = _score_columns(score, f"{score.name} ({score.scorer})")
+        for column, value in columns.items():
             row.setdefault(column, value)
     return row
 
@@ -237,16 +273,38 @@ def _shown_value(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=str)
 
 
+def _task_args(spec: EvalSpec) -> tuple[dict[str, Any], set[str]]:
+    """The task's arguments, a default as the task resolved it, and the names left at default.
+
+    Inspect records a task's defaults as declared (ALCE's ``ndoc=None``: the strategy's
+    number); this project's tasks also record, in ``metadata["parameters"]``, the values
+    they resolved (``ndoc=5``), which the report shows for an argument the run did not give.
+    Logs without ``task_args_passed`` (older Inspect) mark nothing as a default.
+    """
+    args = dict(spec.task_args or {})
+    passed = getattr(spec, "task_args_passed", None)
+    if passed is None:
+        return args, set()
+    parameters = (spec.metadata or {}).get("parameters")
+    resolved = parameters if isinstance(parameters, dict) else {}
+    defaults = {name for name in args if name not in passed}
+    for name in defaults:
+        if name in resolved:
+            args[name] = resolved[name]
+    return args, defaults
+
+
 def _facets(log: EvalLog) -> dict[tuple[str, str], str]:
     """Everything a run was given that can set it apart, as ``{(flag, name): value}``.
 
-    Task arguments as the task received them, defaults included (a default that another run
-    overrides is a difference like any other), model arguments (``-M model_path``), model
-    roles, solver arguments, the generate config (the model's, the eval's on top) and the
-    eval options that choose the samples.
+    Task arguments as the task received them, defaults included as the task resolved them (a
+    default that another run overrides is a difference like any other), model arguments
+    (``-M model_path``), model roles, solver arguments, the generate config (the model's, the
+    eval's on top) and the eval options that choose the samples.
     """
     spec = log.eval
-    facets = {(_TASK_ARG, k): _shown_value(v) for k, v in (spec.task_args or {}).items()}
+    args, _ = _task_args(spec)
+    facets = {(_TASK_ARG, k): _shown_value(v) for k, v in args.items()}
     facets |= {(_MODEL_ARG, k): _shown_value(v) for k, v in (spec.model_args or {}).items()}
     if spec.model_base_url:
         facets[(_MODEL_ARG, "base_url")] = spec.model_base_url
@@ -262,7 +320,10 @@ def _facets(log: EvalLog) -> dict[tuple[str, str], str]:
 
 
 def _settings(
-    facets: list[dict[tuple[str, str], str]], models: list[str], strategies: list[str]
+    facets: list[dict[tuple[str, str], str]],
+    models: list[str],
+    strategies: list[str],
+    defaults: list[set[str]] | None = None,
 ) -> list[str]:
     """For the runs of one task, what sets each apart (``ndoc=2, model_path=/m/b``), or ``-``.
 
@@ -270,8 +331,10 @@ def _settings(
     reads ``default``). Model arguments are compared between runs of the same model and
     solver arguments between runs of the same solver (another model or solver has other
     arguments, and its name already tells it apart); ``-T strategy`` is left out where the
-    strategy column shows it.
+    strategy column shows it. A task argument a run left at its default (``defaults``: the
+    names, per run) reads ``ndoc=5 (default)``.
     """
+    defaults = defaults or [set() for _ in facets]
     peers_by = {_MODEL_ARG: models, _SOLVER_ARG: strategies}
     keys = list(dict.fromkeys(key for run in facets for key in run))
 
@@ -286,13 +349,18 @@ def _settings(
     shown = [[k for k in keys if differs(k, i)] for i in range(len(facets))]
     # A name that two kinds share (-T x and -M x) is shown with its flag.
     flags = Counter(name for _, name in {k for run_keys in shown for k in run_keys})
+
+    def shown_value(run: dict[tuple[str, str], str], key: tuple[str, str], left: set[str]) -> str:
+        value = run.get(key, _UNSET)
+        return f"{value} (default)" if key[0] == _TASK_ARG and key[1] in left else value
+
     return [
         ", ".join(
-            f"{name if flags[name] == 1 else flag + name}={run.get((flag, name), _UNSET)}"
+            f"{name if flags[name] == 1 else flag + name}={shown_value(run, (flag, name), left)}"
             for flag, name in run_keys
         )
         or _NO_SETTING
-        for run, run_keys in zip(facets, shown, strict=True)
+        for run, run_keys, left in zip(facets, shown, defaults, strict=True)
     ]
 
 
@@ -334,10 +402,14 @@ def _runs(logs: _Logs, log_dir: str | Path) -> pd.DataFrame:
         if benchmark[group.index].nunique() > 1:
             df.loc[group.index, "task"] = benchmark[group.index] + "/" + str(name)
     facets = [_facets(log) for log in runs]
+    defaults = [_task_args(log.eval)[1] for log in runs]
     df["setting"] = _NO_SETTING
     for _, group in df.groupby("task"):
         settings = _settings(
-            [facets[i] for i in group.index], group["model"].tolist(), group["strategy"].tolist()
+            [facets[i] for i in group.index],
+            group["model"].tolist(),
+            group["strategy"].tolist(),
+            [defaults[i] for i in group.index],
         )
         # Arguments may hold credentials (a model's api_key, a spec recorded before specs
         # with credentials were refused).
@@ -559,6 +631,7 @@ _PANEL_INCHES = (3.6, 2.6)
 _MAX_COLUMNS = 5
 _MAX_WIDTH_PX = 2000
 _LABEL_WIDTH = 70
+_PANEL_TITLE_WIDTH = 40
 _TITLE_FONT_SIZE = 11
 # A figure title may take up to this share of the figure's width: constrained layout makes
 # room above the panels for a title's height, never its width, so a wider one is cut off.
@@ -624,6 +697,8 @@ def _error_bars(group: pd.DataFrame, metric: str, values: list[float]) -> Any:
 
 def _bar_chart(group: pd.DataFrame, task: str, path: Path) -> None:
     """Every metric of a task in its own panel, one coloured bar per run, runs named below."""
+    import textwrap
+
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch
 
@@ -642,13 +717,39 @@ def _bar_chart(group: pd.DataFrame, task: str, path: Path) -> None:
         for xi, v in zip(x, values, strict=True):
             if pd.isna(v):
                 ax.patches[xi].set_visible(False)
-        ax.set_title(f"{m}\n{metric_direction(m)}", fontsize=9)
+        # A long name (a rescore's judge) wraps to the panel's width.
+        name = "\n".join(textwrap.wrap(m, _PANEL_TITLE_WIDTH)) or m
+        ax.set_title(f"{name}\n{metric_direction(m)}", fontsize=9)
         ax.set_xticks(x, [str(i + 1) for i in x], fontsize=7)
+        # Each panel says what its error bars are: a corrected rate shows its interval.
+        ax.set_xlabel(f"run; bars: {_bar_kind(m, err)}", fontsize=7)
         ax.tick_params(axis="y", labelsize=7)
+        _value_axis(ax, values, err[1] if m.endswith(_CORRECTED) else err)
     handles = [Patch(color=c) for c in colors]
     fig.legend(handles, labels, loc="outside lower center", ncols=legend_cols, fontsize=8)
-    _suptitle(fig, f"{task}: metrics by run (mean ± stderr over n samples)")
+    _suptitle(fig, f"{task}: metrics by run (mean over n samples)")
     _save(fig, path)
+
+
+def _bar_kind(metric: str, err: Any) -> str:
+    """What a panel's error bars show, as its axis says it."""
+    if metric.endswith(_CORRECTED):
+        return f"{CONFIDENCE:.0%} interval"
+    return "± stderr" if err is not None else "no error bars"
+
+
+def _value_axis(ax: Any, values: list[float], upper: list[float] | None) -> None:
+    """Start a panel of values that are all >= 0 at 0; all zero, show 0 to 1.
+
+    Matplotlib centres a panel whose bars are all 0 on 0 (-0.04 to 0.04), which reads as
+    negative values; a rate or count starts at 0 and its top is the highest bar or bar end.
+    """
+    known = [v for v in values if not pd.isna(v)]
+    if not known or min(known) < 0:
+        return
+    ends = [v + (upper[i] if upper is not None else 0.0) for i, v in enumerate(values)]
+    top = max((end for end in ends if not pd.isna(end)), default=0.0)
+    ax.set_ylim(0, top * 1.05 if top > 0 else 1.0)
 
 
 def _doc_vs_snippet(runs: pd.DataFrame, path: Path) -> bool:
@@ -743,27 +844,57 @@ def _context_chart(runs: pd.DataFrame, path: Path) -> bool:
     return True
 
 
-def _positions_chart(counts: dict[str, Counter[int]], samples: dict[str, int], path: Path) -> bool:
-    """Share of citations per context position, a panel per task, with its citation count."""
-    counts = {t: c for t, c in counts.items() if sum(c.values())}
-    if not counts:
+def _positions_chart(runs: pd.DataFrame, cited: dict[str, Counter[int]], path: Path) -> bool:
+    """Share of citations per context position, a panel per run, with its citation count.
+
+    Runs are numbered within their task as in the tables and coloured as in the metric
+    charts; a run that cited nothing gets an empty panel saying so.
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
+
+    panels = [
+        (str(task), i, run, cited.get(str(run["log"]), Counter()))
+        for task, group in runs.groupby("task", sort=True)
+        for i, (_, run) in enumerate(group.iterrows(), 1)
+    ]
+    if not any(sum(counter.values()) for *_, counter in panels):
         return False
-    fig, axes = _figure(len(counts))
-    for ax, (task, counter) in zip(axes, sorted(counts.items()), strict=True):
+    labels = [_wrap(f"{task} {i}. {_legend(run)}") for task, i, run, _ in panels]
+    colors = [plt.get_cmap("tab20")((i - 1) % 20) for _, i, _, _ in panels]
+    legend_cols = 2 if len(labels) > 3 else 1
+    legend_rows = sum(label.count("\n") + 1 for label in labels) // legend_cols + 1
+    fig, axes = _figure(len(panels), legend_rows)
+    for ax, (task, i, run, counter), color in zip(axes, panels, colors, strict=True):
         total = sum(counter.values())
-        positions = range(1, max(counter) + 1)
-        shares = [100 * counter[p] / total for p in positions]
-        ax.bar(list(positions), shares)
-        first_two = 100 * (counter[1] + counter[2]) / total
-        ax.set_title(
-            f"{task}: {first_two:.1f}% to the first two\n"
-            f"{total} citations, n = {samples[task]} samples",
-            fontsize=9,
-        )
         ax.set_xlabel("cited context position", fontsize=8)
         ax.set_ylabel("% of citations", fontsize=8)
+        if not total:
+            ax.set_title(f"{task} {i}: no citations\nn = {run['samples']} samples", fontsize=9)
+            ax.set_xticks([])
+            ax.set_ylim(0, 100)
+            continue
+        positions = range(1, max(counter) + 1)
+        shares = [100 * counter[p] / total for p in positions]
+        ax.bar(list(positions), shares, color=color)
+        ax.set_xticks(list(positions), [str(p) for p in positions], fontsize=7)
+        ax.tick_params(axis="y", labelsize=7)
+        first_two = 100 * (counter[1] + counter[2]) / total
+        ax.set_title(
+            f"{task} {i}: {first_two:.1f}% to the first two\n"
+            f"{total} citations, n = {run['samples']} samples",
+            fontsize=9,
+        )
+        ax.set_ylim(0, max(shares) * 1.05)
+    fig.legend(
+        [Patch(color=c) for c in colors],
+        labels,
+        loc="outside lower center",
+        ncols=legend_cols,
+        fontsize=8,
+    )
     # A position's share describes the bias; which share is right depends on the evidence.
-    _suptitle(fig, f"Cited positions ({metric_direction('first_two_share')})")
+    _suptitle(fig, f"Cited positions, by run ({metric_direction('first_two_share')})")
     _save(fig, path)
     return True
 
@@ -906,9 +1037,8 @@ def write_report(log_dir: str | Path, out_dir: str | Path) -> Report:
         written.append(out / "fullcite_doc_vs_snippet.png")
     if _context_chart(runs, out / "context_length.png"):
         written.append(out / "context_length.png")
-    samples = runs.groupby("task")["samples"].sum().to_dict()
     positions = {log: facts.positions for log, facts in logs.facts.items()}
-    if _positions_chart(_by_task(runs, positions), samples, out / "citation_positions.png"):
+    if _positions_chart(runs, positions, out / "citation_positions.png"):
         written.append(out / "citation_positions.png")
     if _classes_chart(runs, out / "diagnose_classes.png"):
         written.append(out / "diagnose_classes.png")

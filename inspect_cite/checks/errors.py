@@ -22,10 +22,10 @@ class PreflightError(_Prerequisite):  # type: ignore[misc,valid-type]
     """What a run needs is missing or unusable: a flag, a file, a model or the machine.
 
     Raised before any sample is generated. ``str(error)`` is the message; ``inspect eval``
-    prints it alone, without a traceback. Not a ``ValueError``: Inspect reads a ValueError
-    raised while it builds a ``--scorer`` as "scorer not found" and drops the message. The
-    project's data and spec errors are both (``class AlceDataError(PreflightError,
-    ValueError)``).
+    prints it alone, without a traceback. Not a ``ValueError`` itself; the project's data and
+    spec errors are both (``class AlceDataError(PreflightError, ValueError)``). Inspect reads
+    a ValueError raised while it builds a ``--scorer`` given by registry name as "couldn't be
+    loaded"; the hook of :func:`report_uncaught_refusals` prints the refusal it replaced.
 
     Args:
         message: What is wrong and the fix, naming the flag (e.g. ``-T nli=...``).
@@ -50,8 +50,9 @@ class ArgumentError(PreflightError, ValueError):
     :class:`PreflightError`, so that ``inspect eval --solver`` and ``inspect score --scorer
     scorers/<name>.py`` print the message alone instead of a traceback. With a registry name
     (``--scorer scorers/<name>``) Inspect's loader reads the ValueError as "couldn't be loaded"
-    and drops the message (docs/scale.md, Robustness). The message names the argument (e.g.
-    ``retries must be >= 0, got -1``).
+    and raises that instead; the hook of :func:`report_uncaught_refusals` prints this message
+    in its place (docs/scale.md, Robustness). The message names the argument (e.g. ``retries
+    must be >= 0, got -1``).
     """
 
 
@@ -138,13 +139,28 @@ class Refusals:
 
 
 def _refusal(error: BaseException | None) -> PreflightError | None:
-    """The PreflightError an uncaught exception is, or holds in its exception group."""
+    """The PreflightError an uncaught exception is, holds in its exception group, or replaced.
+
+    Inspect's ``--scorer`` loader (``scorer_from_spec`` in inspect_ai 0.3.285) catches a
+    ``ValueError`` raised while it builds a scorer given by registry name and raises its own
+    ``PrerequisiteError`` ("The scorer ... couldn't be loaded") in its place, inside its
+    ``except`` block, so the refusal it replaced is that error's ``__context__``. Only Inspect's
+    own prerequisite errors are looked through: any other exception keeps its traceback.
+    """
     if isinstance(error, PreflightError):
         return error
     for inner in getattr(error, "exceptions", None) or ():
         found = _refusal(inner)
         if found is not None:
             return found
+    if isinstance(error, _Prerequisite) and _Prerequisite is not Exception:
+        seen: set[int] = set()
+        cause = error.__cause__ or error.__context__
+        while cause is not None and id(cause) not in seen:
+            seen.add(id(cause))
+            if isinstance(cause, PreflightError):
+                return cause
+            cause = cause.__cause__ or cause.__context__
     return None
 
 

@@ -101,21 +101,50 @@ def read_jsonl(
         yield where, value
 
 
+def _umask() -> int:
+    """The process's umask, read without changing it where the system tells it (Linux)."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)  # elsewhere: set and restore at once
+    os.umask(mask)
+    return mask
+
+
+def _file_mode(path: Path) -> int:
+    """The mode ``open(path, "w")`` leaves: an existing file's own, else 0o666 less the umask.
+
+    ``tempfile.mkstemp`` creates its file 0o600, which a rename would carry over.
+    """
+    try:
+        return path.stat().st_mode & 0o7777
+    except OSError:
+        return 0o666 & ~_umask()
+
+
 @contextmanager
 def atomic_writer(path: Path) -> Iterator[IO[bytes]]:
     """A binary file that replaces ``path`` only when the block ends without an error.
 
     The data goes to a temporary file beside ``path`` (same file system), is flushed to disk,
     and is renamed over ``path`` in one step: readers see the old file or the new one, never a
-    part. On an error the temporary file is removed and ``path`` is left as it was.
+    part. On an error the temporary file is removed and ``path`` is left as it was. The file
+    gets the permissions ``open()`` would give it (a file it replaces keeps its own), not the
+    owner-only ones of the temporary file.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
+    mode = _file_mode(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.tmp-{os.getpid()}-")
     try:
         with os.fdopen(fd, "wb") as f:
             yield f
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

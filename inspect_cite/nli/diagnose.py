@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from inspect_cite.nli.base import NLIBackend, NLIError, Pair
+from inspect_cite.text.markdown import cell
 
 ClaimClass = Literal["supported", "misattributed", "unsupported", "uncited"]
 
@@ -215,11 +216,6 @@ def diagnose_metadata(diagnosis: Diagnosis) -> dict[str, Any]:
     }
 
 
-def _cell(text: str, limit: int = 200) -> str:
-    text = " ".join(text.split())
-    return (text if len(text) <= limit else text[: limit - 1] + "…") or "*(empty)*"
-
-
 def _positions(positions: Sequence[int], labels: Sequence[str]) -> str:
     return ", ".join(
         f"{labels[p - 1]} (position {p})" if 0 < p <= len(labels) else f"position {p}"
@@ -237,7 +233,7 @@ def diagnose_explanation(diagnosis: Diagnosis, doc_labels: Sequence[str]) -> str
     """
     added = f"diagnose added {diagnosis.pairs} NLI pairs"
     if diagnosis.reason is not None:
-        return f"**Diagnose:** nan, {diagnosis.reason} ({added})."
+        return f"**Diagnose:** nan, {cell(diagnosis.reason, None)} ({added})."
     values = diagnose_values(diagnosis)
     shares = ", ".join(f"{k} {values[k]:.1f}" for k in DIAGNOSE_CLASSES)
     lines = [
@@ -246,7 +242,7 @@ def diagnose_explanation(diagnosis: Diagnosis, doc_labels: Sequence[str]) -> str
         "",
     ]
     for i, d in enumerate(diagnosis.claims, 1):
-        line = f"{i}. **{d.label}**: {_cell(d.text)}"
+        line = f"{i}. **{d.label}**: {cell(d.text, 200)}"
         if d.label == "misattributed":
             cited = _positions(d.cited, doc_labels) or "no shown document"
             line += f" (cites {cited}; supported by {_positions(d.supporting, doc_labels)})"

@@ -26,6 +26,7 @@ from inspect_cite.nli.cached import CachedNLI
 from inspect_cite.nli.checked import checked_nli
 from inspect_cite.nli.diagnose import Diagnosis
 from inspect_cite.statistics.calibration import JudgeCalibration, scorer_calibration
+from inspect_cite.text.markdown import cell
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,6 @@ def failed_score(
     return Score(
         value=dict.fromkeys(keys, math.nan),
         answer=answer,
-        explanation=f"**Not scored:** {reason}",
+        explanation=f"**Not scored:** {cell(reason, None)}",
         metadata=extra,
     )

@@ -329,7 +329,7 @@ def read_csv(path):
 def test_runs_that_differ_by_a_model_or_task_argument_get_distinct_labels(
     own_prompts, tmp_path, capsys, monkeypatch
 ):
-    """Model A, model B (-M model_path), model A with -T ndoc=2 (default: None), A again."""
+    """Model A, model B (-M model_path), model A with -T ndoc=2 (default: 5), A again."""
     logs = tmp_path / "logs"
     runs = {
         "a": asqa_run(logs, {"model_path": "/models/a"}),
@@ -345,16 +345,16 @@ def test_runs_that_differ_by_a_model_or_task_argument_get_distinct_labels(
     assert set(rows) == {log.location for log in runs.values()}
     label = {name: rows[log.location]["label"] for name, log in runs.items()}
     assert len(set(label.values())) == 4
-    assert label["a"].startswith("mockllm/local, vanilla, ndoc=null, model_path=/models/a")
-    assert label["b"] == "mockllm/local, vanilla, ndoc=null, model_path=/models/b"
+    assert label["a"].startswith("mockllm/local, vanilla, ndoc=5 (default), model_path=/models/a")
+    assert label["b"] == "mockllm/local, vanilla, ndoc=5 (default), model_path=/models/b"
     assert label["a_ndoc2"] == "mockllm/local, vanilla, ndoc=2, model_path=/models/a"
     # The rerun and its first run differ in nothing but their logs.
     for name in ("a", "a_again"):
         assert label[name].endswith(f", log={Path(runs[name].location).name}")
-    assert rows[runs["b"].location]["setting"] == "ndoc=null, model_path=/models/b"
+    assert rows[runs["b"].location]["setting"] == "ndoc=5 (default), model_path=/models/b"
     table = (out / "metrics.md").read_text()
     assert all(log.location in table for log in runs.values())
-    assert "| mockllm/local | vanilla | ndoc=null, model_path=/models/b | 1 |" in table
+    assert "| mockllm/local | vanilla | ndoc=5 (default), model_path=/models/b | 1 |" in table
     printed = capsys.readouterr().out
     assert f"4. {label['b']} (n = 1): {runs['b'].location}" in printed
     # The same logs listed in another order: the same labels, in the same order.
@@ -374,8 +374,12 @@ def test_generate_config_and_a_name_two_kinds_share_tell_runs_apart(own_prompts,
     other_shot = asqa_run(logs, {"shot": 2}, shot=1)
     label = load_runs(logs).set_index("log")["label"]
     # ALCE's tasks generate at temperature 0.5 (the generate config as the run used it).
-    assert label[plain.location] == "mockllm/local, vanilla, -T shot=2, -M shot=1, temperature=0.5"
-    assert label[hot.location] == "mockllm/local, vanilla, -T shot=2, -M shot=1, temperature=0.9"
+    assert label[plain.location] == (
+        "mockllm/local, vanilla, -T shot=2 (default), -M shot=1, temperature=0.5"
+    )
+    assert label[hot.location] == (
+        "mockllm/local, vanilla, -T shot=2 (default), -M shot=1, temperature=0.9"
+    )
     assert label[other_shot.location] == (
         "mockllm/local, vanilla, -T shot=1, -M shot=2, temperature=0.5"
     )
