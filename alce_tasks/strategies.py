@@ -23,6 +23,7 @@ from solvers import (
     constrained_citations,
 )
 from solvers.agent import agent_citations
+from solvers.alce_prompting import task_built_prompts
 from solvers.native import native_citations
 
 Strategy = Literal[
@@ -219,4 +220,6 @@ snippets (``fullcite_tasks.strategies``).
 
 def strategy_solver(strategy: Strategy, settings: StrategySettings) -> Solver:
     """The solver that implements a strategy, with the task's settings."""
-    return STRATEGIES[strategy].solver(settings)
+    # The task builds (and has checked) each sample's prompt: the solver reads no file for it.
+    with task_built_prompts():
+        return STRATEGIES[strategy].solver(settings)
