@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from inspect_cite.alce.items import REQUIRED_FIELDS, item_problem
+from inspect_cite.alce.items import REQUIRED_FIELDS, item_problem, item_problems
 from inspect_cite.alce.prompts import AlceDatasetName
 from inspect_cite.cache import cache_dir, download_folder, verified_file, write_manifest
 from inspect_cite.download import (
@@ -23,6 +23,7 @@ from inspect_cite.errors import PreflightError
 from inspect_cite.files import read_json
 from inspect_cite.hub_files import PinnedHubFile
 from inspect_cite.preflight import ensure_hub_reachable, hub_offline
+from inspect_cite.record_check import problems_error
 
 ALCE_DATA_REPO = "princeton-nlp/ALCE-data"
 ALCE_DATA_REVISION = "334fa2e7dd32040c3fef931a123c4be1a81e91a0"
@@ -180,23 +181,40 @@ def alce_data_path(name: str) -> Path:
     return cached
 
 
-def load_items(path: str | Path, dataset: AlceDatasetName) -> list[dict[str, Any]]:
+def load_items(
+    path: str | Path, dataset: AlceDatasetName, flag: str = "-T dataset_path"
+) -> list[dict[str, Any]]:
     """Read an ALCE-format JSON list (or ``{"data": [...]}`` result file) and validate its items.
 
+    Every item is checked for every field its dataset needs (docs/alce.md, "Your own data
+    file") before the file is refused, so one error names them all, each as
+    ``<file>:<index>:<field>: <problem>`` (``data.json:3:qa_pairs[0].short_answers: must be a
+    list of strings``; the index counts items from 0).
+
+    Args:
+        path: The file.
+        dataset: Whose fields the items need.
+        flag: How the user named the file, for the messages (``-T dataset_path``).
+
     Raises:
-        AlceDataError: Naming the file, the item index and the field at fault.
+        AlceDataError: Naming the file, and every item and field at fault.
 
     """
     path = Path(path)
-    data = read_json(path, "dataset file", AlceDataError, " (-T dataset_path)")
+    data = read_json(path, "dataset file", AlceDataError, f" ({flag})")
     if isinstance(data, dict) and isinstance(data.get("data"), list):
         data = data["data"]
     if not isinstance(data, list):
-        raise AlceDataError(f"dataset file {path}: expected a JSON list of items")
+        raise AlceDataError(f"dataset file {path}: expected a JSON list of items ({flag})")
     if not data:
-        raise AlceDataError(f"dataset file {path}: no items to run (-T dataset_path)")
-    for i, item in enumerate(data):
-        validate_item(item, dataset, f"{path} item {i}")
+        raise AlceDataError(f"dataset file {path}: no items to run ({flag})")
+    problems = [
+        problem.at(f"{path}:{i}")
+        for i, item in enumerate(data)
+        for problem in item_problems(item, REQUIRED_FIELDS[dataset])
+    ]
+    if problems:
+        raise problems_error(f"{dataset} dataset file {path} ({flag})", problems, AlceDataError)
     return data
 
 
@@ -204,7 +222,7 @@ def validate_item(item: Any, dataset: AlceDatasetName, where: str) -> None:
     """Check one ALCE item has what prompts and scorers need (``inspect_cite.alce.items``).
 
     Raises:
-        AlceDataError: ``"<where>: <problem>"``, naming the field.
+        AlceDataError: ``"<where>: <problem>"``, naming the field (the first problem).
 
     """
     problem = item_problem(item, REQUIRED_FIELDS[dataset])

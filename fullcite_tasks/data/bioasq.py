@@ -21,7 +21,16 @@ from inspect_cite.files import read_json
 from inspect_cite.gold_spans import GoldSpan
 from inspect_cite.http_client import redact_url
 from inspect_cite.hub_files import file_provenance
-from inspect_cite.record_check import INTEGER, LIST, OBJECT, STRING, STRING_OR_LIST, RecordCheck
+from inspect_cite.record_check import (
+    INTEGER,
+    LIST,
+    OBJECT,
+    STRING,
+    STRING_OR_LIST,
+    RecordCheck,
+    each_problem,
+    problems_error,
+)
 
 BIOASQ_DATASETS_URL = "https://participants-area.bioasq.org/datasets/"
 
@@ -49,8 +58,8 @@ def load_bioasq(path: str | Path | None) -> list[dict[str, Any]]:
     """Read and validate a BioASQ task-b JSON file.
 
     Raises:
-        BioasqDataError: The file is missing (with where to get it) or malformed (naming the
-            question index and field).
+        BioasqDataError: The file is missing (with where to get it) or malformed (naming,
+            for every question at fault, its index and field).
 
     """
     if path is None:
@@ -62,8 +71,14 @@ def load_bioasq(path: str | Path | None) -> list[dict[str, Any]]:
     questions = data.get("questions") if isinstance(data, dict) else None
     if not isinstance(questions, list):
         raise BioasqDataError(f'BioASQ file {path}: expected an object with a "questions" list')
-    for i, q in enumerate(questions):
-        _check_question(q, f"BioASQ file {path} question {i}")
+    # Every question is checked before the file is refused: one error names each at fault.
+    problems = each_problem(
+        enumerate(questions),
+        lambda entry: _check_question(entry[1], f"BioASQ file {path} question {entry[0]}"),
+        BioasqDataError,
+    )
+    if problems:
+        raise problems_error(f"BioASQ file {path}", problems, BioasqDataError)
     return questions
 
 
