@@ -192,7 +192,7 @@ def fullcite_records(
     check_choice("dataset", source, Source, error=FullciteTaskError)
     if ndoc < 1:
         raise FullciteTaskError(f"-T ndoc must be at least 1, got {ndoc}")
-    from inspect_cite.gold_spans import load_spans_file
+    from inspect_cite.gold_spans import check_spans_file, load_spans_file
 
     spans = load_spans_file(spans_path) if spans_path else None
     # Imported on use: ASQA pulls in ALCE's data module, BioASQ the PubMed client.
@@ -213,6 +213,8 @@ def fullcite_records(
         # Also the systems ExpertqaSystem leaves out (gpt4, bing_chat: evidence without passages).
         check_choice("system", system, (*SYSTEMS, "any"), error=FullciteTaskError)
         loaded = expertqa_source(dataset_path, ndoc, spans, system)
+    if spans_path and loaded.span_documents is not None:
+        check_spans_file(spans_path, loaded.span_documents)
     if not loaded.records:
         raise FullciteTaskError(f"fullcite {source}: no usable samples (counts: {loaded.counts})")
     if loaded.gold_source is not None:
