@@ -109,11 +109,13 @@ def _download_and_extract(directory: Path) -> None:
         write_manifest(directory / _MANIFEST, manifest)
 
 
-def _unavailable(name: str, state: str, error: Exception) -> AlceDataError:
+def _unavailable(
+    name: str, state: str, error: Exception, flag: str = "-T dataset_path"
+) -> AlceDataError:
     return AlceDataError(
         f"ALCE data file {name} {state} and could not be downloaded "
         f"({describe_failure(error)}).\nDownload {ALCE_DATA_URL} (451 MB) yourself and pass "
-        f"-T dataset_path=<path to {name}>,\nor set {ALCE_DATA_DIR_ENV} to the directory "
+        f"{flag}=<path to {name}>,\nor set {ALCE_DATA_DIR_ENV} to the directory "
         "holding its extracted files."
     )
 
@@ -131,10 +133,11 @@ def _local_data(name: str) -> Path | str:
     return _verified_cached(data_cache_dir(), name)
 
 
-def local_alce_data(name: str) -> Path | None:
+def local_alce_data(name: str, flag: str = "-T dataset_path") -> Path | None:
     """An ALCE eval file already on this machine, or None when it has to be downloaded.
 
     Looks in ``$INSPECT_CITE_ALCE_DATA_DIR``, then the verified cache; downloads nothing.
+    ``flag`` is the option the refusal offers for a file of one's own.
 
     Raises:
         AlceDataError: When the file is not here and the hub cannot be reached (offline), or
@@ -149,16 +152,16 @@ def local_alce_data(name: str) -> Path | None:
             raise ConnectionError("HF_HUB_OFFLINE is set")
         ensure_hub_reachable()
     except ConnectionError as e:
-        raise _unavailable(name, local, e) from e
+        raise _unavailable(name, local, e, flag) from e
     return None
 
 
-def alce_data_path(name: str) -> Path:
+def alce_data_path(name: str, flag: str = "-T dataset_path") -> Path:
     """Return a local path to an ALCE eval file, downloading the pinned tarball if needed.
 
     Order: ``$INSPECT_CITE_ALCE_DATA_DIR/<name>``, then the verified cache, then the download.
     A cached file or manifest that fails its check is reported, moved aside and downloaded
-    again.
+    again. ``flag`` is the option the refusal offers for a file of one's own.
 
     Raises:
         AlceDataError: When the file is not available locally and cannot be downloaded.
@@ -174,7 +177,7 @@ def alce_data_path(name: str) -> Path:
     except AlceDataError:
         raise
     except Exception as e:
-        raise _unavailable(name, local, e) from e
+        raise _unavailable(name, local, e, flag) from e
     cached = _verified_cached(directory, name)
     if not isinstance(cached, Path):
         raise AlceDataError(f"{directory / name}: extraction did not produce a verified file")
