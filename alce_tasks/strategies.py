@@ -25,6 +25,7 @@ from solvers import (
 )
 from solvers.agent import agent_citations
 from solvers.alce_interactive import INTERACT_USE_SHORTER
+from solvers.alce_prompting import task_built_prompts
 from solvers.native import native_citations
 
 Strategy = Literal[
@@ -317,4 +318,6 @@ snippets (``fullcite_tasks.strategies``).
 
 def strategy_solver(strategy: Strategy, settings: StrategySettings) -> Solver:
     """The solver that implements a strategy, with the task's settings."""
-    return STRATEGIES[strategy].solver(settings)
+    # The task builds (and has checked) each sample's prompt: the solver reads no file for it.
+    with task_built_prompts():
+        return STRATEGIES[strategy].solver(settings)

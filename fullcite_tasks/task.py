@@ -163,7 +163,7 @@ def fullcite_records(
     check_choice("dataset", source, FullciteSource, error=FullciteTaskError)
     if ndoc < 1:
         raise FullciteTaskError(f"-T ndoc must be at least 1, got {ndoc}")
-    from inspect_cite.evidence.gold_spans import load_spans_file
+    from inspect_cite.evidence.gold_spans import check_spans_file, load_spans_file
 
     row = FULLCITE_SOURCES[source]  # type: ignore[index]
     if "system" in row.options:
@@ -177,6 +177,8 @@ def fullcite_records(
     loaded: SourceData = getattr(importlib.import_module(module), function)(
         dataset_path, ndoc, spans=spans, **{k: v for k, v in own.items() if k in row.options}
     )
+    if spans_path and loaded.span_documents is not None:
+        check_spans_file(spans_path, loaded.span_documents)
     if not loaded.records:
         raise FullciteTaskError(f"fullcite {source}: no usable samples (counts: {loaded.counts})")
     if loaded.gold_source is not None:

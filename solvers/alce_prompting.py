@@ -16,7 +16,9 @@ and a sample naming no dataset gets ASQA's prompts.
 """
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, cast, get_args
 
@@ -150,8 +152,14 @@ class AlcePrompts:
         key = (dataset, use_shorter)
         if key not in self._builders:
             self._builders[key] = AlcePromptBuilder(
+                # The demonstrations `shot` draws are checked with the file's fields: every
+                # problem of the file in one message.
                 load_prompt_file(
-                    dataset, self.variant, prompt_file=self.prompt_file, flag="-S prompt_file"
+                    dataset,
+                    self.variant,
+                    prompt_file=self.prompt_file,
+                    flag="-S prompt_file",
+                    shot=self.shot,
                 ),
                 shot=self.shot,
                 ndoc=self.ndoc,
@@ -267,9 +275,63 @@ def use_alce_prompt(state: TaskState, prompts: AlcePrompts) -> None:
     ]
 
 
-def vanilla_prompts(system_message: str | None, dataset: str | None = None) -> AlcePrompts:
-    """VANILLA's prompt construction with ALCE's defaults, for a sample of one's own task."""
-    return AlcePrompts("default", ndoc=VANILLA_NDOC, system_message=system_message, dataset=dataset)
+def vanilla_prompts(
+    system_message: str | None, dataset: str | None = None, prompt_file: str | None = None
+) -> AlcePrompts:
+    """VANILLA's prompt construction with ALCE's defaults, for a sample of one's own task.
+
+    Args:
+        system_message: The system message for chat models; ``None`` sends none.
+        dataset: Whose prompt file a sample gets; default ``metadata["dataset"]``, else ASQA.
+        prompt_file: An ALCE-format prompt file (``-S prompt_file``) instead of the dataset's
+            official one, for every sample.
+
+    """
+    return AlcePrompts(
+        "default",
+        ndoc=VANILLA_NDOC,
+        system_message=system_message,
+        dataset=dataset,
+        prompt_file=prompt_file,
+    )
+
+
+# Set while a task builds its strategy's solver: its samples carry the prompt in their input.
+_TASK_BUILT_PROMPTS: ContextVar[bool] = ContextVar("task_built_prompts", default=False)
+
+
+@contextmanager
+def task_built_prompts() -> Iterator[None]:
+    """Solvers built in this block send the prompt their task put in each sample's input.
+
+    The ALCE tasks build every sample's prompt themselves (and check its file first), so the
+    VANILLA prompt files :func:`check_vanilla_prompts` would check are never read.
+    """
+    token = _TASK_BUILT_PROMPTS.set(True)
+    try:
+        yield
+    finally:
+        _TASK_BUILT_PROMPTS.reset(token)
+
+
+def check_vanilla_prompts(prompts: AlcePrompts) -> None:
+    """Read and check, now, the prompt file a sample of one's own task will be given.
+
+    Called when a solver is built, so that a missing, unobtainable or malformed file stops the
+    run in one message before the first generation instead of failing every sample: the
+    ``-S prompt_file`` given, else the official file of the solver's ``dataset`` (ASQA's when
+    not given; a sample naming another dataset in ``metadata["dataset"]`` has that file read
+    when its prompt is first built). Nothing is read for a task that builds its samples'
+    prompts itself (:func:`task_built_prompts`).
+
+    Raises:
+        PromptFileError: Naming the file, every problem, and ``-S prompt_file``.
+
+    """
+    if _TASK_BUILT_PROMPTS.get():
+        return
+    dataset = cast(AlceDatasetName, prompts.dataset or DEFAULT_DATASET)
+    prompts.builder(dataset, None)
 
 
 def set_output(state: TaskState, text: str) -> TaskState:

@@ -13,6 +13,7 @@ from inspect_cite.generation.thinking import think_opened_by_prompt
 from inspect_cite.nli.judge import nli_judge
 from inspect_cite.options.cli_values import accept_cli_values
 from solvers.alce_prompting import (
+    check_vanilla_prompts,
     sample_dataset,
     sample_outputs,
     sample_question,
@@ -31,6 +32,7 @@ def alce_rerank(
     system_message: str | None = ALCE_SYSTEM_MESSAGE,
     dataset: str | None = None,
     thinking: bool = False,
+    prompt_file: str | None = None,
 ) -> Solver:
     """RERANK: draw ``n`` answers to the task's prompt and keep the best-supported one.
 
@@ -51,6 +53,8 @@ def alce_rerank(
         dataset: ``asqa``, ``qampari`` or ``eli5``; default ``metadata["dataset"]``.
         thinking: Generate with the chat template's thinking on (off by default); a
             candidate that ends inside thinking has no recall and is chosen only when all do.
+        prompt_file: An ALCE-format prompt file for the samples of one's own task, instead of
+            the official file of their dataset (checked when the solver is built).
 
     """
     if n < 1:
@@ -60,7 +64,8 @@ def alce_rerank(
         raise ArgumentError(f"alce_rerank: {problem}")
     check_dataset_argument(dataset, who="alce_rerank")
     backend = nli_judge(nli).backend
-    prompts = vanilla_prompts(system_message, dataset)
+    prompts = vanilla_prompts(system_message, dataset, prompt_file=prompt_file)
+    check_vanilla_prompts(prompts)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         generate = thinking_generate(state, generate, thinking)

@@ -64,7 +64,7 @@ from inspect_cite.options.cli_values import accept_cli_values
 from inspect_cite.options.forwarding import forwards_to
 from inspect_cite.text.sentences import sent_tokenize
 from inspect_cite.text.verbatim import find_verbatim
-from solvers.alce_prompting import use_alce_prompt, vanilla_prompts
+from solvers.alce_prompting import check_vanilla_prompts, use_alce_prompt, vanilla_prompts
 from solvers.grammar import AnswerLimits, alce_grammar, fullcite_grammar
 from solvers.prompted import (
     FULLCITE_DOCUMENT,
@@ -202,7 +202,8 @@ def _max_tokens(model: Model, config: GenerateConfig) -> int | None:
 @forwards_to(
     AnswerLimits,
     order="format strict retries temperature_step backend max_claims max_claim_chars "
-    "max_citations trim_truncated template document_template system_message thinking",
+    "max_citations trim_truncated template document_template system_message thinking "
+    "prompt_file",
 )
 def constrained_citations(
     format: AnswerFormat = "auto",
@@ -215,6 +216,7 @@ def constrained_citations(
     document_template: str = FULLCITE_DOCUMENT,
     system_message: str | None = None,
     thinking: bool = False,
+    prompt_file: str | None = None,
     **limits: Any,
 ) -> Solver:
     """FullCite constrained decoding with validation and retries.
@@ -246,6 +248,9 @@ def constrained_citations(
             applied from the first token leaves no room for ``<think>``: the model answers
             directly unless the server applies the grammar after reasoning (vLLM's
             ``--reasoning-parser``).
+        prompt_file: ALCE format: an ALCE-format prompt file for the samples of one's own
+            task, instead of the official file of their dataset (with ``format="alce"``,
+            checked when the solver is built).
         **limits: ``max_claims``, ``max_claim_chars``, ``max_citations``: the grammar's
             :class:`solvers.grammar.AnswerLimits` (listed below); ``max_claim_chars`` is
             capped at one per token of ``max_tokens`` so that a claim and its citation fit in
@@ -262,7 +267,9 @@ def constrained_citations(
     check_templates(template, document_template)
     answer_limits = AnswerLimits(**limits)
 
-    alce_prompts = vanilla_prompts(system_message or ALCE_SYSTEM_MESSAGE)
+    alce_prompts = vanilla_prompts(system_message or ALCE_SYSTEM_MESSAGE, prompt_file=prompt_file)
+    if format == "alce" or prompt_file is not None:
+        check_vanilla_prompts(alce_prompts)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         generate = thinking_generate(state, generate, thinking)

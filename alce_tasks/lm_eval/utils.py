@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from inspect_cite.alce.autoais import citation_scores
-from inspect_cite.alce.data import alce_data_path, eval_file_name, load_items
+from inspect_cite.alce.data import alce_data_path, eval_file_name, load_items, local_alce_data
 from inspect_cite.alce.prompts import AlceDatasetName, AlcePromptBuilder, load_prompt_file
+from inspect_cite.checks.errors import Refusals, report_uncaught_refusals
 from inspect_cite.citations.alce import alce_scoring_output
 from inspect_cite.generation.thinking import NO_ANSWER_THINKING
 from inspect_cite.nli import NLIError
@@ -30,28 +31,58 @@ NLI_FLAG = "--metadata nli"
 _DEFAULT_RETRIEVER = {"asqa": "gtr", "qampari": "gtr", "eli5": "bm25"}
 
 
+def _metadata_flag(key: str) -> str:
+    """How lm-eval users give an option (``--metadata prompt_file``), for messages."""
+    return f"--metadata {key}"
+
+
 def _load(dataset: AlceDatasetName, options: dict[str, Any]) -> Any:
     import datasets
 
-    if options.get("dataset_path"):
-        path = Path(options["dataset_path"])
-    else:
-        retriever = options.get("retriever", _DEFAULT_RETRIEVER[dataset])
-        path = alce_data_path(
-            eval_file_name(dataset, retriever, bool(options.get("oracle", False)))
+    # lm-eval loads its model before it builds a task: every option is checked here, before
+    # anything is generated, and every problem found is one message (as the Inspect tasks
+    # report them), printed alone if the refusal ends lm_eval (no traceback).
+    refusals = Refusals()
+    path: Path | None = None
+    data_name = None
+    with refusals.check():
+        if options.get("dataset_path"):
+            path = Path(options["dataset_path"])
+        else:
+            retriever = options.get("retriever", _DEFAULT_RETRIEVER[dataset])
+            data_name = eval_file_name(dataset, retriever, bool(options.get("oracle", False)))
+            path = local_alce_data(data_name, flag=_metadata_flag("dataset_path"))
+    builder = None
+    with refusals.check():
+        builder = AlcePromptBuilder(
+            load_prompt_file(
+                dataset,
+                options.get("prompt", "default"),
+                prompt_file=options.get("prompt_file"),
+                flag=_metadata_flag("prompt_file"),
+            ),
+            shot=int(options.get("shot", 2)),
+            ndoc=int(options.get("ndoc", 5)),
+            seed=int(options.get("seed", 42)),
         )
-    builder = AlcePromptBuilder(
-        load_prompt_file(
-            dataset, options.get("prompt", "default"), prompt_file=options.get("prompt_file")
-        ),
-        shot=int(options.get("shot", 2)),
-        ndoc=int(options.get("ndoc", 5)),
-        seed=int(options.get("seed", 42)),
-    )
-    # Checked before lm-eval generates anything, as the Inspect tasks check -T nli.
-    nli = check_nli(options.get("nli", "true"), flag=NLI_FLAG)
+    nli = None
+    with refusals.check():
+        # Checked before lm-eval generates anything, as the Inspect tasks check -T nli.
+        nli = check_nli(options.get("nli", "true"), flag=NLI_FLAG)
+    items: list[dict[str, Any]] = []
+    if not refusals:
+        with refusals.check():
+            if path is None and data_name is not None:
+                # The pinned data is downloaded only once nothing else is missing.
+                path = alce_data_path(data_name, flag=_metadata_flag("dataset_path"))
+            assert path is not None
+            items = load_items(path, dataset, flag=_metadata_flag("dataset_path"))
+    if refusals:
+        report_uncaught_refusals()
+        refusals.raise_any()
+    assert builder is not None and nli is not None
     records = []
-    for item in load_items(path, dataset):
+    for item in items:
         shown = [
             {"title": d["title"], "text": d["text"], **({"sent": d["sent"]} if "sent" in d else {})}
             for d in builder.docs(item)

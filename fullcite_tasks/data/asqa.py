@@ -111,5 +111,25 @@ def asqa_source(
         lambda: (alce_data_path(name), ALCE_DATA_HUB.provenance(name)),
         AlceDataError,
     )
-    records = asqa_records(load_items(path, "asqa"), ndoc, spans)
-    return SourceData(records=records, counts={"items": len(records)}, data=info)
+    items = load_items(path, "asqa")
+    records = asqa_records(items, ndoc, spans)
+    return SourceData(
+        records=records,
+        counts={"items": len(records)},
+        data=info,
+        span_documents=asqa_span_documents(items) if spans is not None else None,
+    )
+
+
+def asqa_span_documents(items: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
+    """Every passage of every item (not only the ``ndoc`` shown), by sample id and doc id.
+
+    The ids are those :func:`asqa_records` gives: a passage's slug depends only on the titles
+    before it, so the first ``ndoc`` get the same ids here as in a run.
+    """
+    documents: dict[str, dict[str, str]] = {}
+    for index, item in enumerate(items):
+        ids = unique_slugs([p["title"] for p in item["docs"]])
+        by_id = dict(zip(ids, (p["text"] for p in item["docs"]), strict=True))
+        documents.setdefault(asqa_sample_id(item, index), {}).update(by_id)
+    return documents

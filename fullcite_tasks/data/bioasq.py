@@ -23,6 +23,8 @@ from inspect_cite.checks.record_check import (
     STRING,
     STRING_OR_LIST,
     RecordCheck,
+    each_problem,
+    problems_error,
 )
 from inspect_cite.downloads.files import read_json
 from inspect_cite.downloads.http_client import redact_url
@@ -56,8 +58,8 @@ def load_bioasq(path: str | Path | None) -> list[dict[str, Any]]:
     """Read and validate a BioASQ task-b JSON file.
 
     Raises:
-        BioasqDataError: The file is missing (with where to get it) or malformed (naming the
-            question index and field).
+        BioasqDataError: The file is missing (with where to get it) or malformed (naming,
+            for every question at fault, its index and field).
 
     """
     if path is None:
@@ -69,8 +71,14 @@ def load_bioasq(path: str | Path | None) -> list[dict[str, Any]]:
     questions = data.get("questions") if isinstance(data, dict) else None
     if not isinstance(questions, list):
         raise BioasqDataError(f'BioASQ file {path}: expected an object with a "questions" list')
-    for i, q in enumerate(questions):
-        _check_question(q, f"BioASQ file {path} question {i}")
+    # Every question is checked before the file is refused: one error names each at fault.
+    problems = each_problem(
+        enumerate(questions),
+        lambda entry: _check_question(entry[1], f"BioASQ file {path} question {entry[0]}"),
+        BioasqDataError,
+    )
+    if problems:
+        raise problems_error(f"BioASQ file {path}", problems, BioasqDataError)
     return questions
 
 

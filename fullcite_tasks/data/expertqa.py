@@ -148,5 +148,26 @@ def expertqa_source(
     path, info = dataset_file(
         dataset_path, lambda: (expertqa_data_path(), EXPERTQA_HUB.provenance()), ExpertqaDataError
     )
-    records, counts = expertqa_records(load_expertqa(path), system, ndoc, spans)
-    return SourceData(records=records, counts=counts, data=info)
+    rows = load_expertqa(path)
+    records, counts = expertqa_records(rows, system, ndoc, spans)
+    return SourceData(
+        records=records,
+        counts=counts,
+        data=info,
+        span_documents=expertqa_span_documents(rows) if spans is not None else None,
+    )
+
+
+def expertqa_span_documents(rows: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
+    """Every evidence passage of every row, whichever system answered, by sample id and doc id.
+
+    Sample ids are row positions, as :func:`expertqa_records` gives them; doc ids are bracket
+    numbers.
+    """
+    documents: dict[str, dict[str, str]] = {}
+    for index, row in enumerate(rows):
+        by_id = documents.setdefault(str(index), {})
+        for answer in row["answers"].values():
+            for passage in evidence_passages(answer):
+                by_id.setdefault(str(passage["number"]), passage["text"])
+    return documents

@@ -44,6 +44,9 @@ class SourceData:
             and the source's own files, e.g. BioASQ's abstracts).
         gold_source: Where gold spans come from when the source has its own (BioASQ's
             snippets); None when they come from a spans file or the annotator.
+        span_documents: With a spans file: every document of every item, by sample id and
+            doc id (its text), which the spans file is checked against
+            (``inspect_cite.evidence.gold_spans.check_spans_file``).
 
     """
 
@@ -51,3 +54,4 @@ class SourceData:
     counts: dict[str, int]
     data: dict[str, Any]
     gold_source: str | None = None
+    span_documents: dict[str, dict[str, str]] | None = None

@@ -12,11 +12,12 @@ import os
 from pathlib import Path
 from typing import Any
 
-from inspect_cite.alce.items import REQUIRED_FIELDS, item_problem
+from inspect_cite.alce.items import REQUIRED_FIELDS, item_problem, item_problems
 from inspect_cite.benchmarks.alce import AlceDatasetName, Retriever
 from inspect_cite.checks.errors import PreflightError
 from inspect_cite.checks.models import hub_offline
 from inspect_cite.checks.network import ensure_hub_reachable
+from inspect_cite.checks.record_check import problems_error
 from inspect_cite.downloads.cache import cache_dir, download_folder, verified_file, write_manifest
 from inspect_cite.downloads.download import (
     describe_failure,
@@ -104,11 +105,13 @@ def _download_and_extract(directory: Path) -> None:
         write_manifest(directory / _MANIFEST, manifest)
 
 
-def _unavailable(name: str, state: str, error: Exception) -> AlceDataError:
+def _unavailable(
+    name: str, state: str, error: Exception, flag: str = "-T dataset_path"
+) -> AlceDataError:
     return AlceDataError(
         f"ALCE data file {name} {state} and could not be downloaded "
         f"({describe_failure(error)}).\nDownload {ALCE_DATA_URL} (451 MB) yourself and pass "
-        f"-T dataset_path=<path to {name}>,\nor set {ALCE_DATA_DIR_ENV} to the directory "
+        f"{flag}=<path to {name}>,\nor set {ALCE_DATA_DIR_ENV} to the directory "
         "holding its extracted files."
     )
 
@@ -126,10 +129,11 @@ def _local_data(name: str) -> Path | str:
     return _verified_cached(data_cache_dir(), name)
 
 
-def local_alce_data(name: str) -> Path | None:
+def local_alce_data(name: str, flag: str = "-T dataset_path") -> Path | None:
     """An ALCE eval file already on this machine, or None when it has to be downloaded.
 
     Looks in ``$INSPECT_CITE_ALCE_DATA_DIR``, then the verified cache; downloads nothing.
+    ``flag`` is the option the refusal offers for a file of one's own.
 
     Raises:
         AlceDataError: When the file is not here and the hub cannot be reached (offline), or
@@ -144,16 +148,16 @@ def local_alce_data(name: str) -> Path | None:
             raise ConnectionError("HF_HUB_OFFLINE is set")
         ensure_hub_reachable()
     except ConnectionError as e:
-        raise _unavailable(name, local, e) from e
+        raise _unavailable(name, local, e, flag) from e
     return None
 
 
-def alce_data_path(name: str) -> Path:
+def alce_data_path(name: str, flag: str = "-T dataset_path") -> Path:
     """Return a local path to an ALCE eval file, downloading the pinned tarball if needed.
 
     Order: ``$INSPECT_CITE_ALCE_DATA_DIR/<name>``, then the verified cache, then the download.
     A cached file or manifest that fails its check is reported, moved aside and downloaded
-    again.
+    again. ``flag`` is the option the refusal offers for a file of one's own.
 
     Raises:
         AlceDataError: When the file is not available locally and cannot be downloaded.
@@ -169,30 +173,47 @@ def alce_data_path(name: str) -> Path:
     except AlceDataError:
         raise
     except Exception as e:
-        raise _unavailable(name, local, e) from e
+        raise _unavailable(name, local, e, flag) from e
     cached = _verified_cached(directory, name)
     if not isinstance(cached, Path):
         raise AlceDataError(f"{directory / name}: extraction did not produce a verified file")
     return cached
 
 
-def load_items(path: str | Path, dataset: AlceDatasetName) -> list[dict[str, Any]]:
+def load_items(
+    path: str | Path, dataset: AlceDatasetName, flag: str = "-T dataset_path"
+) -> list[dict[str, Any]]:
     """Read an ALCE-format JSON list (or ``{"data": [...]}`` result file) and validate its items.
 
+    Every item is checked for every field its dataset needs (docs/alce.md, "Your own data
+    file") before the file is refused, so one error names them all, each as
+    ``<file>:<index>:<field>: <problem>`` (``data.json:3:qa_pairs[0].short_answers: must be a
+    list of strings``; the index counts items from 0).
+
+    Args:
+        path: The file.
+        dataset: Whose fields the items need.
+        flag: How the user named the file, for the messages (``-T dataset_path``).
+
     Raises:
-        AlceDataError: Naming the file, the item index and the field at fault.
+        AlceDataError: Naming the file, and every item and field at fault.
 
     """
     path = Path(path)
-    data = read_json(path, "dataset file", AlceDataError, " (-T dataset_path)")
+    data = read_json(path, "dataset file", AlceDataError, f" ({flag})")
     if isinstance(data, dict) and isinstance(data.get("data"), list):
         data = data["data"]
     if not isinstance(data, list):
-        raise AlceDataError(f"dataset file {path}: expected a JSON list of items")
+        raise AlceDataError(f"dataset file {path}: expected a JSON list of items ({flag})")
     if not data:
-        raise AlceDataError(f"dataset file {path}: no items to run (-T dataset_path)")
-    for i, item in enumerate(data):
-        validate_item(item, dataset, f"{path} item {i}")
+        raise AlceDataError(f"dataset file {path}: no items to run ({flag})")
+    problems = [
+        problem.at(f"{path}:{i}")
+        for i, item in enumerate(data)
+        for problem in item_problems(item, REQUIRED_FIELDS[dataset])
+    ]
+    if problems:
+        raise problems_error(f"{dataset} dataset file {path} ({flag})", problems, AlceDataError)
     return data
 
 
@@ -200,7 +221,7 @@ def validate_item(item: Any, dataset: AlceDatasetName, where: str) -> None:
     """Check one ALCE item has what prompts and scorers need (``inspect_cite.alce.items``).
 
     Raises:
-        AlceDataError: ``"<where>: <problem>"``, naming the field.
+        AlceDataError: ``"<where>: <problem>"``, naming the field (the first problem).
 
     """
     problem = item_problem(item, REQUIRED_FIELDS[dataset])

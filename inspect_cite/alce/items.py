@@ -1,16 +1,20 @@
 """What each field of an ALCE item must hold: one check for the Inspect tasks and ``alce-eval``.
 
 The ALCE tasks (``inspect_cite.alce.data``) check every field their dataset needs when they load a
-file; ``alce-eval`` checks the fields the requested metrics read. Both ask :func:`item_problem`,
-so an item one route rejects is never scored as 0 by the other. Problems are returned as text
-(``'"answers"[0] must be a list of strings'``); each caller adds the file and item and raises
-its own error.
+file; ``alce-eval`` checks the fields the requested metrics read. Both ask the checks here, so
+an item one route rejects is never scored as 0 by the other. Problems are returned, never
+raised: :func:`item_problems` lists every one with its field path (the tasks name each as
+``file:index:field``), :func:`item_problem` and :func:`field_problem` give the first as a
+sentence (``'"answers"[0] must be a list of strings'``); each caller adds the file and item and
+raises its own error.
 """
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from inspect_cite.benchmarks.alce import ALCE_DATASETS
+from inspect_cite.checks.record_check import field_name
 
 REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
     name: dataset.fields for name, dataset in ALCE_DATASETS.items()
@@ -35,8 +39,64 @@ def _strings(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
-def docs_problem(docs: list[Any], field: str = "docs", nli: bool = False) -> str | None:
-    """Why a document list is unusable: each needs a string ``title`` and ``text``.
+@dataclass(frozen=True)
+class FieldProblem:
+    """One problem of an ALCE item, at a field path.
+
+    Attributes:
+        path: From the item to the field at fault (``("docs", 2, "text")``); empty for the
+            item itself.
+        problem: What is wrong there (``must be a string, got null``), for ``file:index:field``
+            lines (:meth:`at`).
+        message: The same as one sentence naming the field (``"docs"[2] field "text" must be a
+            string``): what the scorers' and ``alce-eval``'s messages say.
+
+    """
+
+    path: tuple[str | int, ...]
+    problem: str
+    message: str
+
+    def at(self, where: str) -> str:
+        """``<where>:<field path>: <problem>``, e.g. ``data.json:3:docs[2].text: missing``."""
+        return f"{where}:{field_name(self.path) or '(item)'}: {self.problem}"
+
+
+_JSON_NAMES = {
+    bool: "true or false",
+    int: "a number",
+    float: "a number",
+    str: "a string",
+    list: "a list",
+    dict: "an object",
+    type(None): "null",
+}
+
+
+def _json_name(value: Any) -> str:
+    return _JSON_NAMES.get(type(value), type(value).__name__)
+
+
+def _in_list(field: str, j: int, problem: str) -> FieldProblem:
+    return FieldProblem((field, j), problem, f'"{field}"[{j}] {problem}')
+
+
+def _in_entry(
+    field: str, j: int, key: str, problem: str, entry: Mapping[str, Any] | None = None
+) -> FieldProblem:
+    # The file:index:field line also says what `entry` holds there (when given).
+    shown = problem
+    if entry is not None:
+        shown += " (it is missing)" if key not in entry else f", got {_json_name(entry[key])}"
+    return FieldProblem((field, j, key), shown, f'"{field}"[{j}] field "{key}" {problem}')
+
+
+def _of_field(field: str, problem: str) -> FieldProblem:
+    return FieldProblem((field,), problem, f'"{field}" {problem}')
+
+
+def docs_problems(docs: list[Any], field: str = "docs", nli: bool = False) -> list[FieldProblem]:
+    """Every problem of a document list: each needs a string ``title`` and ``text``.
 
     Args:
         docs: The documents.
@@ -45,61 +105,79 @@ def docs_problem(docs: list[Any], field: str = "docs", nli: bool = False) -> str
             replaces ``text``.
 
     """
+    problems = []
     for j, doc in enumerate(docs):
         if not isinstance(doc, dict):
-            return f'"{field}"[{j}] must be an object'
+            problems.append(_in_list(field, j, "must be an object"))
+            continue
         text_field = "sent" if nli and "sent" in doc else "text"
         for key in ("title", text_field):
             if not isinstance(doc.get(key), str):
-                return f'"{field}"[{j}] field "{key}" must be a string'
+                problems.append(_in_entry(field, j, key, "must be a string", doc))
         for key in _DOC_TEXT_FIELDS:
             if key in doc and not isinstance(doc[key], str):
-                return f'"{field}"[{j}] field "{key}" must be a string'
-    return None
+                problems.append(_in_entry(field, j, key, "must be a string", doc))
+    return problems
 
 
-def _qa_pairs_problem(pairs: list[Any], qa: bool) -> str | None:
+def docs_problem(docs: list[Any], field: str = "docs", nli: bool = False) -> str | None:
+    """The first of :func:`docs_problems` as a sentence, or None."""
+    problems = docs_problems(docs, field, nli)
+    return problems[0].message if problems else None
+
+
+def _qa_pairs_problems(pairs: list[Any], qa: bool) -> list[FieldProblem]:
+    problems = []
     for j, pair in enumerate(pairs):
         if not isinstance(pair, dict) or not isinstance(pair.get("short_answers"), list):
-            return f'"qa_pairs"[{j}] needs a list "short_answers"'
+            problems.append(_in_list("qa_pairs", j, 'needs a list "short_answers"'))
+            continue
         if not _strings(pair["short_answers"]):
-            return f'"qa_pairs"[{j}] field "short_answers" must be a list of strings'
+            problems.append(_in_entry("qa_pairs", j, "short_answers", "must be a list of strings"))
         if ("question" in pair or qa) and not isinstance(pair.get("question"), str):
-            return f'"qa_pairs"[{j}] field "question" must be a string'
+            problems.append(_in_entry("qa_pairs", j, "question", "must be a string", pair))
         if qa and not pair["short_answers"]:
-            return f'"qa_pairs"[{j}] has no "short_answers" to score QA accuracy against'
+            problems.append(
+                _in_list("qa_pairs", j, 'has no "short_answers" to score QA accuracy against')
+            )
     if qa and not pairs:
-        return '"qa_pairs" is empty: QA accuracy needs at least one'
-    return None
+        problems.append(_of_field("qa_pairs", "is empty: QA accuracy needs at least one"))
+    return problems
 
 
-def _content_problem(field: str, value: Any, nli: bool, qa: bool) -> str | None:
+def _content_problems(field: str, value: Any, nli: bool, qa: bool) -> list[FieldProblem]:
     if field == "docs":
-        return docs_problem(value, nli=nli)
+        return docs_problems(value, nli=nli)
     if field == "qa_pairs":
-        return _qa_pairs_problem(value, qa)
+        return _qa_pairs_problems(value, qa)
     if field == "answers":
-        for j, group in enumerate(value):
-            if not _strings(group):
-                return f'"answers"[{j}] must be a list of strings'
+        return [
+            _in_list("answers", j, "must be a list of strings")
+            for j, group in enumerate(value)
+            if not _strings(group)
+        ]
     if field == "claims" and not _strings(value):
-        return '"claims" must be a list of strings'
+        return [_of_field("claims", "must be a list of strings")]
     if field == "annotations":
-        for j, annotation in enumerate(value):
-            if not isinstance(annotation, dict) or not isinstance(
-                annotation.get("long_answer"), str
-            ):
-                return f'"annotations"[{j}] needs a string "long_answer"'
+        problems = [
+            _in_list("annotations", j, 'needs a string "long_answer"')
+            for j, annotation in enumerate(value)
+            if not isinstance(annotation, dict)
+            or not isinstance(annotation.get("long_answer"), str)
+        ]
         if len(value) < 2:
             # eval.py and the ROUGE scorer compare with the first two annotations.
-            return f'"annotations" must hold two annotations, got {len(value)}'
-    return None
+            problems.append(
+                _of_field("annotations", f"must hold two annotations, got {len(value)}")
+            )
+        return problems
+    return []
 
 
-def field_problem(
+def field_problems(
     item: Mapping[str, Any], field: str, nli: bool = False, qa: bool = False
-) -> str | None:
-    """Why ``item[field]`` is missing or unusable, or None.
+) -> list[FieldProblem]:
+    """Every problem that makes ``item[field]`` missing or unusable ([] when none does).
 
     Args:
         item: The ALCE item.
@@ -109,32 +187,51 @@ def field_problem(
 
     """
     if field not in item:
-        return f'missing field "{field}"'
+        return [FieldProblem((field,), "missing", f'missing field "{field}"')]
     value = item[field]
     typ = FIELD_TYPES[field]
     if not isinstance(value, typ):
-        return f'field "{field}" must be {typ.__name__}, got {type(value).__name__}'
-    return _content_problem(field, value, nli, qa)
+        return [
+            FieldProblem(
+                (field,),
+                f"must be {_JSON_NAMES[typ]}, got {_json_name(value)}",
+                f'field "{field}" must be {typ.__name__}, got {type(value).__name__}',
+            )
+        ]
+    return _content_problems(field, value, nli, qa)
 
 
-def item_problem(
-    item: Any, fields: Iterable[str], nli: bool = False, qa: bool = False
+def field_problem(
+    item: Mapping[str, Any], field: str, nli: bool = False, qa: bool = False
 ) -> str | None:
-    """Why an ALCE item is unusable for what reads ``fields``, or None.
+    """Why ``item[field]`` is missing or unusable (the first of :func:`field_problems`), or None."""
+    problems = field_problems(item, field, nli=nli, qa=qa)
+    return problems[0].message if problems else None
+
+
+def item_problems(
+    item: Any, fields: Iterable[str], nli: bool = False, qa: bool = False
+) -> list[FieldProblem]:
+    """Every problem that makes an ALCE item unusable for what reads ``fields``.
 
     ``annotations`` (ASQA's two long answers, read by ROUGE) is checked whenever it is present
     and not null.
     """
     if not isinstance(item, dict):
-        return f"expected an object, got {type(item).__name__}"
+        what = f"expected an object, got {type(item).__name__}"
+        return [FieldProblem((), f"must be an object, got {_json_name(item)}", what)]
     wanted = list(fields)
     if item.get("annotations") is not None and "annotations" not in wanted:
         wanted.append("annotations")
-    for field in wanted:
-        problem = field_problem(item, field, nli=nli, qa=qa)
-        if problem is not None:
-            return problem
-    return None
+    return [p for field in wanted for p in field_problems(item, field, nli=nli, qa=qa)]
+
+
+def item_problem(
+    item: Any, fields: Iterable[str], nli: bool = False, qa: bool = False
+) -> str | None:
+    """Why an ALCE item is unusable for what reads ``fields`` (the first problem), or None."""
+    problems = item_problems(item, fields, nli=nli, qa=qa)
+    return problems[0].message if problems else None
 
 
 def demo_problem(demo: Any, needs_docs: bool) -> str | None:

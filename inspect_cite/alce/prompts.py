@@ -178,8 +178,13 @@ def prompt_name(dataset: AlceDatasetName, variant: PromptVariant) -> str:
     return f"{dataset}_{variant}"
 
 
-def official_prompt_path(name: str) -> Path:
+def official_prompt_path(name: str, flag: str = "-T prompt_file") -> Path:
     """Return the cached official prompt file, downloading and verifying it if needed.
+
+    Args:
+        name: The file's name without ``.json`` (``asqa_default``).
+        flag: The option that gives a file of one's own instead, for the message: ``-T
+            prompt_file`` for a task, ``-S prompt_file`` for a solver on a task of one's own.
 
     Raises:
         PromptFileError: When the file is not cached and cannot be downloaded.
@@ -187,7 +192,7 @@ def official_prompt_path(name: str) -> Path:
     """
     if name not in PROMPT_SHA256:
         raise PromptFileError(f"unknown ALCE prompt file {name!r}; known: {sorted(PROMPT_SHA256)}")
-    return PROMPT_FILES.fetch(ALCE_PROMPT_URL, name, PROMPT_SHA256[name])
+    return PROMPT_FILES.fetch(ALCE_PROMPT_URL, name, PROMPT_SHA256[name], flag=flag)
 
 
 @dataclass(frozen=True)
@@ -209,7 +214,7 @@ class PinnedAlceFiles:
     error: Callable[[str], Exception]
     """Builds the exception raised when a file cannot be had."""
 
-    def fetch(self, url: str, name: str, sha256: str) -> Path:
+    def fetch(self, url: str, name: str, sha256: str, flag: str | None = None) -> Path:
         """The file ``name``, from the verified cache or downloaded.
 
         The cached copy is checked against ``sha256`` on every use; a corrupt one is
@@ -219,6 +224,7 @@ class PinnedAlceFiles:
             url: Where files are downloaded from, with ``{repo}``, ``{commit}`` and ``{name}``.
             name: The file's name without the suffix.
             sha256: Its pinned SHA-256.
+            flag: The option the message names instead of :attr:`flag` (``-S prompt_file``).
 
         Raises:
             Exception: ``error(...)`` naming the file, why, the URL and the fix.
@@ -241,7 +247,7 @@ class PinnedAlceFiles:
             raise self.error(
                 f"{self.what} {dest.name} {state} and could not be downloaded "
                 f"({describe_failure(e)}).\nDownload {url} yourself and pass "
-                f"{self.flag}=PATH, or copy it to {dest}."
+                f"{flag or self.flag}=PATH, or copy it to {dest}."
             ) from e
 
 
@@ -256,11 +262,11 @@ def prompt_dir_override() -> Path | None:
     return Path(value) if value else None
 
 
-def alce_prompt_path(name: str) -> Path:
+def alce_prompt_path(name: str, flag: str = "-T prompt_file") -> Path:
     """The prompt file ``name`` (e.g. ``asqa_default``) a run reads.
 
     From ``INSPECT_CITE_ALCE_PROMPT_DIR`` when it is set, else ALCE's official file
-    (:func:`official_prompt_path`).
+    (:func:`official_prompt_path`; ``flag`` is the option its message offers instead).
 
     Raises:
         PromptFileError: When the file is neither in that folder nor obtainable.
@@ -268,7 +274,7 @@ def alce_prompt_path(name: str) -> Path:
     """
     override = prompt_dir_override()
     if override is None:
-        return official_prompt_path(name)
+        return official_prompt_path(name, flag=flag)
     path = override / f"{name}.json"
     if not path.is_file():
         raise PromptFileError(
@@ -302,7 +308,8 @@ def load_prompt_file(
 
     """
     if prompt_file is None:
-        path: str | Path = alce_prompt_path(prompt_name(dataset, variant))
+        # A file that cannot be had is refused offering the user's own through `flag`.
+        path: str | Path = alce_prompt_path(prompt_name(dataset, variant), flag=flag)
         flag = PROMPT_DIR_ENV if prompt_dir_override() else "ALCE's official file"
     else:
         path = prompt_file

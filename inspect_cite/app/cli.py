@@ -1,7 +1,10 @@
 """The ``inspect-cite`` console command."""
 
 import argparse
+import difflib
+import logging
 import os
+import re
 import signal
 import sys
 import tempfile
@@ -19,6 +22,7 @@ from rich.text import Text
 
 from inspect_cite.app import calibrate
 from inspect_cite.app.report import terminal_table, write_report
+from inspect_cite.checks.errors import TaskArgumentTypeError
 from inspect_cite.downloads.http_client import redact_text
 
 # Stands in for every model while a task is checked: nothing is loaded or called.
@@ -70,7 +74,9 @@ def check_task(task: str, task_args: dict[str, Any], roles: list[str]) -> str:
     Inspect loads the model under test before it builds the task; this builds the task alone
     (every model, including the roles named, is Inspect's ``mockllm``), so a wrong ``-T``
     value, a missing file or an unusable NLI model is reported in seconds. The data and
-    prompt files are fetched (and cached) as the run would.
+    prompt files are fetched (and cached) as the run would. A ``-T`` parameter the task does
+    not take, which ``inspect eval`` drops with a warning, is refused here
+    (:func:`unknown_task_args`).
 
     Args:
         task: A registry name (``alce_tasks/asqa``) or a task file (``my_task.py[@name]``).
@@ -87,20 +93,101 @@ def check_task(task: str, task_args: dict[str, Any], roles: list[str]) -> str:
     from inspect_ai import eval as inspect_eval
 
     with tempfile.TemporaryDirectory(prefix="inspect-cite-check-") as log_dir:
-        logs = inspect_eval(
-            task,
-            task_args=task_args,
-            model=CHECK_MODEL,
-            model_roles=dict.fromkeys(roles, CHECK_MODEL),
-            run_samples=False,
-            display="none",
-            log_dir=log_dir,
-        )
+        with UnusedTaskArgs() as unused:
+            try:
+                logs = inspect_eval(
+                    task,
+                    task_args=task_args,
+                    model=CHECK_MODEL,
+                    model_roles=dict.fromkeys(roles, CHECK_MODEL),
+                    run_samples=False,
+                    display="none",
+                    log_dir=log_dir,
+                )
+            except PrerequisiteError:
+                # A misspelt parameter is reported alone, before what the build lacks: the
+                # refusal may only be its consequence (-T dataset_paht=... on BioASQ).
+                unused.raise_any(task_args)
+                raise
+    unused.raise_any(task_args, taken={name for log in logs for name in log.eval.task_args_passed})
     counts = []
     for log in logs:
         n = log.eval.dataset.samples or 0
         counts.append(f"{log.eval.task_registry_name or log.eval.task}: {n} sample{'s' * (n != 1)}")
     return f"ok: {', '.join(counts)}"
+
+
+class UnusedTaskArgs(logging.Handler):
+    """Collects the ``-T`` parameters a task does not take, while Inspect builds it.
+
+    ``inspect eval`` drops such a parameter with a warning (``param 'ndocs' not used by task
+    'alce_tasks/asqa'``) and runs with the default, so a typo silently runs another
+    experiment. Used as a context manager around the build, this reads those warnings, whether
+    the build then succeeds or fails.
+    """
+
+    _WARNING = re.compile(r"param '(?P<param>.+)' not used by task '(?P<task>.+)'$")
+    # Inspect's task registry, which warns.
+    _LOGGER = "inspect_ai._eval.registry"
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.unused: dict[str, list[str]] = {}
+
+    def emit(self, record: logging.LogRecord) -> None:
+        """Keep one of Inspect's warnings about a parameter a task does not use."""
+        match = self._WARNING.match(record.getMessage())
+        if match is not None:
+            self.unused.setdefault(match["param"], []).append(match["task"])
+
+    def __enter__(self) -> "UnusedTaskArgs":
+        logging.getLogger(self._LOGGER).addHandler(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        logging.getLogger(self._LOGGER).removeHandler(self)
+
+    def raise_any(self, task_args: dict[str, Any], taken: set[str] | None = None) -> None:
+        """Refuse, in one line, the parameters no task took, naming each one's close match.
+
+        Args:
+            task_args: The ``-T`` values given.
+            taken: Parameters some task took (a file's other task may take what one does not).
+
+        Raises:
+            TaskArgumentTypeError: ``-T ndocs=3: alce_tasks/asqa takes no parameter 'ndocs';
+                did you mean -T ndoc?``
+
+        """
+        problems = []
+        for name, tasks in self.unused.items():
+            if name not in task_args or name in (taken or set()):
+                continue
+            known = sorted({p for t in tasks for p in task_parameters(t)})
+            close = difflib.get_close_matches(name, known, n=1)
+            hint = (
+                f"did you mean -T {close[0]}?" if close else f"its parameters: {', '.join(known)}"
+            )
+            shown = yaml.safe_dump(task_args[name], default_flow_style=True)
+            shown = shown.strip().removesuffix("...").strip()
+            problems.append(
+                f"-T {name}={shown}: {', '.join(dict.fromkeys(tasks))} takes no parameter "
+                f"{name!r}; {hint}"
+            )
+        if problems:
+            raise TaskArgumentTypeError("; ".join(problems))
+
+
+def task_parameters(name: str) -> list[str]:
+    """The parameters of the registered task ``name`` (empty when it cannot be found)."""
+    # Private: no public lookup of a registered object by name exists in inspect_ai 0.3.285.
+    from inspect_ai._util.registry import registry_lookup
+    from inspect_ai.util import registry_info
+
+    found = registry_lookup("task", name)
+    if found is None:
+        return []
+    return list(registry_info(found).metadata.get("params", []))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -20,7 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from inspect_cite.checks.errors import PreflightError
-from inspect_cite.checks.record_check import LIST, OBJECT, STRING, RecordCheck
+from inspect_cite.checks.record_check import (
+    LIST,
+    OBJECT,
+    STRING,
+    RecordCheck,
+    each_problem,
+    problems_error,
+)
 from inspect_cite.citations.alce import markers
 from inspect_cite.downloads.cache import cache_dir
 from inspect_cite.downloads.files import read_jsonl
@@ -71,15 +78,23 @@ def load_expertqa(path: str | Path, flag: str = "-T dataset_path") -> list[dict[
     """Read and validate ExpertQA JSON Lines.
 
     Raises:
-        ExpertqaDataError: Naming the file, line and field at fault.
+        ExpertqaDataError: Naming the file, and the line and field of every row at fault.
 
     """
     rows: list[dict[str, Any]] = []
+    checks: list[tuple[str, Any]] = []
     for where, row in read_jsonl(Path(path), "ExpertQA file", ExpertqaDataError, flag):
         # The sample id is the row's position among the file's rows (the task's record ids).
-        sample = f'ExpertQA file {where} (sample id "{len(rows)}")'
-        _check_row(row, RecordCheck(sample, ExpertqaDataError))
+        checks.append((f'ExpertQA file {where} (sample id "{len(rows)}")', row))
         rows.append(row)
+    # Every row is checked before the file is refused: one error names each at fault.
+    problems = each_problem(
+        checks,
+        lambda check: _check_row(check[1], RecordCheck(check[0], ExpertqaDataError)),
+        ExpertqaDataError,
+    )
+    if problems:
+        raise problems_error(f"ExpertQA file {path} ({flag})", problems, ExpertqaDataError)
     return rows
 
 

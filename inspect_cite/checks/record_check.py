@@ -2,17 +2,20 @@
 
 A loader checks each field it reads, at every depth, with :class:`RecordCheck`, so a wrong type
 anywhere is one error naming the file, the record and the field path
-(``snippets[2].offsetInBeginSection``), never a TypeError deep in the loader. Used by the
-FullCite loaders (``fullcite_tasks.data``) and the core's ExpertQA reader
-(:mod:`inspect_cite.benchmarks.expertqa_file`).
+(``snippets[2].offsetInBeginSection``), never a TypeError deep in the loader. Used by the FullCite
+loaders (``fullcite_tasks.data``) and the core's ExpertQA reader
+(:mod:`inspect_cite.benchmarks.expertqa_file`). A file's records are all checked before it is
+refused: :func:`each_problem` runs a record's check on every record and :func:`problems_error` names
+every record at fault in one error (ALCE's items, :mod:`inspect_cite.alce.items`, too).
 """
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 FieldPath = tuple[str | int, ...]
+T = TypeVar("T")
 
 _MISSING = object()
 # How much of a wrong value an error message quotes.
@@ -150,3 +153,48 @@ class RecordCheck:
         for i, _ in enumerate(items):
             self.require(record, (*path, i), kind)
         return items  # type: ignore[no-any-return]
+
+
+MAX_LISTED = 20
+"""Problems an error lists; the rest are counted (``... and 980 more``)."""
+
+
+def each_problem(
+    records: Iterable[T], check: Callable[[T], None], error: type[Exception]
+) -> list[str]:
+    """Run ``check`` on every record: what each refused with ``error``, in order.
+
+    A record's check stops at its first problem (later fields are read through earlier ones);
+    every record is checked.
+    """
+    problems = []
+    for record in records:
+        try:
+            check(record)
+        except error as e:
+            problems.append(str(e))
+    return problems
+
+
+def problems_error(
+    what: str, problems: Sequence[str], error: Callable[[str], Exception]
+) -> Exception:
+    """One error naming every problem of a file, in one line.
+
+    Args:
+        what: The file as the message names it (``asqa dataset file data.json (-T
+            dataset_path)``).
+        problems: Each naming its record and field (``data.json:3:qa_pairs: missing``).
+        error: The loader's exception class.
+
+    Returns:
+        ``error(problem)`` for one problem; for several, ``<what>: <n> problems: <first>;
+        <second>; ...`` (the first :data:`MAX_LISTED`, then how many more).
+
+    """
+    if len(problems) == 1:
+        return error(problems[0])
+    shown = list(problems[:MAX_LISTED])
+    if len(problems) > MAX_LISTED:
+        shown.append(f"... and {len(problems) - MAX_LISTED} more")
+    return error(f"{what}: {len(problems)} problems: " + "; ".join(shown))

@@ -73,9 +73,18 @@ def read_json(path: Path, what: str, error: type[Exception], missing_hint: str =
 
 
 def read_jsonl(
-    path: Path, what: str, error: type[Exception], flag: str
+    path: Path, what: str, error: type[Exception], flag: str, problems: list[str] | None = None
 ) -> Iterator[tuple[str, Any]]:
     """Parsed non-blank lines of a JSON Lines file as ``("<file>:<line>", value)``.
+
+    Args:
+        path: The file.
+        what: What the file is, for the message (``"spans file"``).
+        error: The exception class to raise.
+        flag: The option that names the file, for the message.
+        problems: When given, a line that is not UTF-8 or not valid JSON is added to it
+            (``"<file>:<line>: <why>"``) and skipped, so that a caller can name every bad
+            line at once; otherwise it is raised.
 
     Raises:
         error: Naming the file (missing, a directory, unreadable) or the file and line (not
@@ -97,7 +106,11 @@ def read_jsonl(
             # A byte-order mark can only open the file (Windows editors and spreadsheets).
             value = loads(line.decode("utf-8-sig" if lineno == 1 else "utf-8"))
         except ValueError as e:
-            raise error(f"{where}: {json_problem(e).removeprefix('is ')}") from e
+            problem = f"{where}: {json_problem(e).removeprefix('is ')}"
+            if problems is None:
+                raise error(problem) from e
+            problems.append(problem)
+            continue
         yield where, value
 
 

@@ -5,13 +5,17 @@ Spans file (``-T spans_path=``): JSON Lines, one span per line::
     {"sample_id": "-1020319779014404165", "doc_id": "ninth-doctor", "span": "verbatim text"}
 
 ``span`` may be ``null``: the document was annotated and holds no evidence (so an annotation
-cache knows not to ask again). Sample ids are the task's sample ids; doc ids are the context
-document ids. Lines for documents that are not in a sample's context are ignored.
+cache knows not to ask again). Sample ids are the ids the data gives its samples; doc ids are
+the ids of the sample's documents (docs/fullcite.md, "Sample and document ids"). Lines for
+documents a run does not show (beyond ``ndoc``) are not used; a line whose ``doc_id`` is not
+a document of its sample, or whose ``span`` that document does not hold, is refused
+(:func:`check_spans_file`), every such line at once.
 
 The FullCite loaders read a spans file (``fullcite_tasks.data``); the span annotator
 (``solvers/span_annotator``) keeps its annotations in one, a cache it repairs and appends to.
 """
 
+import difflib
 import json
 import logging
 import os
@@ -22,9 +26,10 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from inspect_cite.checks.errors import PreflightError
-from inspect_cite.checks.record_check import ID, STRING, type_problem
+from inspect_cite.checks.record_check import ID, STRING, problems_error, type_problem
 from inspect_cite.downloads.cache import corrupt_path
 from inspect_cite.downloads.files import json_problem, loads, read_jsonl, write_atomic
+from inspect_cite.text.verbatim import match_snippet
 
 logger = logging.getLogger(__name__)
 
@@ -62,19 +67,38 @@ def _add_row(table: SpanTable, row: dict[str, Any]) -> None:
         spans.append(span)
 
 
+def _spans_rows(path: str | Path) -> list[tuple[str, dict[str, Any]]]:
+    """The rows of a spans file with their ``<file>:<line>``, every malformed line refused at once.
+
+    Raises:
+        SpansFileError: Naming the file, and the line and field of every line at fault.
+
+    """
+    rows: list[tuple[str, dict[str, Any]]] = []
+    problems: list[str] = []
+    for where, row in read_jsonl(
+        Path(path), "spans file", SpansFileError, "-T spans_path", problems
+    ):
+        problem = _row_problem(row)
+        if problem is not None:
+            problems.append(f"{where}: {problem}")
+        else:
+            rows.append((where, row))
+    if problems:
+        raise problems_error(f"spans file {path} (-T spans_path)", problems, SpansFileError)
+    return rows
+
+
 def load_spans_file(path: str | Path) -> SpanTable:
     """Read a spans JSONL file.
 
     Raises:
-        SpansFileError: Naming the file, line and field at fault.
+        SpansFileError: Naming the file, and the line and field of every line at fault.
 
     """
     table: SpanTable = {}
     try:
-        for where, row in read_jsonl(Path(path), "spans file", SpansFileError, "-T spans_path"):
-            problem = _row_problem(row)
-            if problem is not None:
-                raise SpansFileError(f"{where}: {problem}")
+        for _, row in _spans_rows(path):
             _add_row(table, row)
     except SpansFileError as e:
         try:
@@ -90,6 +114,80 @@ def load_spans_file(path: str | Path) -> SpanTable:
             ) from e
         raise
     return table
+
+
+SpanDocuments = Mapping[str, Mapping[str, str]]
+"""sample id -> doc id -> document text: every document a spans file may name, per sample."""
+
+
+def spans_file_problems(path: str | Path, documents: SpanDocuments) -> tuple[list[str], list[str]]:
+    """What a spans file says that its data does not hold, line by line.
+
+    Args:
+        path: The spans file (already read by :func:`load_spans_file`).
+        documents: Every document of every sample of the data, by sample id and doc id (all
+            of an item's documents, not only the ``ndoc`` shown: a file annotated with more
+            documents stays usable).
+
+    Returns:
+        The lines to refuse (``<file>:<line>: ...``): a ``doc_id`` that is not a document of its
+        sample, a ``span`` its document does not hold (verbatim or near-verbatim, as
+        ``inspect_cite.text.verbatim`` reads a snippet); and the lines naming a sample the data
+        does not hold, which are left out (a spans file may cover more questions than a
+        data file of one's own).
+
+    """
+    refused: list[str] = []
+    other_samples: list[str] = []
+    for where, row in _spans_rows(path):
+        sample_id, doc_id, span = str(row["sample_id"]), str(row["doc_id"]), row.get("span")
+        docs = documents.get(sample_id)
+        if docs is None:
+            other_samples.append(f"{where} (sample_id {sample_id!r})")
+            continue
+        text = docs.get(doc_id)
+        if text is None:
+            close = difflib.get_close_matches(doc_id, list(docs), n=1)
+            hint = f"did you mean {close[0]!r}?" if close else f"its documents: {_some(docs)}"
+            refused.append(
+                f"{where}: doc_id {doc_id!r} is not a document of sample {sample_id!r}; {hint}"
+            )
+        elif span is not None and span.strip() and match_snippet(span, text) is None:
+            refused.append(
+                f"{where}: span {_quoted(span)} is not in document {doc_id!r} of sample "
+                f"{sample_id!r}"
+            )
+    return refused, other_samples
+
+
+def check_spans_file(path: str | Path, documents: SpanDocuments) -> None:
+    """Refuse a spans file whose lines name documents or spans the data does not hold.
+
+    Every such line is named at once (:func:`spans_file_problems`); lines naming samples the
+    data does not hold are left out with one warning.
+
+    Raises:
+        SpansFileError: ``spans file X (-T spans_path): 2 problems: X:3: doc_id 'tenth-dr' is
+            not a document of sample '-1234'; did you mean 'tenth-doctor'?; X:7: ...``.
+
+    """
+    refused, other_samples = spans_file_problems(path, documents)
+    if refused:
+        raise problems_error(f"spans file {path} (-T spans_path)", refused, SpansFileError)
+    if other_samples:
+        logger.warning(
+            f"spans file {path}: {len(other_samples)} line(s) name a sample the data file does "
+            f"not hold and are left out, e.g. {other_samples[0]}"
+        )
+
+
+def _some(names: Mapping[str, Any], n: int = 5) -> str:
+    shown = ", ".join(repr(name) for name in list(names)[:n])
+    return shown + (", ..." if len(names) > n else "")
+
+
+def _quoted(text: str, n: int = 60) -> str:
+    return repr(text if len(text) <= n else text[:n] + "...")
 
 
 # What append_spans writes first on each line: enough of a cut line to tell whose it was.

@@ -165,13 +165,19 @@ def test_local_data_dir_override(tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     ("mutate", "message"),
     [
-        (lambda it: it.pop("qa_pairs"), r'item 1: missing field "qa_pairs"'),
-        (lambda it: it.update(question=3), r'item 1: field "question" must be str, got int'),
+        (lambda it: it.pop("qa_pairs"), r"bad.json:1:qa_pairs: missing$"),
+        (
+            lambda it: it.update(question=3),
+            r"bad.json:1:question: must be a string, got a number$",
+        ),
         (
             lambda it: it["docs"][2].pop("text"),
-            r'item 1: "docs"\[2\] field "text" must be a string',
+            r"bad.json:1:docs\[2\].text: must be a string \(it is missing\)$",
         ),
-        (lambda it: it["qa_pairs"][0].pop("short_answers"), r'"qa_pairs"\[0\] needs a list'),
+        (
+            lambda it: it["qa_pairs"][0].pop("short_answers"),
+            r'bad.json:1:qa_pairs\[0\]: needs a list "short_answers"$',
+        ),
     ],
 )
 def test_malformed_items_name_file_item_and_field(tmp_path, mutate, message):
@@ -201,5 +207,7 @@ def test_load_items_accepts_result_files_and_reports_bad_json(tmp_path):
     bad = json.loads((FIXTURES / "alce_qampari.json").read_text())
     bad[0]["answers"] = [["ok"], "not a list"]
     path.write_text(json.dumps(bad))
-    with pytest.raises(AlceDataError, match=r'item 0: "answers"\[1\] must be a list of strings'):
+    with pytest.raises(
+        AlceDataError, match=r"result.json:0:answers\[1\]: must be a list of strings"
+    ):
         load_items(path, "qampari")

@@ -268,7 +268,9 @@ def test_qampari_flat_answers_are_rejected_as_the_task_rejects_them(tmp_path, ca
     err = capsys.readouterr().err
     assert f"--f {path}: item 1: " in err and '"answers"[0] must be a list of strings' in err
     assert not Path(f"{path}.score").exists()
-    with pytest.raises(AlceDataError, match=r'item 1: "answers"\[0\] must be a list of strings'):
+    with pytest.raises(
+        AlceDataError, match=r"qampari-run.json:1:answers\[0\]: must be a list of str"
+    ):
         load_items(path, "qampari")
 
 

@@ -133,6 +133,7 @@ PUBLIC_DEFAULTS = {
         "max_citations": 3,
         "trim_truncated": True,
         **FULLCITE_PROMPTED,
+        "prompt_file": None,
     },
     posthoc_citations: {"threshold": 0.7, **FULLCITE_PROMPTED},
     alce_closedbook: PROMPTED,

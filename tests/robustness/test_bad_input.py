@@ -286,13 +286,13 @@ def test_documents_with_no_text_and_no_docs():
 @pytest.mark.parametrize(
     ("mutate", "message"),
     [
-        (lambda it: it.pop("question"), 'item 1: missing field "question"'),
-        (lambda it: it.update(question=7), 'item 1: field "question" must be str, got int'),
-        (lambda it: it.update(docs="nope"), 'item 1: field "docs" must be list'),
-        (lambda it: it["docs"].__setitem__(2, 5), 'item 1: "docs"[2] must be an object'),
-        (lambda it: it["docs"][0].pop("text"), 'item 1: "docs"[0] field "text"'),
-        (lambda it: it["docs"][1].update(title=None), 'item 1: "docs"[1] field "title"'),
-        (lambda it: it.update(qa_pairs=[{"x": 1}]), 'item 1: "qa_pairs"[0] needs a list'),
+        (lambda it: it.pop("question"), ":1:question: missing"),
+        (lambda it: it.update(question=7), ":1:question: must be a string, got a number"),
+        (lambda it: it.update(docs="nope"), ":1:docs: must be a list, got a string"),
+        (lambda it: it["docs"].__setitem__(2, 5), ":1:docs[2]: must be an object"),
+        (lambda it: it["docs"][0].pop("text"), ":1:docs[0].text: must be a string"),
+        (lambda it: it["docs"][1].update(title=None), ":1:docs[1].title: must be a string, got"),
+        (lambda it: it.update(qa_pairs=[{"x": 1}]), ':1:qa_pairs[0]: needs a list "short_answers"'),
     ],
 )
 def test_malformed_alce_records_name_item_and_field(tmp_path, mutate, message):
@@ -311,7 +311,7 @@ def test_malformed_alce_records_name_item_and_field(tmp_path, mutate, message):
         ("", "is not valid JSON"),
         ("\x00\x01", "is not valid JSON"),
         ('{"x": 1}', "expected a JSON list of items"),
-        ("[3]", "item 0: expected an object, got int"),
+        ("[3]", r"bad.json:0:\(item\): must be an object, got a number"),
     ],
 )
 def test_malformed_alce_files(tmp_path, content, message):

@@ -26,7 +26,8 @@ def run(texts: list[str], tmp_path, n: int = 4):
     return log.samples[0]
 
 
-def test_rerank_keeps_best_recall(tmp_path):
+def test_rerank_keeps_best_recall(own_prompts, tmp_path):
+    # own_prompts: the solver reads the prompt file a sample of one's own task would get.
     texts = [
         "The tower was built in 1887 [2].",  # cites the wrong document: recall 0
         "Paris is the capital [2]. It was built in London [1].",  # 1 of 2 statements
@@ -41,7 +42,7 @@ def test_rerank_keeps_best_recall(tmp_path):
     assert sample.scores["citation_nli"].value["citation_rec"] == 100.0
 
 
-def test_rerank_all_unsupported_keeps_first(tmp_path):
+def test_rerank_all_unsupported_keeps_first(own_prompts, tmp_path):
     sample = run(["No citation here.", "Still none."], tmp_path, n=2)
     assert sample.metadata["rerank"]["chosen"] == 0
     assert sample.output.completion == "No citation here."
