@@ -56,7 +56,7 @@ _DIRECTIONS = {
         similarity support relevance coverage snippet_support doc_support
         yesno_accuracy factoid_strict factoid_lenient factoid_mrr list_precision list_recall
         list_f1 summary_rouge2 summary_rouge_su4 rougeL rougeL_precision rougeL_recall rougeL_f1
-        supported
+        supported citation_recall citation_precision citation_f1 correctness
     """,
     LOWER_IS_BETTER: """
         invalid_citations invalid_share omission_rate unsupported_claims rejected_spans failed_docs
@@ -67,7 +67,7 @@ _DIRECTIONS = {
     # is neither the document's exact words nor a rewording.
     NO_DIRECTION: """
         length num_preds n_citations n_scored n_spans pos_rest first_two_share
-        first_two_rank_share near_verbatim_rate
+        first_two_rank_share near_verbatim_rate citation_length
     """,
 }
 _SCORE_DIRECTIONS = {name: d for d, names in _DIRECTIONS.items() for name in names.split()}
