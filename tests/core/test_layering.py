@@ -24,7 +24,7 @@ import pytest
 
 from tests.conftest import ROOT
 
-TASKS = ("alce_tasks", "fullcite_tasks")
+TASKS = ("alce_tasks", "fullcite_tasks", "longcite_tasks")
 # A python: NLI spec: its module, as a dotted name or as a file path.
 PYTHON_SPEC = re.compile(r"^python:(?:(?P<path>[^:]+)\.py|(?P<module>[A-Za-z_][\w.]*)):\w+$")
 
@@ -57,6 +57,12 @@ RULES = (
     ),
     Rule("inspect_cite/alce", ("inspect_cite.app",)),
     Rule("bench", ("tests",)),
+    # LongBench-Cite's family and its core room stand apart from the other families and rooms.
+    Rule("longcite_tasks", ("alce_tasks", "fullcite_tasks")),
+    Rule("alce_tasks", ("longcite_tasks",)),
+    Rule("fullcite_tasks", ("longcite_tasks",)),
+    Rule("inspect_cite", ("inspect_cite.longcite",), besides=("inspect_cite/longcite",)),
+    Rule("inspect_cite/longcite", ("inspect_cite.alce", "inspect_cite.app")),
 )
 
 
