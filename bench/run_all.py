@@ -27,6 +27,7 @@ SMALL: dict[str, list[str]] = {
     "scoring": ["--t5-sizes", "100", "--python-sizes", "100,1000,10000"],
     "calibrate": ["--pairs", "120", "--baseline", "30"],
     "verbatim": ["--sizes", "10000,20000,50000", "--old-max", "20000"],
+    "longcite": ["--sizes", "62500,125000,250000", "--zh-sizes", "100000,200000,400000"],
 }  # fmt: skip
 """Small settings per benchmark (``bench/bench_<name>.py``)."""
 

@@ -73,13 +73,13 @@ LONGCITE_FILES: dict[str, LongciteFile] = {
             "auto_scorer.py",
             "026cb74f6ad2faf63f74e72456cef0d0260b1f7a",
             "c502da395740dc6a5a1e2d97ccd5e43f2f6abecd1c62993b6f57d2c5ebb582e3",
-            "LongCite's citation scorer (its grader prompts)",
+            "LongCite's citation grader prompts",
         ),
         LongciteFile(
             "eval_correct.py",
             "d0d533561c81352e41b03c3c805427be5052bc2c",
             "60956941347f91a9d31726675ff40890a8a42b386ebc502915dbd7d619fc081d",
-            "LongCite's correctness scorer (its grader prompts)",
+            "LongCite's correctness grader prompts",
         ),
     )
 }
