@@ -221,14 +221,15 @@ def _f1(recall: float, precision: float) -> float:
     return 0.0 if recall + precision == 0 else 2 * recall * precision / (recall + precision)
 
 
-def _statement_markdown(i: int, record: dict[str, Any]) -> str:
+def _statement_markdown(i: int, record: dict[str, Any], strict: bool) -> str:
     lines = [f"{i}. {record['text']}"]
     for c in record["citations"]:
         rel = c.get("relevance")
         verdict = "not scored" if rel is None else ("relevant" if rel else "not relevant")
         lines.append(f"   - cites `{c['range']}` ({verdict}): {_short(c['text'])}")
     for dropped in record["dropped"]:
-        lines.append(f"   - `{dropped}` names no chunk shown: dropped (LongCite)")
+        fate = "a citation of nothing (strict)" if strict else "dropped (LongCite)"
+        lines.append(f"   - `{dropped}` names no chunk shown: {fate}")
     for c in record["beyond_cap"]:
         lines.append(f"   - `{c}` not scored: LongCite keeps the first 3 citations")
     recall = record.get("recall")
@@ -382,7 +383,7 @@ def longcite_citation(
                 values["citation_length"] = tokens / len(citations)
         if reasons:
             meta["reasons"] = reasons
-        body = "\n".join(_statement_markdown(i, r) for i, r in enumerate(records, start=1))
+        body = "\n".join(_statement_markdown(i, r, strict) for i, r in enumerate(records, start=1))
         summary = ", ".join(
             f"{k} {v:.1f}" if not math.isnan(v) else f"{k} nan ({reasons.get(k, '')})"
             for k, v in values.items()

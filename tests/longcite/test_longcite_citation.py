@@ -150,6 +150,9 @@ def test_strict_corrects_longcites_defects(longcite_files, tmp_path, word_tokeni
     # Ranges naming no chunk count as citations that support and show nothing.
     lenient = EXPECTED["items"]["1"]["citation"]
     assert by_id["1"].value["citation_precision"] < 100 * lenient["citation_precision"]
+    assert (
+        "`[40-42]` names no chunk shown: a citation of nothing (strict)" in by_id["1"].explanation
+    )
 
 
 def test_replies_are_read_as_longcite_reads_them():
@@ -174,3 +177,32 @@ def test_every_key_has_a_direction():
 def test_bad_options_are_refused(longcite_files):
     with pytest.raises(ValueError, match="max_statements must be at least 1"):
         longcite_citation(max_statements=0)
+
+
+def test_a_statement_citing_only_unseen_chunks(longcite_files, tmp_path):
+    """LongCite asks whether it needed a citation; strict scores it as supported by nothing."""
+    from inspect_ai import Task
+    from inspect_ai.dataset import Sample
+
+    from tests.helpers.evals import eval_one
+    from tests.helpers.scripted_models import scripted_model, scripted_output
+
+    docs = [{"id": str(i), "title": "", "text": f"Chunk {i} text. "} for i in range(3)]
+    sample = Sample(id="s", input="Why?", metadata={"docs": docs, "dataset": "hotpotqa"})
+    answer = "<statement>The sky is green.<cite>[7-9]</cite></statement>"
+    model, _ = scripted_model(lambda *a: scripted_output(answer))
+    values = {}
+    for strict in (False, True):
+        grader = RecordingGrader()
+        task = Task(dataset=[sample], scorer=longcite_citation(tokenizer=None, strict=strict))
+        log = eval_one(
+            task, model, model_roles={"grader": grader.model}, log_dir=str(tmp_path / str(strict))
+        )
+        values[strict] = (log.samples[0].scores["longcite_citation"].value, grader.calls)
+    lenient, lenient_calls = values[False]
+    # No digit in the statement: the scripted grader says it needs no citation, so recall 100.
+    assert lenient["citation_recall"] == 100 and lenient["citation_precision"] == 0
+    assert [len(c) for c in lenient_calls.values()] == [1]
+    strict_values, strict_calls = values[True]
+    assert strict_values["citation_recall"] == 0 and strict_values["citation_precision"] == 0
+    assert not strict_calls  # "No matched citation" and a citation of nothing need no grader
