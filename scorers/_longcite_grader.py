@@ -5,7 +5,8 @@ temperature 0 and the rest at 1; ``eval_correct.py``: 5, or 2 for LongBench-Chat
 and stop early when a reply says OpenAI's content filter was triggered (their ``query_llm``
 then returns a text holding ``Trigger``). Here the grader is Inspect's model role ``grader``
 (any model), asked the same way; a provider's content filter (stop reason
-``content_filter``) stops the asking as LongCite's ``Trigger`` does, and a call that raises
+``content_filter``) stops the asking as LongCite's ``Trigger`` does (and, for the citation
+grader, a reply holding ``Trigger``, whose text ``auto_scorer.py`` checks), and a call that raises
 (after Inspect's own retries) stops it with the error as the reason.
 """
 
@@ -55,6 +56,8 @@ async def ask_until_read(
     messages: list[ChatMessage],
     configs: Sequence[GenerateConfig],
     read: Callable[[str], T | None],
+    *,
+    trigger_ends: bool = True,
 ) -> Asked[T]:
     """Ask once per config until ``read`` gets a value from the reply.
 
@@ -63,6 +66,9 @@ async def ask_until_read(
         messages: The prompt.
         configs: One generate config per try, in order (their number is the tries).
         read: The value of a reply, or None when it cannot be read.
+        trigger_ends: Whether a reply holding :data:`TRIGGER` ends the tries
+            (``auto_scorer.py`` checks every reply's text; ``eval_correct.py`` only what its
+            API wrapper returns for a content filter, here the stop reason).
 
     Returns:
         The value and every reply; with no value, ``failure`` says why (the last reply, a
@@ -83,7 +89,7 @@ async def ask_until_read(
             asked.value = value
             return asked
         filtered = output.stop_reason == "content_filter"
-        if filtered or TRIGGER in reply:
+        if filtered or (trigger_ends and TRIGGER in reply):
             asked.failure = (
                 f"the grader's content filter stopped it ({reply[:120]!r})"
                 if filtered

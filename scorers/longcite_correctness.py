@@ -170,6 +170,8 @@ def longcite_correctness(model: str | None = None, seed: int = 42, strict: bool 
                     [ChatMessageSystem(content=prompts.system), ChatMessageUser(content=prompt)],
                     [config] * grading.attempts,
                     read_rating,
+                    # eval_correct.py checks for "Trigger" only in its API wrapper's own reply.
+                    trigger_ends=False,
                 )
                 grade: dict[str, Any] = {"reference": i, "replies": asked.replies}
                 if asked.value is None:
