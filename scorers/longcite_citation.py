@@ -124,10 +124,13 @@ def tokenizer_or_reason(name: str, trust_remote_code: bool) -> tuple[Any, str | 
             try:
                 _tokenizers[key] = _load_tokenizer(name, trust_remote_code)
             except Exception as e:
+                # GLM-4's tokenizer is code in its repository, which transformers runs only
+                # when allowed (and names the flag when it is not).
+                needs_code = name == GLM4_TOKENIZER or "trust_remote_code" in str(e)
                 hint = (
                     "; its tokenizer is code from its repository: pass "
                     "trust_remote_code=true to run it, as LongCite does"
-                    if not trust_remote_code
+                    if needs_code and not trust_remote_code
                     else ""
                 )
                 _tokenizers[key] = (
