@@ -78,3 +78,21 @@ def test_ratings_are_read_as_longcite_reads_them():
     assert read_rating("[[2.5]]") == "2.5"
     assert read_rating("Rating: 3") is None
     assert read_rating("[[none]]") is None
+
+
+def test_longbench_chat_examples_are_shuffled_reproducibly():
+    """LongCite shuffles them unseeded; here the seed and the sample id fix the order."""
+    import random
+
+    from scorers.longcite_correctness import _examples
+
+    shots = [{"answer": f"a{i}", "score": i} for i in range(3)]
+    order = {
+        key: [a for a, _ in _examples({"few_shot_scores": shots}, 3, random.Random(key))]
+        for key in ("42:s1:0", "42:s2:0", "7:s1:0", "42:s3:0")
+    }
+    again = [a for a, _ in _examples({"few_shot_scores": shots}, 3, random.Random("42:s1:0"))]
+    assert again == order["42:s1:0"]
+    assert len({tuple(o) for o in order.values()}) > 1  # not one fixed order
+    with pytest.raises(Exception, match="shows 3 rated example answers"):
+        _examples({"few_shot_scores": shots[:2]}, 3, random.Random(0))
