@@ -35,6 +35,7 @@ from scorers import epoch_mean
 from scorers.alce_correctness import alce_correctness
 from scorers.citation_nli import citation_nli
 from solvers.alce import alce_vanilla
+from solvers.alce_prompting import task_built_prompts
 
 HELMET_TASK_VERSION = 1
 
@@ -181,9 +182,12 @@ def helmet_task(run: AlceRun) -> Task:
     info["parameters"] = recorded_options(
         asdict(o), **info["parameters"], max_tokens=config.max_tokens
     )
+    # The samples carry HELMET's prompts: the solver reads no ALCE prompt file.
+    with task_built_prompts():
+        solver = alce_vanilla(system_message=None, thinking=o.thinking)
     return Task(
         dataset=dataset,
-        solver=alce_vanilla(system_message=None, thinking=o.thinking),
+        solver=solver,
         scorer=scorers,
         config=config,
         version=HELMET_TASK_VERSION,

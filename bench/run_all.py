@@ -29,6 +29,7 @@ SMALL: dict[str, list[str]] = {
     "minicheck": ["--pairs", "80", "--baseline", "20"],
     "verbatim": ["--sizes", "10000,20000,50000", "--old-max", "20000"],
     "helmet_prompts": ["--items", "20", "--repeats", "3"],
+    "longcite": ["--sizes", "62500,125000,250000", "--zh-sizes", "100000,200000,400000"],
 }  # fmt: skip
 """Small settings per benchmark (``bench/bench_<name>.py``)."""
 

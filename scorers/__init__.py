@@ -100,6 +100,16 @@ Native citations and agents (``-T strategy=native``/``agent``, any log of a tool
 | uncited_claims, n_citations            |                        | inspect_cite/evidence/
 |                                        |                        | transcript.py)
 
+LongBench-Cite log keys (``longcite_tasks/longbench_cite``):
+
+| Log keys                               | Scorer file            | Definition
+|----------------------------------------|------------------------|------------------------------
+| citation_recall, citation_precision,   | longcite_citation.py   | here (statements:
+| citation_f1, citation_length           |                        | inspect_cite/longcite/)
+| correctness                            | longcite_correctness.py| here
+| (metrics longbench_cite,               | _longcite_metrics.py   | inspect_cite/longcite/
+| longbench_cite_by_dataset)             |                        | datasets.py
+
 ``n_citations`` (citations in the answer) is reported by four scorers; Inspect names each by
 its scorer in the log.
 
@@ -121,6 +131,8 @@ from scorers.claim_coverage import claim_coverage
 from scorers.claim_support import claim_support
 from scorers.doc_snippet_f1 import doc_snippet_f1
 from scorers.fullcite_answer import fullcite_answer
+from scorers.longcite_citation import longcite_citation
+from scorers.longcite_correctness import longcite_correctness
 from scorers.mauve import mauve, mauve_corpus
 from scorers.native_counts import native_counts
 from scorers.source_support import source_support
@@ -139,6 +151,8 @@ __all__ = [
     "doc_snippet_f1",
     "epoch_mean",
     "fullcite_answer",
+    "longcite_citation",
+    "longcite_correctness",
     "mauve",
     "mauve_corpus",
     "native_counts",

@@ -7,6 +7,7 @@ from solvers.alce_interactive import alce_inlinesearch, alce_interact
 from solvers.alce_postcite import alce_postcite
 from solvers.alce_rerank import alce_rerank
 from solvers.constrained import constrained_citations
+from solvers.longcite_one_shot import longcite_one_shot
 from solvers.native import native_citations
 from solvers.posthoc import posthoc_citations
 from solvers.prompted import prompted_citations
@@ -25,6 +26,7 @@ __all__ = [
     "alce_summ",
     "alce_vanilla",
     "constrained_citations",
+    "longcite_one_shot",
     "native_citations",
     "posthoc_citations",
     "prompted_citations",

@@ -63,6 +63,7 @@ _DIRECTIONS = {
         answered_claims_nli calib_answered_claims_nli calib_answerable_claims_nli
         calib_claims_nli_f1 regular_citation_rec regular_citation_prec regular_citation_f1
         answered_citation_rec answered_citation_prec answered_citation_f1
+        citation_recall citation_precision citation_f1 correctness
     """
     + " ".join(
         f"{p}_{k}"
@@ -91,6 +92,7 @@ _DIRECTIONS = {
         answered_length regular_num_preds answered_num_preds calib_answered_num_preds
         calib_answerable_num_preds qampari_presence qampari_absence parametric_str_em
         parametric_qampari_rec_top5 parametric_answered_claims_nli
+        citation_length
     """,
 }
 _SCORE_DIRECTIONS = {name: d for d, names in _DIRECTIONS.items() for name in names.split()}

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from alce_tasks import asqa, eli5, qampari
-from inspect_cite.alce.data import AlceDataError, load_items
 from fullcite_tasks import asqa as fullcite_asqa
 from fullcite_tasks import bioasq, expertqa
 from fullcite_tasks.data.bioasq import BioasqDataError, load_bioasq
+from inspect_cite.alce.data import AlceDataError, load_items
 from inspect_cite.alce.items import REQUIRED_FIELDS
 from inspect_cite.benchmarks.expertqa_file import ExpertqaDataError, load_expertqa
 from tests.conftest import FIXTURES, ROOT

@@ -20,7 +20,7 @@ from tests.conftest import FIXTURES, ROOT
 
 pytestmark = pytest.mark.slow
 
-PACKAGES = ("alce_tasks", "fullcite_tasks", "solvers", "scorers")
+PACKAGES = ("alce_tasks", "fullcite_tasks", "longcite_tasks", "solvers", "scorers")
 # The plugin's packages and the core they run on: a stale copy of any of them is a stale install.
 SOURCE_PACKAGES = (*PACKAGES, "inspect_cite")
 INSPECT = str(Path(sys.executable).with_name("inspect"))

@@ -1,9 +1,9 @@
 """The documentation names only what exists: repository paths, registry names, modules, links.
 
 README.md, docs/*.md and bench/README.md are read as text. Every repository path they mention
-(in a link, in backticks or in a command), every ``scorers/…``, ``solvers/…``, ``alce_tasks/…``
-and ``fullcite_tasks/…`` registry name, every dotted name in this project's packages and every
-link between the pages (with its ``#anchor``) must resolve.
+(in a link, in backticks or in a command), every ``scorers/…``, ``solvers/…``, ``alce_tasks/…``,
+``fullcite_tasks/…`` and ``longcite_tasks/…`` registry name, every dotted name in this project's
+packages and every link between the pages (with its ``#anchor``) must resolve.
 """
 
 import importlib
@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "bench" / "README.md"]
 README_MAX_LINES = 200
 
-REGISTRY_PACKAGES = ("alce_tasks", "fullcite_tasks", "solvers", "scorers")
+REGISTRY_PACKAGES = ("alce_tasks", "fullcite_tasks", "longcite_tasks", "solvers", "scorers")
 PYTHON_PACKAGES = (*REGISTRY_PACKAGES, "inspect_cite")
 # Top-level folders of the repository: a mention starting with one of these is a repository path
 # (or a registry name). Other slashed words (hub ids, `runs/report`, ALCE's `tools/...`) are not.

@@ -17,6 +17,7 @@ from fullcite_tasks import asqa as fullcite_asqa
 from fullcite_tasks import bioasq, expertqa
 from inspect_cite.options.cli_values import accept_cli_values
 from inspect_cite.options.forwarding import forwards_to, given_arguments
+from longcite_tasks import longbench_cite
 from solvers import (
     alce_closedbook,
     alce_inlinesearch,
@@ -121,6 +122,17 @@ PUBLIC_DEFAULTS = {
         "similarity_model judge attribution nli thinking thinking_tokens diagnose",
     ),
     expertqa: {"dataset_path": None, "system": "rr_gs_gpt4", "spans_path": None, **FULLCITE},
+    longbench_cite: {
+        "dataset_path": None,
+        "datasets": None,
+        "prompt_file": None,
+        "correctness": True,
+        "strict": False,
+        "tokenizer": "THUDM/glm-4-9b-chat",
+        "trust_remote_code": False,
+        "thinking": False,
+        "thinking_tokens": 4096,
+    },
     prompted_citations: FULLCITE_PROMPTED,
     constrained_citations: {
         "format": "auto",

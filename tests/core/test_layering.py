@@ -24,7 +24,7 @@ import pytest
 
 from tests.conftest import ROOT
 
-TASKS = ("alce_tasks", "fullcite_tasks")
+TASKS = ("alce_tasks", "fullcite_tasks", "longcite_tasks")
 # A python: NLI spec: its module, as a dotted name or as a file path.
 PYTHON_SPEC = re.compile(r"^python:(?:(?P<path>[^:]+)\.py|(?P<module>[A-Za-z_][\w.]*)):\w+$")
 
@@ -60,6 +60,9 @@ RULES = (
     # The task families never import each other: what two share lives in the core.
     Rule("alce_tasks", ("fullcite_tasks",)),
     Rule("fullcite_tasks", ("alce_tasks",)),
+    Rule("longcite_tasks", ("alce_tasks", "fullcite_tasks")),
+    Rule("alce_tasks", ("longcite_tasks",)),
+    Rule("fullcite_tasks", ("longcite_tasks",)),
 )
 
 

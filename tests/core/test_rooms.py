@@ -13,7 +13,7 @@ from pathlib import Path
 
 from tests.conftest import ROOT, SCORERS, scorers_named
 
-PACKAGES = ("alce_tasks", "fullcite_tasks", "solvers", "scorers", "inspect_cite")
+PACKAGES = ("alce_tasks", "fullcite_tasks", "longcite_tasks", "solvers", "scorers", "inspect_cite")
 
 
 def registered(path: Path, kind: str) -> list[str]:

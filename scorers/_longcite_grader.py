@@ -1,0 +1,103 @@
+"""LongCite's grader calls: the ``grader`` model role, asked again until a reply can be read.
+
+LongCite's scripts ask GPT-4o a fixed number of times (``auto_scorer.py``: 5, the first at
+temperature 0 and the rest at 1; ``eval_correct.py``: 5, or 2 for LongBench-Chat, all at 0)
+and stop early when a reply says OpenAI's content filter was triggered (their ``query_llm``
+then returns a text holding ``Trigger``). Here the grader is Inspect's model role ``grader``
+(any model), asked the same way; a provider's content filter (stop reason
+``content_filter``) stops the asking as LongCite's ``Trigger`` does (and, for the citation
+grader, a reply holding ``Trigger``, whose text ``auto_scorer.py`` checks), and a call that raises
+(after Inspect's own retries) stops it with the error as the reason.
+"""
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+from inspect_ai.model import ChatMessage, GenerateConfig, Model, get_model, model_roles
+
+from inspect_cite.checks.errors import ArgumentError
+
+T = TypeVar("T")
+
+TRIGGER = "Trigger"
+"""What LongCite's ``query_llm`` returns when OpenAI's content filter fired; a reply holding it
+ends the asking."""
+
+
+def grader_model(model: str | None, who: str) -> Model:
+    """The grader: ``model`` when given, else the ``grader`` model role.
+
+    Raises:
+        ArgumentError: When neither is given, naming ``who`` and the fix.
+
+    """
+    if model is not None:
+        return get_model(model)
+    if "grader" not in model_roles():
+        raise ArgumentError(
+            f"{who} needs a grader model: pass --model-role grader=<model> (LongCite used "
+            "gpt-4o-2024-05-13) or -S model=<model>; it does not grade with the model under test"
+        )
+    return get_model(role="grader")
+
+
+@dataclass
+class Asked(Generic[T]):
+    """What the grader answered: the value read from the last reply, or why there is none."""
+
+    value: T | None
+    replies: list[str] = field(default_factory=list)
+    failure: str | None = None
+
+
+async def ask_until_read(
+    grader: Model,
+    messages: list[ChatMessage],
+    configs: Sequence[GenerateConfig],
+    read: Callable[[str], T | None],
+    *,
+    trigger_ends: bool = True,
+) -> Asked[T]:
+    """Ask once per config until ``read`` gets a value from the reply.
+
+    Args:
+        grader: The grader model.
+        messages: The prompt.
+        configs: One generate config per try, in order (their number is the tries).
+        read: The value of a reply, or None when it cannot be read.
+        trigger_ends: Whether a reply holding :data:`TRIGGER` ends the tries
+            (``auto_scorer.py`` checks every reply's text; ``eval_correct.py`` only what its
+            API wrapper returns for a content filter, here the stop reason).
+
+    Returns:
+        The value and every reply; with no value, ``failure`` says why (the last reply, a
+        content filter, or the grader's error).
+
+    """
+    asked: Asked[T] = Asked(None)
+    for config in configs:
+        try:
+            output = await grader.generate(messages, config=config)
+        except Exception as e:  # a provider error after Inspect's retries: the item fails
+            asked.failure = f"the grader failed: {type(e).__name__}: {e}"[:300]
+            return asked
+        reply = output.completion
+        asked.replies.append(reply)
+        value = read(reply)
+        if value is not None:
+            asked.value = value
+            return asked
+        filtered = output.stop_reason == "content_filter"
+        if filtered or (trigger_ends and TRIGGER in reply):
+            asked.failure = (
+                f"the grader's content filter stopped it ({reply[:120]!r})"
+                if filtered
+                else f"the grader's reply holds {TRIGGER!r}, which ends LongCite's tries"
+            )
+            return asked
+    tries = len(configs)
+    last = asked.replies[-1][:120] if asked.replies else ""
+    tried = f"{tries} {'try' if tries == 1 else 'tries'}"
+    asked.failure = f"no readable reply in {tried} (last: {last!r})"
+    return asked

@@ -1,0 +1,130 @@
+"""longcite_tasks/longbench_cite end to end, offline: fixture data, fixed answers, scripted grader."""
+
+import json
+import math
+
+import pytest
+from inspect_ai import eval as inspect_eval
+
+from inspect_cite.checks.errors import PreflightError
+from inspect_cite.downloads.download import sha256_file
+from longcite_tasks import longbench_cite
+from longcite_tasks.data import read_items
+from tests.longcite.conftest import RecordingGrader, answering_model
+from tests.longcite.fixtures import DATA, expected, items
+
+EXPECTED = expected()["items"]
+
+
+def run(tmp_path, **task_args):
+    grader = RecordingGrader()
+    [log] = inspect_eval(
+        longbench_cite,
+        task_args={"dataset_path": str(DATA), **task_args},
+        model=answering_model(),
+        model_roles={"grader": grader.model},
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    assert log.status == "success", log.error
+    return log
+
+
+def test_the_task_runs_end_to_end_and_scores_as_longcite(longcite_files, tmp_path, word_tokenizer):
+    log = run(tmp_path, tokenizer=str(word_tokenizer))
+    assert len(log.samples) == len(items())
+    meta = log.eval.metadata
+    assert meta["benchmark"] == "longbench_cite"
+    assert meta["data"] == {"path": str(DATA), "sha256": sha256_file(DATA)}
+    assert meta["counts"]["hotpotqa"] == 2 and sum(meta["counts"].values()) == len(items())
+    assert set(meta["prompts"]) == {"one_shot", "citation_grader", "correctness_grader"}
+    assert meta["parameters"]["tokenizer"] == str(word_tokenizer)
+    for sample in log.samples:
+        want = EXPECTED[str(sample.id)]
+        # The model saw LongCite's numbered passage, and the docs are its chunks.
+        [message] = [m for m in sample.messages if m.role == "user"]
+        assert want["passage"] in message.text
+        assert sample.metadata["docs"][0]["id"] == "0"
+        assert "context" not in sample.metadata
+        citation = sample.scores["longcite_citation"].value
+        if want["citation"] is None:
+            assert math.isnan(citation["citation_f1"])
+        else:
+            assert citation["citation_f1"] == pytest.approx(100 * want["citation"]["citation_f1"])
+        correctness = sample.scores["longcite_correctness"].value["correctness"]
+        assert correctness == pytest.approx(100 * want["correctness"])
+
+
+def test_datasets_keeps_only_those(longcite_files, tmp_path):
+    log = run(tmp_path, datasets="hotpotqa,dureader", correctness=False, tokenizer=None)
+    assert sorted(s.metadata["dataset"] for s in log.samples) == ["dureader"] * 2 + ["hotpotqa"] * 2
+    assert "longcite_correctness" not in log.samples[0].scores
+    assert log.eval.metadata["parameters"]["datasets"] == ["hotpotqa", "dureader"]
+
+
+def test_an_unknown_dataset_is_refused_naming_the_choices(longcite_files):
+    with pytest.raises(PreflightError, match="-T datasets=hotpot: unknown dataset hotpot; use"):
+        longbench_cite(dataset_path=str(DATA), datasets="hotpot")
+
+
+def test_the_grader_role_is_needed_before_generation(longcite_files, tmp_path):
+    with pytest.raises(PreflightError) as e:
+        inspect_eval(
+            longbench_cite,
+            task_args={"dataset_path": str(DATA)},
+            model=answering_model(),
+            log_dir=str(tmp_path),
+            display="none",
+        )
+    assert "needs a model bound to the role 'grader'" in str(e.value)
+    assert "--model-role grader=<model>" in str(e.value)
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ('{"idx": 0}', "expected a JSON list of LongBench-Cite items"),
+        (
+            '[{"idx": 0, "dataset": "hotpotqa", "query": "q", "answer": []}]',
+            'item 0 has no "context" field',
+        ),
+        (
+            '[{"idx": 0, "dataset": "hotpotqa", "query": "q", "context": "c", "answer": 3}]',
+            'item 0 field "answer" must be a string or a list of strings',
+        ),
+        ("[1, 2", "LongBench-Cite data file"),
+    ],
+)
+def test_a_bad_data_file_is_refused_in_one_line(tmp_path, content, message):
+    path = tmp_path / "data.json"
+    path.write_text(content)
+    with pytest.raises(PreflightError, match=message) as e:
+        read_items(path)
+    assert "\n" not in str(e.value) and str(path) in str(e.value)
+
+
+def test_a_missing_data_file_names_the_flag(longcite_files, tmp_path):
+    with pytest.raises(PreflightError, match="does not exist \\(-T dataset_path\\)"):
+        longbench_cite(dataset_path=str(tmp_path / "absent.json"))
+
+
+def test_no_data_offline_says_how_to_get_it(longcite_files, monkeypatch):
+    def unreachable(url):
+        raise ConnectionError("no network in tests")
+
+    monkeypatch.setattr("inspect_cite.checks.network.ensure_reachable", unreachable)
+    monkeypatch.setattr("inspect_cite.downloads.hub_files.ensure_reachable", unreachable)
+    with pytest.raises(PreflightError) as e:
+        longbench_cite()
+    assert "LongBench-Cite.json" in str(e.value) and "-T dataset_path=<path>" in str(e.value)
+
+
+def test_a_sample_keeps_the_items_fields(tmp_path):
+    from longcite_tasks.data import item_sample
+
+    item = {**items()[5], "extra": 1}
+    sample = item_sample(item)
+    assert sample.input == item["query"] and sample.target == item["answer"]
+    assert sample.metadata["few_shot_scores"] == item["few_shot_scores"]
+    assert sample.metadata["extra"] == 1 and sample.metadata["idx"] == 5
+    assert json.dumps(sample.metadata)  # JSON-serialisable for the log
