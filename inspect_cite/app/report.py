@@ -807,8 +807,14 @@ def _context_chart(runs: pd.DataFrame, path: Path) -> bool:
     if "context" not in runs or runs["context"].isna().all():
         return False
     data = runs.dropna(subset=["context"]).copy()
+    # A default the context sets (HELMET's ndoc per length) is no setting of the series.
     data["series"] = [
-        ", ".join(p for p in str(s).split(", ") if not p.startswith("context=")) or _NO_SETTING
+        ", ".join(
+            p
+            for p in str(s).split(", ")
+            if not p.startswith("context=") and not p.endswith("(default)")
+        )
+        or _NO_SETTING
         for s in data["setting"]
     ]
     series = [

@@ -92,7 +92,9 @@ def test_sample_without_answers_found_is_not_scored(fresh_nli, tmp_path):
         log_dir=str(tmp_path / "logs"),
     )
     score = log.samples[0].scores["trust_score"]
-    assert score.explanation.startswith('**Not scored:** sample 0: "docs"[0]["answers_found"]')
+    # The reason as given; the explanation shows it literally (markdown-escaped).
+    assert score.metadata["reason"].startswith('sample 0: "docs"[0]["answers_found"]')
+    assert score.explanation.startswith('**Not scored:** sample 0: "docs"[0]["answers\\_found"]')
     assert math.isnan(log_metrics(log)["trust_score"]["trust_score"])
 
 
