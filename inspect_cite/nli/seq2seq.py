@@ -27,6 +27,9 @@ def cpu_allowed() -> bool:
 
 LIGHTER_CHOICES = """\
 Lighter NLI choices (pass as -T nli=..., -S nli=... or alce-eval --nli ...):
+  minicheck:lytang/MiniCheck-Flan-T5-Large
+      MiniCheck's Flan-T5 fact checker (0.8B parameters; runs on CPU; published agreement
+      figures: docs/nli.md, "Judge table")
   classifier:MoritzLaurer/DeBERTa-v3-large-mnli-fever-anli-ling-wanli
       a DeBERTa-v3 MNLI/ANLI classifier (0.4B parameters; runs on CPU or a small GPU)
   seq2seq:<hub id or local dir>
