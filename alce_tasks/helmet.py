@@ -140,10 +140,12 @@ def helmet_scorers(settings: HelmetSettings, *, nli: str, diagnose: bool = False
     Both follow HELMET's eval_alce.py (``rules="helmet"``); HELMET computes neither QA
     accuracy nor MAUVE.
     """
+    # Citation recall first (Inspect's headline is a run's first score); the no-citation
+    # control leads with its correctness.
     scorers = [alce_correctness(settings.dataset, rules="helmet")]
     if not settings.nocite:
-        scorers.append(
-            citation_nli(nli=nli, dataset=settings.dataset, diagnose=diagnose, rules="helmet")
+        scorers.insert(
+            0, citation_nli(nli=nli, dataset=settings.dataset, diagnose=diagnose, rules="helmet")
         )
     return scorers
 

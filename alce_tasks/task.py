@@ -237,9 +237,10 @@ def alce_scorers(run: AlceRun) -> list[Scorer]:
     """The dataset's scorers (its registry row), and those the options and strategy add."""
     o = run.options
     row = ALCE_DATASETS[run.dataset]
+    # Citation recall first: Inspect shows a run's first score (citation_rec) as its headline.
     scorers: list[Scorer] = [
-        alce_correctness(run.dataset),
         citation_nli(nli=o.nli, dataset=run.dataset, diagnose=o.diagnose),
+        alce_correctness(run.dataset),
     ]
     if "claim_coverage" in row.scorers:
         scorers.append(claim_coverage(nli=o.nli))

@@ -179,7 +179,16 @@ def _explanation(
     return "\n\n".join(parts)
 
 
-@scorer(metrics={key: [mean(), stderr()] for key in SNIPPET_KEYS})
+# Snippet-F1 and Doc-F1 first: Inspect shows a run's first score as its headline.
+HEADLINE_KEYS = ("snippet_f1", "doc_f1")
+
+
+@scorer(
+    metrics={
+        key: [mean(), stderr()]
+        for key in (*HEADLINE_KEYS, *(k for k in SNIPPET_KEYS if k not in HEADLINE_KEYS))
+    }
+)
 def doc_snippet_f1() -> Scorer:
     """FullCite Doc-F1 and Snippet-F1 (with P/R), exact-match Snippet-F1, (near-)verbatim rates.
 

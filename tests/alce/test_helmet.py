@@ -384,6 +384,7 @@ def test_context_on_the_task_runs_helmet_s_row(helmet_dir, monkeypatch, cache_ro
     assert {"str_em", "citation_rec"} <= {k for s in log.results.scores for k in s.metrics} | {
         s.name for s in log.results.scores
     }
+    assert log.results.scores[0].name == "citation_rec", "the headline Inspect shows"
     # The control scores correctness only.
     control = asqa(context="8k", nocite=True, dataset_path=data, nli=NLI)
     assert len(control.scorer) == 1

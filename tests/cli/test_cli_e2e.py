@@ -108,6 +108,9 @@ def test_inspect_eval_by_registry_name(task, key, tiny_qwen3, own_prompts, cache
     assert log.eval.task == f"alce_tasks/{task}"
     assert len(log.samples) == 3
     assert key in {s.name for s in log.results.scores}
+    # The headline Inspect shows (task list, progress line) is the first score's first metric.
+    assert log.results.scores[0].name == "citation_rec"
+    assert next(iter(log.results.scores[0].metrics)) == "mean"
 
 
 def test_solver_and_scorer_by_registry_name(tiny_qwen3, own_prompts, cache_root, tmp_path):

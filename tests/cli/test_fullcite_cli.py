@@ -37,6 +37,9 @@ def test_bioasq_by_registry_name_then_rescore(tiny_qwen3, tmp_path):
     assert {"doc_f1", "snippet_f1", "first_two_share", "yesno_accuracy"} <= {
         s.name for s in log.results.scores
     }
+    # Inspect's headline (the first score's first metric) is Snippet-F1's mean.
+    assert log.results.scores[0].name == "snippet_f1"
+    assert next(iter(log.results.scores[0].metrics)) == "mean"
     # Installed, this project's metrics carry the registry prefix; log_metrics reads both.
     scores = {s.name: s for s in log.results.scores}
     assert "scorers/weighted_mean" in scores["first_two_share"].metrics

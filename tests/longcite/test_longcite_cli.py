@@ -46,6 +46,9 @@ def test_longbench_cite_by_registry_name(tiny_qwen3, cache_root, tmp_path, monke
     assert len(log.samples) == 2
     names = {s.name for s in log.results.scores}
     assert {"citation_recall", "citation_f1", "citation_length", "correctness"} <= names
+    # Inspect's headline (the first score's first metric) is LongCite's averaged citation F1.
+    assert log.results.scores[0].name == "citation_f1"
+    assert next(iter(log.results.scores[0].metrics)).endswith("longbench_cite")
     # A random grader's replies are unreadable (the sample's reason), or the length is off.
     score = log.samples[0].scores["longcite_citation"]
     assert math.isnan(score.value["citation_length"])

@@ -94,6 +94,8 @@ def test_a_trust_run_equals_alce_eval_trust_on_its_outputs(
     assert prompt.count("Question: ") == 3 and "couldn't find an answer" in prompt
     assert sample.metadata["evidence"]["seen"], "the solver recorded what the model saw"
     ran = log_metrics(log)["trust_score"]
+    # Inspect's headline (the first score's first metric) is TRUST-SCORE itself.
+    assert next(iter(log.results.scores[0].metrics)) == "trust_score"
     # alce-eval --trust on the run's own outputs and the documents it showed.
     shown = [
         {
@@ -107,7 +109,9 @@ def test_a_trust_run_equals_alce_eval_trust_on_its_outputs(
     result.write_text(json.dumps({"data": shown}))
     assert main(["--f", str(result), "--trust", "--dataset", dataset, "--nli", NLI]) == 0
     cli = json.loads((tmp_path / "result.json.score").read_text())
-    assert list(ran) == list(cli)
+    # The same keys (the run puts trust_score first, as its headline; the file keeps
+    # trust-eval's order).
+    assert sorted(ran) == sorted(cli) and list(ran)[0] == "trust_score"
     assert_same(ran, cli)
 
 
