@@ -43,6 +43,7 @@ from inspect_cite.nli import NLI_SPECS, NLIError, NLIResult, Pair, get_nli
 from inspect_cite.nli.cache import NLI_CACHE_ENV, NLICacheError, cache_path_problem
 from inspect_cite.nli.cached import CachedNLI
 from inspect_cite.nli.checked import check_nli
+from inspect_cite.options.command_numbers import at_least, number_type
 from inspect_cite.statistics.calibration import (
     ALL_SUBSET,
     BOOTSTRAP_DRAWS,
@@ -811,24 +812,8 @@ def write_outputs(calibration: Calibration, out: Path) -> list[Path]:
 # Command line ----------------------------------------------------------------------------------
 
 
-def _positive(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from e
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, got {number}")
-    return number
-
-
-def _seed(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from e
-    if number < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {number}")
-    return number
+_positive = number_type(int, what="a whole number", problem=at_least(1))
+_seed = number_type(int, what="a whole number", problem=at_least(0))
 
 
 _DESCRIPTION = """\
