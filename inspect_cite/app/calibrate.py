@@ -280,22 +280,16 @@ def alce_system_rows(data: HumanData, judged: Judged) -> dict[str, dict[str, Any
             kept = [cells[k] for item, cells in items.items() if cells[k] or not abstained[item][k]]
             rate.append(_x100(_item_mean(kept)))
             counted[k] = (len(kept), len(items) - len(kept))
-        rows[f"{group}/recall"] = {
-            "human_rate": rate[0],
-            "alce_rate": rate[1],
-            "judge_rate": rate[2],
-            "alce_kappa": _x100(_kappa(units[0], units[1]), 1.0),
-            "judge_items": counted[2][0],
-            "judge_items_abstained": counted[2][1],
-        }
-        rows[f"{group}/citation"] = {
-            "human_rate": rate[3],
-            "alce_rate": rate[4],
-            "judge_rate": rate[5],
-            "alce_kappa": _x100(_kappa(units[3], units[4]), 1.0),
-            "judge_items": counted[5][0],
-            "judge_items_abstained": counted[5][1],
-        }
+        # Columns k, k + 1, k + 2: the people's, ALCE's judge's and this judge's verdicts.
+        for name, k in (("recall", 0), ("citation", 3)):
+            rows[f"{group}/{name}"] = {
+                "human_rate": rate[k],
+                "alce_rate": rate[k + 1],
+                "judge_rate": rate[k + 2],
+                "alce_kappa": _x100(_kappa(units[k], units[k + 1]), 1.0),
+                "judge_items": counted[k + 2][0],
+                "judge_items_abstained": counted[k + 2][1],
+            }
     return rows
 
 
