@@ -152,13 +152,27 @@ class TrustItemError(ValueError):
     """An item lacks a field TRUST-SCORE reads, or holds it in the wrong shape."""
 
 
-def marks_each_answer(found: Any, answers: int) -> bool:
-    """Whether a document's ``answers_found`` holds one 0 or 1 per gold answer (``answers``)."""
-    return (
+def answers_found_problem(
+    doc: Mapping[str, Any], j: int, answers: int, *, holds: str = "list", of: str = "gold answers"
+) -> str | None:
+    """What is wrong with document ``j``'s ``answers_found`` (one 0 or 1 per gold answer), or None.
+
+    Args:
+        doc: The document.
+        j: Its index, for the message.
+        answers: How many gold answers the item has.
+        holds: The message's verb (``list``; the data file's check says ``hold``).
+        of: What it marks, for the message (``gold answers``; the data file's check: ``answers``).
+
+    """
+    found = doc.get("answers_found")
+    if (
         isinstance(found, list)
         and len(found) == answers
         and all(isinstance(f, int) and f in (0, 1) for f in found)
-    )
+    ):
+        return None
+    return f'"docs"[{j}]["answers_found"] must {holds} 0 or 1 for each of the {answers} {of}'
 
 
 def trust_item_problem(item: Mapping[str, Any], eval_type: EvalType) -> str | None:
@@ -194,11 +208,9 @@ def trust_item_problem(item: Mapping[str, Any], eval_type: EvalType) -> str | No
         text_key = "sent" if "sent" in doc else "text"
         if not isinstance(doc.get(text_key), str):
             return f'"docs"[{j}] needs a string "{text_key}"'
-        if not marks_each_answer(doc.get("answers_found"), len(answers)):
-            return (
-                f'"docs"[{j}]["answers_found"] must list 0 or 1 for each of the '
-                f"{len(answers)} gold answers"
-            )
+        problem = answers_found_problem(doc, j, len(answers))
+        if problem is not None:
+            return problem
     return None
 
 
