@@ -42,6 +42,7 @@ from inspect_cite.generation.thinking import NO_ANSWER_THINKING
 from inspect_cite.nli import NLI_SPECS, NLIBackend, NLICacheError, NLIConfigError, NLIError
 from inspect_cite.nli.checked import checked_nli
 from inspect_cite.nli.registry import parse_nli_spec
+from inspect_cite.options.command_numbers import number_type
 from inspect_cite.text.think import split_think
 from scorers.alce_correctness import best_rouge_lsum, qampari_scores, str_em
 from scorers.claim_coverage import NO_CLAIMS_REASON, claims_score
@@ -80,15 +81,7 @@ class ResultFileError(ValueError):
     """The result file is missing, unreadable or lacks a field a requested metric needs."""
 
 
-def _citation_limit(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(f"{value!r} is not an integer") from e
-    problem = at_most_citations_problem(number)
-    if problem is not None:
-        raise argparse.ArgumentTypeError(problem)
-    return number
+_citation_limit = number_type(int, what="an integer", problem=at_most_citations_problem)
 
 
 def _threshold(value: str) -> float:

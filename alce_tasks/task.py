@@ -7,14 +7,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from inspect_ai import Epochs, Task
+from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset
 from inspect_ai.scorer import Scorer
 
 from alce_tasks.data import record_to_sample
 from alce_tasks.helmet import helmet_task
 from alce_tasks.options import AlceRun, AlceTaskError, resolve
-from alce_tasks.strategies import STRATEGIES, StrategySettings, strategy_solver
+from alce_tasks.run_task import run_task
+from alce_tasks.strategies import STRATEGIES
 from alce_tasks.trust import trust_task
 from inspect_cite import __version__
 from inspect_cite.alce.data import (
@@ -25,7 +26,6 @@ from inspect_cite.alce.data import (
     local_alce_data,
 )
 from inspect_cite.alce.prompts import (
-    ALCE_SYSTEM_MESSAGE,
     AlceDatasetName,
     AlcePromptBuilder,
     PromptFile,
@@ -54,7 +54,6 @@ from inspect_cite.options.task_options import (
     recorded_options,
     unique_sample_ids,
 )
-from scorers import epoch_mean
 from scorers.alce_correctness import alce_correctness
 from scorers.alce_qa import alce_qa
 from scorers.citation_nli import citation_nli
@@ -62,7 +61,6 @@ from scorers.claim_coverage import claim_coverage
 from scorers.mauve import mauve as mauve_scorer
 from scorers.native_counts import native_counts
 from scorers.source_support import source_support
-from solvers import alce_raw_prompt
 from solvers.native import NATIVE_FIX
 
 # Bump when a change to data handling, prompts or scoring can move the numbers.
@@ -325,20 +323,4 @@ def alce_task(dataset: AlceDatasetName | TrustDatasetName, **options: Any) -> Ta
     if settings is not None:
         overrides = run.overrides | generate_overrides(settings, eval_generate_config())
         info["config"] = {**settings.record, "overrides": overrides}
-    system_message = ALCE_SYSTEM_MESSAGE if o.chat else None
-    settings_of = {**run.given, **run.resolved, "ndoc_in_demo": run.demo_docs}
-    solver = strategy_solver(
-        o.strategy, StrategySettings.pick({**settings_of, "system_message": system_message})
-    )
-    if not o.chat:
-        solver = alce_raw_prompt(solver, max_length=o.max_length)
-    return Task(
-        dataset=ds,
-        solver=solver,
-        scorer=scorers,
-        config=run.generate_config,
-        version=ALCE_TASK_VERSION,
-        # Epochs reduce as Inspect's mean, keeping each epoch's judged shares (-S calibration).
-        epochs=Epochs(1, epoch_mean()),
-        metadata=info,
-    )
+    return run_task(run, dataset=ds, scorers=scorers, version=ALCE_TASK_VERSION, metadata=info)

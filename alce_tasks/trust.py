@@ -14,14 +14,13 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, cast
 
-from inspect_ai import Epochs, Task
+from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset
 
 from alce_tasks.options import TRUST_NOT_READ, AlceRun
-from alce_tasks.strategies import StrategySettings, strategy_solver
+from alce_tasks.run_task import run_task
 from alce_tasks.trust_data import load_trust_items, trust_data_path, trust_record_to_sample
 from inspect_cite import __version__
-from inspect_cite.alce.prompts import ALCE_SYSTEM_MESSAGE
 from inspect_cite.alce.trust.prompts import (
     TrustPromptBuilder,
     TrustPromptFile,
@@ -33,9 +32,7 @@ from inspect_cite.checks.errors import Refusals
 from inspect_cite.downloads.hub_files import file_provenance
 from inspect_cite.nli.checked import given_as
 from inspect_cite.options.task_options import recorded_options, unique_sample_ids
-from scorers import epoch_mean
 from scorers.trust_score import trust_score
-from solvers import alce_raw_prompt
 
 TRUST_TASK_VERSION = 1
 
@@ -89,19 +86,6 @@ def trust_task(run: AlceRun) -> Task:
         ),
         "demos_drawn": demos[:1],
     }
-    system_message = ALCE_SYSTEM_MESSAGE if o.chat else None
-    settings = {**run.given, **run.resolved, "ndoc_in_demo": run.demo_docs}
-    solver = strategy_solver(
-        o.strategy, StrategySettings.pick({**settings, "system_message": system_message})
-    )
-    if not o.chat:
-        solver = alce_raw_prompt(solver, max_length=o.max_length)
-    return Task(
-        dataset=dataset,
-        solver=solver,
-        scorer=scorers,
-        config=run.generate_config,
-        version=TRUST_TASK_VERSION,
-        metadata=info,
-        epochs=Epochs(1, epoch_mean()),
+    return run_task(
+        run, dataset=dataset, scorers=scorers, version=TRUST_TASK_VERSION, metadata=info
     )

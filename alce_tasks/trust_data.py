@@ -14,7 +14,7 @@ provenance; ``-T dataset_path=`` reads a local copy instead.
 from pathlib import Path
 from typing import Any
 
-from inspect_cite.alce.trust.metrics import EVAL_TYPES, check_dataset
+from inspect_cite.alce.trust.metrics import EVAL_TYPES, answers_found_problem, check_dataset
 from inspect_cite.benchmarks.trust import TRUST_DATASETS
 from inspect_cite.checks.errors import PreflightError
 from inspect_cite.downloads.cache import cache_dir
@@ -85,16 +85,9 @@ def record_problem(item: Any, dataset: str) -> str | None:
         for key in ("title", "text"):
             if not isinstance(doc.get(key), str):
                 return f'"docs"[{j}] needs a string "{key}"'
-        found = doc.get("answers_found")
-        if (
-            not isinstance(found, list)
-            or len(found) != len(answers)
-            or any(not isinstance(f, int) or f not in (0, 1) for f in found)
-        ):
-            return (
-                f'"docs"[{j}]["answers_found"] must hold 0 or 1 for each of the '
-                f"{len(answers)} answers"
-            )
+        problem = answers_found_problem(doc, j, len(answers), holds="hold", of="answers")
+        if problem is not None:
+            return problem
     return None
 
 

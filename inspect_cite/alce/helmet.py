@@ -58,12 +58,9 @@ from inspect_cite.alce.prompts import (
     prompt_dir_override,
 )
 from inspect_cite.checks.errors import ArgumentError, PreflightError
-from inspect_cite.checks.network import ensure_reachable
 from inspect_cite.citations.alce import alce_scoring_output
-from inspect_cite.downloads import http_client
-from inspect_cite.downloads.cache import NOT_CACHED, cache_dir, cached_file_problem
-from inspect_cite.downloads.download import describe_failure
-from inspect_cite.downloads.hub_files import check_dataset_path, file_provenance
+from inspect_cite.downloads.cache import cache_dir
+from inspect_cite.downloads.hub_files import cached_download, check_dataset_path, file_provenance
 from inspect_cite.options.task_options import TaskOptionError, check_choice
 from inspect_cite.text.think import strip_think
 
@@ -273,19 +270,14 @@ def official_helmet_prompt_path(name: str) -> Path:
     sha256 = HELMET_PROMPT_SHA256[name]
     url = HELMET_PROMPT_URL.format(repo=HELMET_REPO, commit=HELMET_COMMIT, name=name)
     dest = cache_dir("alce", "helmet", HELMET_COMMIT[:12]) / f"{name}.json"
-    problem = cached_file_problem(dest, sha256)
-    if problem is None:
-        return dest
-    try:
-        ensure_reachable(url)
-        return http_client.download(url, sha256, dest, timeout=30.0)
-    except Exception as e:
-        state = NOT_CACHED if problem == NOT_CACHED else f"was corrupt ({problem})"
-        raise HelmetDataError(
-            f"HELMET demonstration file {dest.name} {state} and could not be downloaded "
-            f"({describe_failure(e)}).\nDownload {url} yourself and pass -T prompt_file=PATH, "
-            f"or copy it to {dest}."
-        ) from e
+    return cached_download(
+        url,
+        sha256,
+        dest,
+        error=HelmetDataError,
+        what=f"HELMET demonstration file {dest.name}",
+        fix=f"Download {url} yourself and pass -T prompt_file=PATH, or copy it to {dest}.",
+    )
 
 
 def helmet_prompt_path(name: str) -> Path:

@@ -25,12 +25,9 @@ import numpy as np
 from inspect_cite.alce.items import demo_problem
 from inspect_cite.benchmarks.alce import AlceDatasetName
 from inspect_cite.checks.errors import ArgumentError, PreflightError
-from inspect_cite.checks.network import ensure_reachable
-from inspect_cite.downloads import http_client
-from inspect_cite.downloads.cache import NOT_CACHED, cache_dir, cached_file_problem
-from inspect_cite.downloads.download import describe_failure
+from inspect_cite.downloads.cache import cache_dir
 from inspect_cite.downloads.files import read_json
-from inspect_cite.downloads.hub_files import file_provenance
+from inspect_cite.downloads.hub_files import cached_download, file_provenance
 
 # ALCE's run.py sends this system message to chat models.
 ALCE_SYSTEM_MESSAGE = (
@@ -232,23 +229,14 @@ class PinnedAlceFiles:
         """
         url = url.format(repo=ALCE_REPO, commit=ALCE_PROMPT_COMMIT, name=name)
         dest = cache_dir("alce", self.folder, ALCE_PROMPT_COMMIT[:12]) / f"{name}{self.suffix}"
-        # A cached copy with other content is reported and moved aside before it is fetched
-        # again.
-        problem = cached_file_problem(dest, sha256)
-        if problem is None:
-            return dest
-        try:
-            ensure_reachable(url)
-            # download() verifies the checksum and writes atomically; a redirect to another
-            # origin is refused.
-            return http_client.download(url, sha256, dest, timeout=30.0)
-        except Exception as e:
-            state = NOT_CACHED if problem == NOT_CACHED else f"was corrupt ({problem})"
-            raise self.error(
-                f"{self.what} {dest.name} {state} and could not be downloaded "
-                f"({describe_failure(e)}).\nDownload {url} yourself and pass "
-                f"{flag or self.flag}=PATH, or copy it to {dest}."
-            ) from e
+        return cached_download(
+            url,
+            sha256,
+            dest,
+            error=self.error,
+            what=f"{self.what} {dest.name}",
+            fix=f"Download {url} yourself and pass {flag or self.flag}=PATH, or copy it to {dest}.",
+        )
 
 
 PROMPT_FILES = PinnedAlceFiles(

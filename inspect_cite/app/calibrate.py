@@ -43,6 +43,7 @@ from inspect_cite.nli import NLI_SPECS, NLIError, NLIResult, Pair, get_nli
 from inspect_cite.nli.cache import NLI_CACHE_ENV, NLICacheError, cache_path_problem
 from inspect_cite.nli.cached import CachedNLI
 from inspect_cite.nli.checked import check_nli
+from inspect_cite.options.command_numbers import at_least, number_type
 from inspect_cite.statistics.calibration import (
     ALL_SUBSET,
     BOOTSTRAP_DRAWS,
@@ -279,22 +280,16 @@ def alce_system_rows(data: HumanData, judged: Judged) -> dict[str, dict[str, Any
             kept = [cells[k] for item, cells in items.items() if cells[k] or not abstained[item][k]]
             rate.append(_x100(_item_mean(kept)))
             counted[k] = (len(kept), len(items) - len(kept))
-        rows[f"{group}/recall"] = {
-            "human_rate": rate[0],
-            "alce_rate": rate[1],
-            "judge_rate": rate[2],
-            "alce_kappa": _x100(_kappa(units[0], units[1]), 1.0),
-            "judge_items": counted[2][0],
-            "judge_items_abstained": counted[2][1],
-        }
-        rows[f"{group}/citation"] = {
-            "human_rate": rate[3],
-            "alce_rate": rate[4],
-            "judge_rate": rate[5],
-            "alce_kappa": _x100(_kappa(units[3], units[4]), 1.0),
-            "judge_items": counted[5][0],
-            "judge_items_abstained": counted[5][1],
-        }
+        # Columns k, k + 1, k + 2: the people's, ALCE's judge's and this judge's verdicts.
+        for name, k in (("recall", 0), ("citation", 3)):
+            rows[f"{group}/{name}"] = {
+                "human_rate": rate[k],
+                "alce_rate": rate[k + 1],
+                "judge_rate": rate[k + 2],
+                "alce_kappa": _x100(_kappa(units[k], units[k + 1]), 1.0),
+                "judge_items": counted[k + 2][0],
+                "judge_items_abstained": counted[k + 2][1],
+            }
     return rows
 
 
@@ -811,24 +806,8 @@ def write_outputs(calibration: Calibration, out: Path) -> list[Path]:
 # Command line ----------------------------------------------------------------------------------
 
 
-def _positive(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from e
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, got {number}")
-    return number
-
-
-def _seed(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from e
-    if number < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {number}")
-    return number
+_positive = number_type(int, what="a whole number", problem=at_least(1))
+_seed = number_type(int, what="a whole number", problem=at_least(0))
 
 
 _DESCRIPTION = """\

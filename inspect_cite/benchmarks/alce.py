@@ -20,6 +20,17 @@ SphereRetriever = Literal["bm25"]
 Retriever = Literal[WikipediaRetriever, SphereRetriever]
 
 
+QAMPARI_KEYS = (
+    "num_preds",
+    "qampari_prec",
+    "qampari_rec",
+    "qampari_rec_top5",
+    "qampari_f1",
+    "qampari_f1_top5",
+)
+"""eval.py's QAMPARI scores (``compute_qampari_f1``), in its order; trust-eval reports them too."""
+
+
 @dataclass(frozen=True)
 class AlceDataset:
     """One ALCE dataset.
@@ -60,15 +71,7 @@ ALCE_DATASETS: dict[AlceDatasetName, AlceDataset] = {
         retrievers=get_args(WikipediaRetriever),
         fields=("question", "answers", "docs"),
         gold="answers",
-        correctness=(
-            "length",
-            "num_preds",
-            "qampari_prec",
-            "qampari_rec",
-            "qampari_rec_top5",
-            "qampari_f1",
-            "qampari_f1_top5",
-        ),
+        correctness=("length", *QAMPARI_KEYS),
         scorers=("alce_correctness", "citation_nli"),
     ),
     "eli5": AlceDataset(

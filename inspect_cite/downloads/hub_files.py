@@ -17,7 +17,13 @@ from typing import Any
 
 from inspect_cite.checks.network import ensure_hub_reachable, ensure_reachable
 from inspect_cite.downloads import http_client
-from inspect_cite.downloads.cache import download_folder, verified_file, write_manifest
+from inspect_cite.downloads.cache import (
+    NOT_CACHED,
+    cached_file_problem,
+    download_folder,
+    verified_file,
+    write_manifest,
+)
 from inspect_cite.downloads.download import describe_failure, hub_blob_problem, sha256_file
 
 GITHUB_RAW_URL = "https://raw.githubusercontent.com/{repo}/{commit}/{path}"
@@ -167,6 +173,49 @@ def cached_pinned_file(
         ) from e
     write_manifest(directory / _MANIFEST, {**pin.provenance(), "sha256": sha256_file(target)})
     return target
+
+
+def cached_download(
+    url: str,
+    sha256: str,
+    dest: Path,
+    *,
+    error: Callable[[str], Exception],
+    what: str,
+    fix: str,
+    git_blob: str | None = None,
+) -> Path:
+    """``dest`` when its cached copy has the SHA-256 ``sha256``, else downloaded from ``url``.
+
+    A cached copy with other content is reported and moved aside before it is fetched again;
+    :func:`inspect_cite.downloads.http_client.download` verifies the checksum (and ``git_blob``)
+    and writes atomically, refusing a redirect to another origin.
+
+    Args:
+        url: Where the file is downloaded from.
+        sha256: Its pinned SHA-256.
+        dest: Its place in the cache.
+        error: Builds the exception raised when it cannot be had.
+        what: The file, for the message (``HELMET demonstration file asqa.json``).
+        fix: What the user can do instead, the message's second line.
+        git_blob: Its git blob id too, where the repository's tree pins it.
+
+    Raises:
+        Exception: ``error(...)``: "<what> is not cached" (or "was corrupt (...)") "and could
+            not be downloaded (<why>).", then ``fix`` on a line of its own.
+
+    """
+    problem = cached_file_problem(dest, sha256)
+    if problem is None:
+        return dest
+    try:
+        ensure_reachable(url)
+        return http_client.download(url, sha256, dest, timeout=30.0, git_blob=git_blob)
+    except Exception as e:
+        state = NOT_CACHED if problem == NOT_CACHED else f"was corrupt ({problem})"
+        raise error(
+            f"{what} {state} and could not be downloaded ({describe_failure(e)}).\n{fix}"
+        ) from e
 
 
 def file_provenance(path: str | Path) -> dict[str, Any]:

@@ -18,11 +18,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from inspect_cite.checks.errors import PreflightError
-from inspect_cite.checks.network import ensure_reachable
-from inspect_cite.downloads import http_client
-from inspect_cite.downloads.cache import NOT_CACHED, cache_dir, cached_file_problem
-from inspect_cite.downloads.download import describe_failure, sha256_file
-from inspect_cite.downloads.hub_files import GITHUB_RAW_URL, PinnedGitHubFile, cached_pinned_file
+from inspect_cite.downloads.cache import cache_dir
+from inspect_cite.downloads.download import sha256_file
+from inspect_cite.downloads.hub_files import (
+    GITHUB_RAW_URL,
+    PinnedGitHubFile,
+    cached_download,
+    cached_pinned_file,
+)
 
 LONGCITE_REPO = "THUDM/LongCite"
 LONGCITE_COMMIT = "d7d772e39fb15357749f54a2fe1e2dce77df5255"
@@ -136,19 +139,16 @@ def longcite_file(name: LongciteFileName) -> tuple[Path, dict[str, Any]]:
             return path, {**pinned, "path": str(path)}
         return path, {"path": str(path), "sha256": digest}
     dest = cache_dir("longcite", LONGCITE_COMMIT[:12]) / name
-    problem = cached_file_problem(dest, pin.sha256)
-    if problem is None:
-        return dest, pinned
-    try:
-        ensure_reachable(pin.url)
-        http_client.download(pin.url, pin.sha256, dest, timeout=30.0, git_blob=pin.git_blob)
-    except Exception as e:
-        state = NOT_CACHED if problem == NOT_CACHED else f"was corrupt ({problem})"
-        raise LongciteFileError(
-            f"{pin.what} ({name}) {state} and could not be downloaded ({describe_failure(e)}).\n"
-            f"Download {pin.url} yourself and copy it to {dest}, or set {LONGCITE_DIR_ENV} to a "
-            "LongCite checkout."
-        ) from e
+    cached_download(
+        pin.url,
+        pin.sha256,
+        dest,
+        error=LongciteFileError,
+        what=f"{pin.what} ({name})",
+        fix=f"Download {pin.url} yourself and copy it to {dest}, or set {LONGCITE_DIR_ENV} to a "
+        "LongCite checkout.",
+        git_blob=pin.git_blob,
+    )
     return dest, pinned
 
 

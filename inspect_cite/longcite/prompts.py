@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from inspect_cite.longcite.files import LongciteFileError, read_longcite_file
+from inspect_cite.longcite.files import LongciteFileError, LongciteFileName, read_longcite_file
 
 CONTEXT_SLOT = "<<context>>"
 QUESTION_SLOT = "<<question>>"
@@ -184,6 +184,17 @@ def _slots(template: str) -> int:
     return sum(1 for _, name, _, _ in string.Formatter().parse(template) if name is not None)
 
 
+def _read_module(name: LongciteFileName) -> tuple[_Module, dict[str, Any]]:
+    """A LongCite source file (pinned, or the override folder's) and its provenance.
+
+    Raises:
+        LongciteFileError: When the file cannot be had or is not Python source.
+
+    """
+    text, provenance = read_longcite_file(name)
+    return _Module(text, str(provenance.get("path") or provenance["file"])), provenance
+
+
 @dataclass(frozen=True)
 class CitationPrompts:
     """The citation grader's prompts (LongCite's ``auto_scorer.py``)."""
@@ -220,8 +231,7 @@ def citation_prompts() -> CitationPrompts:
         LongciteFileError: When the file cannot be had or lacks a prompt.
 
     """
-    text, provenance = read_longcite_file("auto_scorer.py")
-    module = _Module(text, str(provenance.get("path") or provenance["file"]))
+    module, provenance = _read_module("auto_scorer.py")
     prompts = CitationPrompts(
         need_citation=module.constant("need_citation_prompt_template"),
         support=module.constant("support_prompt_template"),
@@ -278,8 +288,7 @@ def correctness_prompts() -> CorrectnessPrompts:
         LongciteFileError: When the file cannot be had or lacks a prompt.
 
     """
-    text, provenance = read_longcite_file("eval_correct.py")
-    module = _Module(text, str(provenance.get("path") or provenance["file"]))
+    module, provenance = _read_module("eval_correct.py")
     prompts = CorrectnessPrompts(
         system=module.constant("system_prompt"),
         qa=module.constant("prompt_template", function="gpt_score_qa"),

@@ -28,6 +28,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from inspect_cite.testing.tiny_qwen3 import TINY_DECODER_SIZES
+
 CORPUS = (
     "The river flooded the valley in the spring of that year. Farmers moved their cattle to "
     "the hills. The new bridge was opened by the mayor in June, and the old ferry stopped "
@@ -205,37 +207,57 @@ def _save(model: Any, tok: Any, out_dir: Path) -> Path:
     return out_dir
 
 
-def build_tiny_roberta(out_dir: Path, seed: int = 0, scale: float = 2.5) -> Path:
-    """A random MiniCheck-RoBERTa stand-in (2 labels, 514 positions: 512 tokens as RoBERTa)."""
-    from transformers import RobertaConfig, RobertaForSequenceClassification
-
-    tok = _fast(
-        _byte_level_tokenizer(),
-        bos_token="<s>",
-        eos_token="</s>",
-        sep_token="</s>",
-        cls_token="<s>",
-        unk_token="<unk>",
-        pad_token="<pad>",
-        mask_token="<mask>",
+def _encoder_tokenizer(tok: Any, *, cls: str, sep: str, unk: str, pad: str, mask: str) -> Any:
+    """An encoder's fast tokenizer: ``cls`` begins a text and ``sep`` ends it, as BERT's kin."""
+    return _fast(
+        tok,
+        bos_token=cls,
+        eos_token=sep,
+        sep_token=sep,
+        cls_token=cls,
+        unk_token=unk,
+        pad_token=pad,
+        mask_token=mask,
     )
-    settings: dict[str, Any] = dict(
+
+
+def _encoder_settings(tok: Any, **family: Any) -> dict[str, Any]:
+    """The encoder stand-ins' sizes (2 layers, width 32) and 2 labels, with the family's keys."""
+    return dict(
         vocab_size=len(tok),
         hidden_size=32,
         num_hidden_layers=2,
         num_attention_heads=2,
         intermediate_size=64,
+        **family,
+        num_labels=2,
+    )
+
+
+def _planted(model: Any, tok: Any, head: Any, out_dir: Path, *, seed: int, scale: float) -> Path:
+    """Seed an encoder's weights, plant its label head (:func:`_plant_classifier`), save it."""
+    _seeded_weights(model, seed)
+    _plant_classifier(model, tok, head, scale)
+    return _save(model, tok, out_dir)
+
+
+def build_tiny_roberta(out_dir: Path, seed: int = 0, scale: float = 2.5) -> Path:
+    """A random MiniCheck-RoBERTa stand-in (2 labels, 514 positions: 512 tokens as RoBERTa)."""
+    from transformers import RobertaConfig, RobertaForSequenceClassification
+
+    tok = _encoder_tokenizer(
+        _byte_level_tokenizer(), cls="<s>", sep="</s>", unk="<unk>", pad="<pad>", mask="<mask>"
+    )
+    settings = _encoder_settings(
+        tok,
         max_position_embeddings=514,
         type_vocab_size=1,
         pad_token_id=tok.pad_token_id,
         bos_token_id=tok.bos_token_id,
         eos_token_id=tok.eos_token_id,
-        num_labels=2,
     )
     model = RobertaForSequenceClassification(RobertaConfig(**settings)).eval()
-    _seeded_weights(model, seed)
-    _plant_classifier(model, tok, model.classifier.out_proj, scale)
-    return _save(model, tok, out_dir)
+    return _planted(model, tok, model.classifier.out_proj, out_dir, seed=seed, scale=scale)
 
 
 def build_tiny_deberta(out_dir: Path, seed: int = 0, scale: float = 2.5) -> Path:
@@ -243,23 +265,17 @@ def build_tiny_deberta(out_dir: Path, seed: int = 0, scale: float = 2.5) -> Path
     from transformers import DebertaV2Config, DebertaV2ForSequenceClassification
 
     specials = ["[PAD]", "[CLS]", "[SEP]", "[UNK]", "[MASK]"]
-    tok = _fast(
+    tok = _encoder_tokenizer(
         _sentencepiece_tokenizer(specials, "[UNK]", "[CLS] $A [SEP]"),
-        bos_token="[CLS]",
-        eos_token="[SEP]",
-        sep_token="[SEP]",
-        cls_token="[CLS]",
-        unk_token="[UNK]",
-        pad_token="[PAD]",
-        mask_token="[MASK]",
+        cls="[CLS]",
+        sep="[SEP]",
+        unk="[UNK]",
+        pad="[PAD]",
+        mask="[MASK]",
     )
     # Keyword arguments DebertaV2Config stores and the model reads (DeBERTa-v3-large's values).
-    settings: dict[str, Any] = dict(
-        vocab_size=len(tok),
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
+    settings = _encoder_settings(
+        tok,
         max_position_embeddings=512,
         relative_attention=True,
         position_buckets=64,
@@ -270,12 +286,9 @@ def build_tiny_deberta(out_dir: Path, seed: int = 0, scale: float = 2.5) -> Path
         share_att_key=True,
         type_vocab_size=0,
         pad_token_id=tok.pad_token_id,
-        num_labels=2,
     )
     model = DebertaV2ForSequenceClassification(DebertaV2Config(**settings)).eval()
-    _seeded_weights(model, seed)
-    _plant_classifier(model, tok, model.classifier, scale)
-    return _save(model, tok, out_dir)
+    return _planted(model, tok, model.classifier, out_dir, seed=seed, scale=scale)
 
 
 FLAN_T5_NO, FLAN_T5_YES = 3, 209
@@ -394,12 +407,8 @@ def build_tiny_causal(
     tok = causal_tokenizer()
     config = LlamaConfig(
         vocab_size=len(tok),
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=2,
-        num_attention_heads=2,
+        **TINY_DECODER_SIZES,
         num_key_value_heads=2,
-        head_dim=32,
         max_position_embeddings=32768,
         rms_norm_eps=1e-6,
         tie_word_embeddings=False,

@@ -63,18 +63,25 @@ def build_tokenizer(
     return fast
 
 
+TINY_DECODER_SIZES: dict[str, Any] = dict(
+    hidden_size=64,
+    intermediate_size=128,
+    num_hidden_layers=2,
+    num_attention_heads=2,
+    head_dim=32,
+)
+"""The tiny decoders' sizes: 2 layers, hidden 64, head_dim 32 (the smallest vLLM's CPU attention
+accepts). The Qwen3 here and MiniCheck's causal stand-in (``tiny_minicheck``) share them."""
+
+
 def tiny_qwen3_config(tok: Any, **overrides: Any) -> Any:
     """2 layers, hidden 64, head_dim 32 (the smallest vLLM's CPU attention accepts)."""
     from transformers import Qwen3Config
 
     return Qwen3Config(
         vocab_size=len(tok),
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=2,
-        num_attention_heads=2,
+        **TINY_DECODER_SIZES,
         num_key_value_heads=1,
-        head_dim=32,
         eos_token_id=tok.convert_tokens_to_ids("<|im_end|>"),
         pad_token_id=tok.convert_tokens_to_ids("<|endoftext|>"),
         **overrides,

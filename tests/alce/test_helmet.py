@@ -152,7 +152,7 @@ def test_data_without_local_copy_says_where_to_get_it(monkeypatch):
 
 def test_demonstrations_not_downloadable_name_the_fix(cache_root, monkeypatch):
     monkeypatch.setattr(
-        "inspect_cite.alce.helmet.ensure_reachable",
+        "inspect_cite.downloads.hub_files.ensure_reachable",
         lambda url: (_ for _ in ()).throw(ConnectionError("offline")),
     )
     with pytest.raises(

@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-import inspect_cite.alce.prompts as alce_prompts
 from alce_tasks.lm_eval import CONFIG_DIR
 from inspect_cite.alce.prompts import PROMPT_DIR_ENV
 from inspect_cite.app.log_metrics import (
@@ -126,7 +125,7 @@ def offline(cache_root, monkeypatch):
 
     monkeypatch.delenv(PROMPT_DIR_ENV, raising=False)
     monkeypatch.delenv("INSPECT_CITE_ALCE_DATA_DIR", raising=False)
-    monkeypatch.setattr(alce_prompts, "ensure_reachable", unreachable)
+    monkeypatch.setattr("inspect_cite.downloads.hub_files.ensure_reachable", unreachable)
     return cache_root
 
 

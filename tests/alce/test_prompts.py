@@ -189,11 +189,10 @@ def test_corrupted_cached_prompt_is_not_used(cache_root, monkeypatch):
         calls.append(url)
         raise ValueError(f"Checksum mismatch for {url}")
 
-    from inspect_cite.alce import prompts as alce_prompts
     from inspect_cite.downloads import http_client
 
     monkeypatch.setattr(http_client, "download", fake_download)
-    monkeypatch.setattr(alce_prompts, "ensure_reachable", lambda url: None)
+    monkeypatch.setattr("inspect_cite.downloads.hub_files.ensure_reachable", lambda url: None)
     with pytest.raises(PromptFileError, match="Checksum mismatch"):
         official_prompt_path("asqa_default")
     assert calls

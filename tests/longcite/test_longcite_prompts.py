@@ -116,7 +116,7 @@ def test_a_cached_file_is_used_offline_and_a_corrupt_one_is_named(tmp_path, monk
     def unreachable(url):
         raise ConnectionError("no network in tests")
 
-    monkeypatch.setattr("inspect_cite.longcite.files.ensure_reachable", unreachable)
+    monkeypatch.setattr("inspect_cite.downloads.hub_files.ensure_reachable", unreachable)
     with pytest.raises(LongciteFileError) as e:
         longcite_file("auto_scorer.py")
     message = str(e.value)

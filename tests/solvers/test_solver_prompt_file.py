@@ -18,7 +18,6 @@ import pytest
 from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset, Sample
 
-import inspect_cite.alce.prompts as alce_prompts
 from alce_tasks import qampari
 from inspect_cite.alce.prompts import PROMPT_DIR_ENV, PromptFileError
 from solvers import alce_rerank, alce_vanilla, constrained_citations
@@ -49,7 +48,7 @@ def offline(cache_root, monkeypatch):
         raise ConnectionError(f"cannot connect to {url.split('/')[2]}")
 
     monkeypatch.delenv(PROMPT_DIR_ENV, raising=False)
-    monkeypatch.setattr(alce_prompts, "ensure_reachable", unreachable)
+    monkeypatch.setattr("inspect_cite.downloads.hub_files.ensure_reachable", unreachable)
     return cache_root
 
 

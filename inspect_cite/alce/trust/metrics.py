@@ -41,6 +41,7 @@ import numpy as np
 
 from inspect_cite.alce.autoais import CitationResult, citation_scores
 from inspect_cite.alce.trust.refusal import REFUSAL_FLAG, REFUSAL_THRESHOLD, check_refusal
+from inspect_cite.benchmarks.alce import QAMPARI_KEYS
 from inspect_cite.benchmarks.trust import TRUST_DATASETS, EvalType, TrustDatasetName
 from inspect_cite.citations.alce import remove_citations
 from inspect_cite.nli.base import NLIBackend
@@ -73,14 +74,6 @@ _MACRO = (
     "macro_avg",
     "macro_f1",
 )
-_QAMPARI = (
-    "num_preds",
-    "qampari_prec",
-    "qampari_rec",
-    "qampari_rec_top5",
-    "qampari_f1",
-    "qampari_f1_top5",
-)
 _CORRECTNESS: dict[EvalType, tuple[str, ...]] = {
     "em": (
         "regular_str_em",
@@ -96,7 +89,7 @@ _CORRECTNESS: dict[EvalType, tuple[str, ...]] = {
         *(
             f"{p}_{k}"
             for p in ("regular", "answered", "calib_answered", "calib_answerable")
-            for k in _QAMPARI
+            for k in QAMPARI_KEYS
         ),
         "calib_qampari_em_f1",
         "parametric_qampari_rec_top5",
@@ -159,6 +152,29 @@ class TrustItemError(ValueError):
     """An item lacks a field TRUST-SCORE reads, or holds it in the wrong shape."""
 
 
+def answers_found_problem(
+    doc: Mapping[str, Any], j: int, answers: int, *, holds: str = "list", of: str = "gold answers"
+) -> str | None:
+    """What is wrong with document ``j``'s ``answers_found`` (one 0 or 1 per gold answer), or None.
+
+    Args:
+        doc: The document.
+        j: Its index, for the message.
+        answers: How many gold answers the item has.
+        holds: The message's verb (``list``; the data file's check says ``hold``).
+        of: What it marks, for the message (``gold answers``; the data file's check: ``answers``).
+
+    """
+    found = doc.get("answers_found")
+    if (
+        isinstance(found, list)
+        and len(found) == answers
+        and all(isinstance(f, int) and f in (0, 1) for f in found)
+    ):
+        return None
+    return f'"docs"[{j}]["answers_found"] must {holds} 0 or 1 for each of the {answers} {of}'
+
+
 def trust_item_problem(item: Mapping[str, Any], eval_type: EvalType) -> str | None:
     """What is wrong with an item for TRUST-SCORE (naming the field), or None.
 
@@ -192,16 +208,9 @@ def trust_item_problem(item: Mapping[str, Any], eval_type: EvalType) -> str | No
         text_key = "sent" if "sent" in doc else "text"
         if not isinstance(doc.get(text_key), str):
             return f'"docs"[{j}] needs a string "{text_key}"'
-        found = doc.get("answers_found")
-        if (
-            not isinstance(found, list)
-            or len(found) != len(answers)
-            or any(not isinstance(f, int) or f not in (0, 1) for f in found)
-        ):
-            return (
-                f'"docs"[{j}]["answers_found"] must list 0 or 1 for each of the '
-                f"{len(answers)} gold answers"
-            )
+        problem = answers_found_problem(doc, j, len(answers))
+        if problem is not None:
+            return problem
     return None
 
 
@@ -536,7 +545,7 @@ def _qampari_set(
         f"{prefix}{k}": agg.mean(
             f"{prefix}{k}", [p[k] for p in per_item], empty, 1.0 if k == "num_preds" else 100.0
         )
-        for k in _QAMPARI
+        for k in QAMPARI_KEYS
     }
 
 
