@@ -136,7 +136,7 @@ def test_task_samples_and_log_record(helmet_dir, monkeypatch, cache_root):
     assert info["prompt_file"]["path"].endswith("asqa_revised.json")
     assert settings.ndoc == 165
     names = [s.__registry_info__.name for s in helmet_scorers(settings, nli=NLI)]  # type: ignore[attr-defined]
-    assert [n.split("/")[-1] for n in names] == ["alce_correctness", "citation_nli"]
+    assert [n.split("/")[-1] for n in names] == ["citation_nli", "alce_correctness"]
     control = replace(settings, nocite=True)
     assert len(helmet_scorers(control, nli=NLI)) == 1  # no citations in the control
 

@@ -45,7 +45,8 @@ def test_inspect_run_equals_alce_eval_trust(fresh_nli, tmp_path, dataset):
     log = run_scorer(tmp_path, name)
     metrics = log_metrics(log)["trust_score"]
     cli = alce_eval_scores(tmp_path, name)
-    assert list(metrics) == list(cli)
+    # The same keys; the run leads with trust_score (its headline in Inspect).
+    assert sorted(metrics) == sorted(cli) and list(metrics)[0] == "trust_score"
     assert_same(metrics, cli)
 
 
