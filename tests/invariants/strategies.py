@@ -1,13 +1,16 @@
 """The strategies of the invariant matrix: each one's real run, and how it writes an answer.
 
-For every strategy of both benchmarks, :func:`captured` runs its task once through Inspect
-(the task builder, the strategy's solver, every scorer the task adds) with a scripted model,
-two epochs, and keeps the samples: their metadata (the documents and the evidence record the
-solver wrote) and conversation are what the solver really left. :func:`answer_state` then
-puts any answer in such a sample as that strategy's solver writes a model's answer into the
-output: as it is, through POSTCITE's retrieval (ALCE's ``postcite``/``posthoc``), through
-FullCite's snippet alignment (``posthoc``), or rendered from a provider's cited text blocks
-(``native``). The property tests score those states with every scorer that applies.
+For every strategy of every family (ALCE, FullCite, ALCE with ``-T trust=true``, HELMET's
+``-T context`` ladder, LongBench-Cite; :mod:`tests.invariants.families` builds the last three),
+:func:`captured` runs its task once through Inspect (the task builder, the strategy's solver,
+every scorer the task adds) with a scripted model, two epochs, and keeps the samples: their
+metadata (the documents and the evidence record the solver wrote) and conversation are what the
+solver really left. :func:`answer_state` then puts any answer in such a sample as that
+strategy's solver writes a model's answer into the output: as it is, through POSTCITE's
+retrieval (ALCE's ``postcite``/``posthoc``), through FullCite's snippet alignment
+(``posthoc``), rendered from a provider's cited text blocks (``native``), or as LongBench-Cite's
+statements citing chunk ranges. The property tests score those states with every scorer that
+applies.
 """
 
 from __future__ import annotations
@@ -36,15 +39,27 @@ from inspect_ai.solver import TaskState
 import tests.helpers.native_models  # noqa: F401 - registers the citingdocs/ provider
 from alce_tasks import asqa as alce_asqa
 from alce_tasks import eli5 as alce_eli5
+from alce_tasks import expertqa as alce_expertqa
+from alce_tasks import qampari as alce_qampari
+from alce_tasks.options import TRUST_STRATEGIES
 from fullcite_tasks import bioasq
 from inspect_cite.citations.native import AnswerBlock, render_native
 from inspect_cite.evidence.record import EVIDENCE_KEY, read_evidence
 from inspect_cite.models.retrieval import get_retriever
+from longcite_tasks import longbench_cite
 from solvers.alce_postcite import post_hoc_cite
 from solvers.posthoc import align_answer
 from tests.conftest import BIOASQ_ARGS, FIXTURES
 from tests.helpers.scripted_models import scripted_model, scripted_output
 from tests.helpers.tiny_eval_models import minilm_path
+from tests.invariants.families import (
+    LONGCITE_DATA,
+    helmet_args,
+    longcite_grader,
+    longcite_text,
+    trust_files,
+    word_tokenizer,
+)
 
 NLI = "python:tests.helpers.nli_fns:word_entail"
 
@@ -65,6 +80,16 @@ ALCE_STRATEGIES = (
     "agent",
 )
 FULLCITE_STRATEGIES = ("prompt", "constrained", "posthoc", "native", "agent")
+# -T trust=true answers from the authors' refusal prompt as it is: ALCE's datasets take these
+# three, ExpertQA the first two (alce_tasks/options.py refuses the others).
+TRUST_RUNS = {"asqa": TRUST_STRATEGIES, "qampari": ("vanilla",), "expertqa": TRUST_STRATEGIES[:2]}
+# HELMET's ladder runs the vanilla prompt only (the others are refused); its settings: the 8k
+# row, and the row's no-citation control.
+HELMET_SETTINGS = ("8k", "8k_nocite")
+# LongBench-Cite has one solver (longcite_one_shot), named here as its strategy.
+LONGCITE_STRATEGIES = ("one_shot",)
+# Families whose answers cite documents by place, as ALCE's [n].
+ALCE_FORMAT = {"alce", "trust", "helmet"}
 
 # ALCE strategies whose output POSTCITE rewrites (closedbook's citations come from retrieval).
 _POSTCITE = {"postcite", "posthoc"}
@@ -101,9 +126,10 @@ def _model(family: str, strategy: str) -> Any:
         return "citingdocs/model"
     if strategy == "agent":
         return _agent_model(family == "alce")
-    answer = (
-        "The Doctor was played [1]." if family == "alce" else "It is so {doc_id: x, snippet: y}."
-    )
+    answer = {
+        "fullcite": "It is so {doc_id: x, snippet: y}.",
+        "longcite": "<statement>It is so.<cite>[0-1]</cite></statement>",
+    }.get(family, "The Doctor was played [1].")
 
     def respond(input, tools, tool_choice, config):
         last = input[-1].text
@@ -116,7 +142,19 @@ def _model(family: str, strategy: str) -> Any:
     return scripted_model(respond)[0]
 
 
-def _task(family: str, dataset: str, strategy: str) -> Task:
+def _task(family: str, dataset: str, strategy: str, setting: str) -> Task:
+    if family == "trust":
+        data, prompt = trust_files(dataset)
+        args = {"dataset_path": data, "prompt_file": prompt, "nli": NLI, "ndoc": 3, "shot": 2}
+        if dataset == "expertqa":
+            return alce_expertqa(strategy=strategy, **args)
+        build = alce_asqa if dataset == "asqa" else alce_qampari
+        return build(trust=True, strategy=strategy, **args)
+    if family == "helmet":
+        build = alce_asqa if dataset == "asqa" else alce_qampari
+        return build(nli=NLI, diagnose=True, **helmet_args(dataset, setting.endswith("nocite")))
+    if family == "longcite":
+        return longbench_cite(dataset_path=str(LONGCITE_DATA), tokenizer=word_tokenizer())
     if family == "fullcite":
         return bioasq(
             **BIOASQ_ARGS,
@@ -143,6 +181,7 @@ class Captured:
     family: str
     dataset: str
     strategy: str
+    setting: str
     log: EvalLog
     samples: list[EvalSample] = field(default_factory=list)
 
@@ -168,11 +207,15 @@ def grader() -> Any:
 
 
 @cache
-def captured(family: str, dataset: str, strategy: str) -> Captured:
-    """Run the strategy's task once (two epochs) and keep what its solver left (cached)."""
-    roles = {"grader": grader()} if family == "fullcite" else None
+def captured(family: str, dataset: str, strategy: str, setting: str = "") -> Captured:
+    """Run the strategy's task once (two epochs) and keep what its solver left (cached).
+
+    ``setting``: HELMET's row (``8k``, ``8k_nocite``); empty for the other families.
+    """
+    graders = {"fullcite": grader, "longcite": longcite_grader}
+    roles = {"grader": graders[family]()} if family in graders else None
     [log] = inspect_eval(
-        _task(family, dataset, strategy),
+        _task(family, dataset, strategy, setting),
         model=_model(family, strategy),
         model_roles=roles,
         epochs=2,
@@ -182,7 +225,7 @@ def captured(family: str, dataset: str, strategy: str) -> Captured:
         log_samples=True,
     )
     assert log.status == "success", (family, strategy, log.error)
-    return Captured(family, dataset, strategy, log, list(log.samples or []))
+    return Captured(family, dataset, strategy, setting, log, list(log.samples or []))
 
 
 def task_state(sample: EvalSample, model: str) -> TaskState:
@@ -267,12 +310,15 @@ def answer_state(
     state.messages = list(base.messages)
     docs = state.metadata.get("docs") or []
     if strategy == "native":
-        fmt = "alce" if family == "alce" else "fullcite"
+        fmt = "alce" if family in ALCE_FORMAT else "fullcite"
         text, records = render_native(native_blocks(answer, docs), docs, fmt)
         state.metadata["native"] = {"format": fmt, "citations": records}
         _set_output(state, text)
         return state
-    if family == "alce":
+    if family == "longcite":
+        _set_output(state, longcite_text(answer))
+        return state
+    if family in ALCE_FORMAT:
         text = alce_text(answer)
         if strategy in _POSTCITE and docs:
             search = _searcher(tuple((d["title"], d["text"]) for d in docs))
@@ -297,7 +343,7 @@ def renumbered(base: TaskState, order: list[int], family: str) -> TaskState:
     state.metadata = copy.deepcopy(base.metadata)
     docs = state.metadata["docs"]
     new_docs = [dict(docs[old]) for old in order]
-    if family == "alce":
+    if family in ALCE_FORMAT:
         for i, doc in enumerate(new_docs):
             doc["id"] = str(i + 1)
     new_place = {old: new for new, old in enumerate(order)}
@@ -307,7 +353,7 @@ def renumbered(base: TaskState, order: list[int], family: str) -> TaskState:
             new = new_place[entry["position"] - 1]
             entry["position"] = new + 1
             entry["id"] = new_docs[new]["id"]
-            if family == "alce":
+            if family in ALCE_FORMAT:
                 entry["ref"] = f"[{new + 1}]"
             if "document_index" in entry:
                 entry["document_index"] = new
@@ -340,8 +386,12 @@ def native_blocks_split(claims: list[tuple[str, tuple[int, ...]]], docs: list[di
 
 
 __all__ = [
+    "ALCE_FORMAT",
     "ALCE_STRATEGIES",
     "FULLCITE_STRATEGIES",
+    "HELMET_SETTINGS",
+    "LONGCITE_STRATEGIES",
+    "TRUST_RUNS",
     "ContentText",
     "answer_state",
     "captured",

@@ -29,7 +29,8 @@ What trust-eval reads, kept here (``docs/alce.md``, "Grounded refusals"):
 
 ``corrected=True`` fixes trust-eval's defects (the doc section lists them): an undefined rate
 is nan with its reason (:attr:`TrustScores.reasons`) instead of 0, one refusal decision (the
-raw output's) serves every metric, and ``answered_ratio`` is not rounded.
+raw output's) serves every metric, ``answered_ratio`` is not rounded, and the citations of a
+statement citing out of range count in the precision denominator with no credit.
 """
 
 import math
@@ -293,11 +294,20 @@ def _incorrect_in_docs(
     return sum(wrong) / len(wrong)
 
 
-def _citation_precision(result: CitationResult, docs: Sequence[Mapping[str, Any]]) -> float:
+def _citation_precision(
+    result: CitationResult,
+    docs: Sequence[Mapping[str, Any]],
+    corrected: bool = False,
+    at_most_citations: int = AT_MOST_CITATIONS,
+) -> float:
     """trust-eval's citation precision of one output.
 
     ALCE's, but a citation the others make redundant keeps its credit when it supports a gold
-    answer (``answers_found``) that one of the others supports too.
+    answer (``answers_found``) that one of the others supports too. trust-eval, as eval.py,
+    leaves a statement citing out of range out of the denominator, so adding a citation of a
+    document that does not exist can raise precision; ``corrected`` counts that statement's
+    kept citations (the first ``at_most_citations``) with no credit, as ``citation_nli``'s
+    fixed rules do.
     """
     credit = 0
     for s in result.statements:
@@ -315,6 +325,12 @@ def _citation_precision(result: CitationResult, docs: Sequence[Mapping[str, Any]
             else:
                 credit += c.credit
     total = result.total_citations
+    if corrected:
+        total += sum(
+            len(s.refs[:at_most_citations])
+            for s in result.statements
+            if s.status == "invalid" and not s.used
+        )
     return credit / total if total > 0 else 0.0
 
 
@@ -393,7 +409,9 @@ async def trust_item(
     )
     if cited.skipped is None:
         judged.citation_rec = cited.recall
-        judged.citation_prec = _citation_precision(cited, docs)
+        judged.citation_prec = _citation_precision(
+            cited, docs, corrected=settings.corrected, at_most_citations=settings.at_most_citations
+        )
         judged.citations = [_statement_record(s) for s in cited.statements]
     return judged
 
