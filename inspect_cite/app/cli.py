@@ -170,10 +170,9 @@ class UnusedTaskArgs(logging.Handler):
             )
             shown = yaml.safe_dump(task_args[name], default_flow_style=True)
             shown = shown.strip().removesuffix("...").strip()
-            problems.append(
-                f"-T {name}={shown}: {', '.join(dict.fromkeys(tasks))} takes no parameter "
-                f"{name!r}; {hint}"
-            )
+            refused = f"-T {name}={shown}: {', '.join(dict.fromkeys(tasks))} takes no parameter"
+            # A task without parameters has no list to offer.
+            problems.append(f"{refused} {name!r}; {hint}" if known else f"{refused}s")
         if problems:
             raise TaskArgumentTypeError("; ".join(problems))
 
