@@ -34,6 +34,7 @@ from collections.abc import Callable, Sequence
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
+from inspect_cite.options.cli_values import accept_cli_values
 from inspect_cite.text.markdown import bold, cell, one_line
 from inspect_cite.text.squad import compute_exact, compute_f1
 from scorers._cited_answer import CitedAnswer, citations_markdown, read_cited_answer
@@ -189,6 +190,7 @@ HEADLINE_KEYS = ("snippet_f1", "doc_f1")
         for key in (*HEADLINE_KEYS, *(k for k in SNIPPET_KEYS if k not in HEADLINE_KEYS))
     }
 )
+@accept_cli_values("-S")
 def doc_snippet_f1() -> Scorer:
     """FullCite Doc-F1 and Snippet-F1 (with P/R), exact-match Snippet-F1, (near-)verbatim rates.
 

@@ -40,6 +40,7 @@ from inspect_cite.citations.native import (
     native_counts as count_records,
 )
 from inspect_cite.evidence.documents import DocumentError, get_docs
+from inspect_cite.options.cli_values import accept_cli_values
 from inspect_cite.text.markdown import cell
 
 NATIVE_COUNT_KEYS = ("native_citations", "unmapped_citations", "replies_without_citations")
@@ -63,6 +64,7 @@ def total() -> Metric:
         "replies_without_citations": [total(), mean()],
     }
 )
+@accept_cli_values("-S")
 def native_counts() -> Scorer:
     """Counts of each reply's document citations, the unmapped ones, and replies without any.
 

@@ -15,6 +15,7 @@ from typing import Any
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
+from inspect_cite.options.cli_values import accept_cli_values
 from inspect_cite.text.markdown import cell
 
 AGREEMENT_KEYS = (
@@ -43,6 +44,7 @@ def rouge_l(annotated: list[str], gold: list[str]) -> tuple[float, float, float]
 
 
 @scorer(metrics={key: [mean(), stderr()] for key in AGREEMENT_KEYS})
+@accept_cli_values("-S")
 def span_agreement() -> Scorer:
     """ROUGE-L of annotated evidence spans against gold spans.
 

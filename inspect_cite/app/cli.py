@@ -170,10 +170,9 @@ class UnusedTaskArgs(logging.Handler):
             )
             shown = yaml.safe_dump(task_args[name], default_flow_style=True)
             shown = shown.strip().removesuffix("...").strip()
-            problems.append(
-                f"-T {name}={shown}: {', '.join(dict.fromkeys(tasks))} takes no parameter "
-                f"{name!r}; {hint}"
-            )
+            refused = f"-T {name}={shown}: {', '.join(dict.fromkeys(tasks))} takes no parameter"
+            # A task without parameters has no list to offer.
+            problems.append(f"{refused} {name!r}; {hint}" if known else f"{refused}s")
         if problems:
             raise TaskArgumentTypeError("; ".join(problems))
 
@@ -188,6 +187,20 @@ def task_parameters(name: str) -> list[str]:
     if found is None:
         return []
     return list(registry_info(found).metadata.get("params", []))
+
+
+def refusal_text(error: PrerequisiteError) -> str:
+    """What a refusal says, as plain text.
+
+    Its message is console markup (this project's escaped as such), read without emoji codes,
+    or ``-T nli=bogus:x: ...`` would show one.
+
+    Args:
+        error: This project's refusal or Inspect's (no such task, a missing package).
+
+    """
+    message = error.message if isinstance(error.message, str) else str(error)
+    return Text.from_markup(message, emoji=False).plain.strip()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -246,8 +259,7 @@ def _run(argv: list[str] | None) -> int:
             print(check_task(args.task, task_args, list(_pairs(args.roles, "--model-role"))))
         except PrerequisiteError as e:
             # This project's refusals, and Inspect's own (no such task, a missing package).
-            message = e.message if isinstance(e.message, str) else str(e)
-            print(Text.from_markup(message).plain.strip(), file=sys.stderr)
+            print(refusal_text(e), file=sys.stderr)
             return 1
         except NotImplementedError:
             # Inspect's task loader globs the file name: an absolute path fails there, in

@@ -179,10 +179,14 @@ def accept_cli_values(flag: str) -> Callable[[F], F]:
             unknown = [] if takes_any else [k for k in kwargs if k not in signature.parameters]
             if unknown:
                 name = unknown[0]
+                options = (
+                    f"its options are {', '.join(signature.parameters)}"
+                    if signature.parameters
+                    else "it takes no options"
+                )
                 raise refused(
                     f"{flag} {name}={_shown(kwargs[name])}: unexpected keyword argument "
-                    f"'{name}' for {fn.__name__}; its options are "
-                    f"{', '.join(signature.parameters)}"
+                    f"'{name}' for {fn.__name__}; {options}"
                 )
             bound = signature.bind_partial(*args, **kwargs)
             for name, value in bound.arguments.items():

@@ -72,6 +72,12 @@ CASES = [
     ("scorers/citation_bias", ["max_positions=0"], "max_positions must be at least 1, got 0"),
     ("scorers/alce_correctness", ["dataset=asqb"], "dataset must be one of asqa, qampari, eli5"),
     ("scorers/citation_nli", ["nli=nosuchkind:x"], "nli"),
+    # A scorer that takes no options (it raised Python's TypeError, a traceback).
+    (
+        "scorers/doc_snippet_f1",
+        ["min_rouge=5"],
+        "unexpected keyword argument 'min_rouge' for doc_snippet_f1; it takes no options",
+    ),
 ]
 
 
