@@ -249,6 +249,30 @@ def _evidence_list(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(e, str) for e in value)
 
 
+_FIELD_KINDS = {
+    "text": (_text, "a non-empty string"),
+    "texts": (_evidence_list, "a list of strings"),
+}
+
+
+def _checked_row(where: str, row: Any, fields: tuple[tuple[str, str], ...]) -> dict[str, Any]:
+    """``row`` as an object whose ``fields`` (name, ``text`` or ``texts``) hold what they must.
+
+    The fields are checked in the order given, so a row wrong twice is refused for the first.
+
+    Raises:
+        HumanDataError: ``<where>: field "<name>" must be ...``.
+
+    """
+    if not isinstance(row, dict):
+        raise HumanDataError(f"{where}: expected a JSON object")
+    for name, kind in fields:
+        holds, must = _FIELD_KINDS[kind]
+        if not holds(row.get(name)):
+            raise HumanDataError(f'{where}: field "{name}" must be {must}')
+    return row
+
+
 # AttributionBench -----------------------------------------------------------------------------
 
 
@@ -260,12 +284,7 @@ def attributionbench_pairs(path: Path, data: HumanData) -> None:
     """
     records = read_jsonl(path, "AttributionBench file", HumanDataError, DATA_PATH_FLAG)
     for index, (where, row) in enumerate(records):
-        if not isinstance(row, dict):
-            raise HumanDataError(f"{where}: expected a JSON object")
-        if not _text(row.get("claim")):
-            raise HumanDataError(f'{where}: field "claim" must be a non-empty string')
-        if not _evidence_list(row.get("references")):
-            raise HumanDataError(f'{where}: field "references" must be a list of strings')
+        row = _checked_row(where, row, (("claim", "text"), ("references", "texts")))
         label = row.get("attribution_label")
         key = label.strip().lower() if isinstance(label, str) else None
         if key not in ATTRIBUTIONBENCH_LABELS:
@@ -832,12 +851,7 @@ def load_user_jsonl(data_path: str | None) -> HumanData:
     data.sources.append(source)
     records = read_jsonl(path, "labelled-pairs file", HumanDataError, DATA_PATH_FLAG)
     for index, (where, row) in enumerate(records):
-        if not isinstance(row, dict):
-            raise HumanDataError(f"{where}: expected a JSON object")
-        if not _evidence_list(row.get("evidence")):
-            raise HumanDataError(f'{where}: field "evidence" must be a list of strings')
-        if not _text(row.get("claim")):
-            raise HumanDataError(f'{where}: field "claim" must be a non-empty string')
+        row = _checked_row(where, row, (("evidence", "texts"), ("claim", "text")))
         if not isinstance(row.get("label"), bool):
             raise HumanDataError(f'{where}: field "label" must be true or false')
         subset = row.get("subset", "all")
