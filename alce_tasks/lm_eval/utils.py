@@ -2,7 +2,8 @@
 
 Options come from ``lm_eval run --metadata '{...}'``: ``dataset_path``, ``retriever``, ``oracle``,
 ``ndoc``, ``shot``, ``seed``, ``prompt``, ``prompt_file``, ``nli`` and ``at_most_citations``; the
-defaults are the Inspect tasks' defaults.
+defaults are the Inspect tasks' defaults. lm-eval adds ``--model_args`` to them, from which each
+prompt's tokens are counted (:mod:`alce_tasks.lm_eval.context`).
 """
 
 import asyncio
@@ -11,6 +12,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from alce_tasks.lm_eval.context import context_limit
 from inspect_cite.alce.autoais import citation_scores
 from inspect_cite.alce.data import alce_data_path, eval_file_name, load_items, local_alce_data
 from inspect_cite.alce.prompts import AlceDatasetName, AlcePromptBuilder, load_prompt_file
@@ -29,6 +31,9 @@ NLI_FLAG = "--metadata nli"
 """How lm-eval users give the NLI spec (``lm_eval run --metadata '{\"nli\": ...}'``)."""
 
 _DEFAULT_RETRIEVER = {"asqa": "gtr", "qampari": "gtr", "eli5": "bm25"}
+
+DEFAULT_SHOT = 2
+"""Demonstrations in each prompt unless ``--metadata shot`` says otherwise (the Inspect tasks')."""
 
 
 def _metadata_flag(key: str) -> str:
@@ -61,7 +66,7 @@ def _load(dataset: AlceDatasetName, options: dict[str, Any]) -> Any:
                 prompt_file=options.get("prompt_file"),
                 flag=_metadata_flag("prompt_file"),
             ),
-            shot=int(options.get("shot", 2)),
+            shot=int(options.get("shot", DEFAULT_SHOT)),
             ndoc=int(options.get("ndoc", 5)),
             seed=int(options.get("seed", 42)),
         )
@@ -81,16 +86,23 @@ def _load(dataset: AlceDatasetName, options: dict[str, Any]) -> Any:
         report_uncaught_refusals()
         refusals.raise_any()
     assert builder is not None and nli is not None
+    # What lm-eval's model keeps of each prompt (AlceTask.process_results reads it).
+    limit = context_limit(options) if items else None
     records = []
     for item in items:
+        prompt = builder.build(item)
         shown = [
             {"title": d["title"], "text": d["text"], **({"sent": d["sent"]} if "sent" in d else {})}
             for d in builder.docs(item)
         ]
         records.append(
             {
-                "prompt": builder.build(item),
+                "prompt": prompt,
                 "question": item["question"],
+                "dataset": dataset,
+                "shots": len(builder.demo_ids),
+                "prompt_tokens": limit.count(prompt) if limit is not None else None,
+                "max_length": limit.max_length if limit is not None else None,
                 # Nested ALCE fields travel as JSON so every item has the same (string) schema.
                 "item": json.dumps(
                     {k: v for k, v in item.items() if k != "docs"} | {"docs": shown}
@@ -117,15 +129,27 @@ def load_eli5(**options: Any) -> Any:
     return _load("eli5", options)
 
 
+def not_scored(dataset: AlceDatasetName, question: str, reason: str) -> dict[str, float]:
+    """Every metric of a sample nan, and why in the log (the metrics' nanmean leaves it out).
+
+    As the Inspect scorers: an answer that cannot be scored is nan, never 0.
+
+    Args:
+        dataset: The task's dataset.
+        question: The sample's question (named in the log line).
+        reason: Why it is not scored.
+
+    """
+    logger.warning(f"ALCE {dataset} {question!r:.80}: not scored: {reason}")
+    keys = [*CORRECTNESS_KEYS[dataset], "citation_rec", "citation_prec"]
+    return dict.fromkeys([*keys, "claims_nli"] if dataset == "eli5" else keys, float("nan"))
+
+
 def _process(dataset: AlceDatasetName, doc: dict[str, Any], results: list[str]) -> dict[str, float]:
     item = json.loads(doc["item"])
     nan = float("nan")
     if split_think(results[0]).unfinished:
-        # As the Inspect scorers: no answer to score is nan for every metric, never 0
-        # (the metrics' nanmean leaves it out).
-        logger.warning(f"ALCE {dataset} {item['question']!r:.80}: not scored: {NO_ANSWER_THINKING}")
-        keys = [*CORRECTNESS_KEYS[dataset], "citation_rec", "citation_prec"]
-        return dict.fromkeys([*keys, "claims_nli"] if dataset == "eli5" else keys, nan)
+        return not_scored(dataset, item["question"], NO_ANSWER_THINKING)
     output = alce_scoring_output(results[0])
     values = dict(correctness(output, item, dataset))
     nli = checked_nli(doc["nli"], flag=NLI_FLAG)

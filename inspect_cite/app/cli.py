@@ -20,7 +20,7 @@ import yaml
 from inspect_ai._util.error import PrerequisiteError
 from rich.text import Text
 
-from inspect_cite.app import calibrate
+from inspect_cite.app import calibrate, lm_eval_check
 from inspect_cite.app.report import terminal_table, write_report
 from inspect_cite.checks.errors import TaskArgumentTypeError
 from inspect_cite.downloads.http_client import redact_text
@@ -204,7 +204,7 @@ def refusal_text(error: PrerequisiteError) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``inspect-cite``: ``check``, ``report``, ``calibrate``, ``lm-eval-path``."""
+    """Entry point of ``inspect-cite``: its subcommands (``check``, ``report``, ...)."""
     previous = None
     if threading.current_thread() is threading.main_thread():
         # A judge stuck in a worker thread (a python: function that hangs) would keep the
@@ -249,6 +249,7 @@ def _run(argv: list[str] | None) -> int:
     rep.add_argument("log_dir", help="a directory of Inspect logs (e.g. an eval-set directory)")
     rep.add_argument("--out", default=None, help="output directory (default: LOG_DIR/report)")
     sub.add_parser("lm-eval-path", help="print the directory to pass to lm_eval run --include_path")
+    lm_eval_check.add_parser(sub)
     calibrate.add_parser(sub)
     args = parser.parse_args(argv)
     if args.command == "calibrate":
@@ -274,6 +275,14 @@ def _run(argv: list[str] | None) -> int:
         return 0
     if args.command == "lm-eval-path":
         print(lm_eval_config_dir())
+        return 0
+    if args.command == "lm-eval-check":
+        try:
+            lines = lm_eval_check.main(args, str(lm_eval_config_dir()))
+        except PrerequisiteError as e:
+            print(refusal_text(e), file=sys.stderr)
+            return 1
+        print("\n".join(lines))
         return 0
 
     out = Path(args.out) if args.out else Path(args.log_dir) / "report"

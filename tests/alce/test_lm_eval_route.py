@@ -3,8 +3,8 @@
 Refusals name the ``--metadata`` key (lm-eval has no ``-T``), come all at once and end the
 ``lm_eval`` command with the message alone; ``length`` and ``num_preds`` have no direction;
 the prompt carries the demonstrations, so lm-eval adds none (``num_fewshot: 0``, even with
-``--num_fewshot``); ``INSPECT_CITE_ALCE_DATA_DIR`` and ``INSPECT_CITE_ALCE_PROMPT_DIR`` run the
-three tasks offline in one call. Patterns of tests/alce/test_lm_eval.py (a scripted LM).
+``--num_fewshot``) and its n-shot column shows them; ``INSPECT_CITE_ALCE_DATA_DIR`` and
+``INSPECT_CITE_ALCE_PROMPT_DIR`` run the three tasks offline in one call. Patterns of tests/alce/test_lm_eval.py (a scripted LM).
 """
 
 import json
@@ -91,10 +91,11 @@ def test_num_fewshot_adds_no_examples_to_the_prompt(own_prompts):
     from alce_tasks.lm_eval.utils import load_eli5
 
     data = str(FIXTURES / "alce_eli5.json")
-    lm, results = evaluate(["alce_eli5"], {"dataset_path": data}, num_fewshot=2)
+    lm, results = evaluate(["alce_eli5"], {"dataset_path": data}, num_fewshot=5)
     built = load_eli5(dataset_path=data, nli=NLI)["test"]["prompt"]
     assert sorted(lm.prompts) == sorted(built)
-    assert results["n-shot"]["alce_eli5"] == 0
+    # n-shot: the demonstrations in the prompt (shot=2), neither 0 nor --num_fewshot.
+    assert results["n-shot"]["alce_eli5"] == 2
 
 
 def test_the_three_tasks_run_offline_in_one_call_from_the_data_and_prompt_folders(
