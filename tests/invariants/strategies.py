@@ -369,9 +369,18 @@ def seen_places(state: TaskState) -> tuple[list[int], list[int]]:
     return seen, [i for i in range(len(evidence.docs)) if i not in evidence.seen]
 
 
+def _first_words(text: str) -> str:
+    # Not ending in a one-letter word: "is a. Next" reads as an initial to a sentence
+    # splitter (nltk, as eval.py), so two such claims in one block would be one sentence.
+    words = text.split()[:6]
+    while words and len(words[-1].strip(".,;:")) <= 1:
+        words.pop()
+    return " ".join(words).rstrip(".,;:")
+
+
 def claim_texts(docs: list[dict]) -> list[str]:
     """Claims a document supports (its first words) and two no document supports."""
-    claims = [" ".join(d["text"].split()[:6]).rstrip(".,;:") for d in docs]
+    claims = [_first_words(d["text"]) for d in docs]
     return [c for c in claims if c] + ["Bananas grow on the moon", "Nobody wrote this"]
 
 
