@@ -15,12 +15,17 @@ BATCH_SIZE_ENV = "INSPECT_CITE_NLI_BATCH_SIZE"
 
 
 # Rows and padded tokens per forward pass when neither the caller nor the environment says.
-# On CPU a batch buys little beyond fewer calls (32 rows measured best). On a GPU each pass has
+# On CPU a batch buys only fewer calls (for a seq2seq judge: one short greedy decode per batch
+# instead of one per pair): its encoder pass costs what its rows cost one by one, and more once
+# its activations outgrow the caches (each pass then also allocates fresh pages: system time).
+# Measured on a t5-small-sized TRUE-format T5 on 2 cores, 60 distinct ALCE pairs of 200-760
+# tokens (bench/README.md, "alce-eval vs eval.py"): 1,024 tokens within 95% of the longest row
+# 8.6 s, one pair at a time 10.1 s, 65,536 tokens within 80% 11.0 s. On a GPU each pass has
 # fixed costs that leave the device idle or underused (decoder steps of a handful of tokens,
 # kernel launches, host syncs, ~20-30 ms a pass for T5-11B): a pass of 32k tokens (~0.3 PFLOP
 # of T5-11B encoder, about a second on an H200) keeps them to a few percent. Rows are then
 # limited by tokens, and tokens by the memory a pass needs (``LazyModel.bytes_per_token``).
-CPU_BATCH = (32, 65536)
+CPU_BATCH = (32, 1024)
 GPU_BATCH = (512, 32768)
 
 GPU_MEMORY_SHARE = 0.5
@@ -108,6 +113,8 @@ class LazyModel:
         self._given = (batch_size, max_batch_tokens)
         self.batch_size = batch_size or CPU_BATCH[0]
         self.max_batch_tokens = max_batch_tokens or CPU_BATCH[1]
+        self.min_length_ratio = CPU_MIN_LENGTH_RATIO
+        """A row joins a batch only if it is at least this share of the batch's longest row."""
 
     def shrink_batch(self, size: int) -> None:
         """After an out-of-memory, later batches start at the size that fit."""
@@ -129,7 +136,8 @@ class LazyModel:
             forward: Runs the model on a batch of row indices and stores their results.
 
         """
-        for batch in chunks_by_length(lengths, *self.batch_limits()):
+        rows, tokens = self.batch_limits()
+        for batch in chunks_by_length(lengths, rows, tokens, self.min_length_ratio):
             run_halving(batch, forward, self.shrink_batch)
 
     def bytes_per_token(self, model: Any) -> int:
@@ -149,6 +157,7 @@ class LazyModel:
         """Batch limits the caller left open, for the device the model was loaded on."""
         if model.device.type != "cuda":
             return
+        self.min_length_ratio = MIN_LENGTH_RATIO
         rows, tokens = GPU_BATCH
         if self._given[0] is None:
             self.batch_size = rows
@@ -179,10 +188,12 @@ class LazyModel:
 
 
 # A row joins the current batch only if it is at least this fraction of the batch's longest
-# row: padded rows pay for attention over the padded length, so on CPU, where a batch buys
-# little beyond fewer calls, mixing a 100-token row into a 600-token batch costs more than
-# it saves (measured on the TRUE-format T5: ms/pair 5.9 unbucketed, 4.7 at 0.8).
+# row: padded rows pay for attention over the padded length, so mixing a 100-token row into a
+# 600-token batch costs more than it saves (measured on the TRUE-format T5 on CPU: ms/pair 5.9
+# unbucketed, 4.7 at 0.8). On a GPU, where a pass must be large to keep the device busy, 0.8;
+# on CPU, where the encoder gains nothing from batching (see CPU_BATCH), 0.95.
 MIN_LENGTH_RATIO = 0.8
+CPU_MIN_LENGTH_RATIO = 0.95
 
 
 def chunks_by_length(

@@ -151,6 +151,35 @@ def test_batch_limits_follow_the_device(monkeypatch):
     reset_nli()
 
 
+def test_cpu_batches_are_small_and_of_one_length(varied, monkeypatch):
+    """On CPU a pass holds at most CPU_BATCH's tokens, of rows within 95% of its longest.
+
+    A CPU gains nothing from large padded passes (bench/README.md, "alce-eval vs eval.py"):
+    the default buckets keep each pass near the cost of its rows run one by one, and the
+    decisions stay eval.py's.
+    """
+    monkeypatch.delenv(BATCH_SIZE_ENV, raising=False)
+    pairs = many_pairs()
+    engine = Seq2SeqNLI(str(varied))
+    tok, model = engine.load()
+    widths: list[list[int]] = []
+    real = model.generate
+
+    def generate(**kwargs):
+        mask = kwargs["attention_mask"]
+        widths.append(mask.sum(dim=1).tolist() + [mask.shape[1]])
+        return real(**kwargs)
+
+    monkeypatch.setattr(model, "generate", generate)
+    answers = engine.generate(pairs)
+    assert answers == per_pair_generate(varied, pairs)
+    assert len(widths) > 1 and sum(len(w) - 1 for w in widths) == len(pairs)
+    for *rows, padded in widths:
+        assert padded == max(rows)
+        assert len(rows) == 1 or padded * len(rows) <= CPU_BATCH[1]
+        assert min(rows) >= 0.95 * padded
+
+
 def test_model_backends_import_without_inspect():
     """A GPU machine with torch and transformers alone runs bench/bench_nli_gpu.py.
 
