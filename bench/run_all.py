@@ -8,6 +8,9 @@ defaults, the settings behind the README table.
 Run from the repository root::
 
     python bench/run_all.py [--full] [--only nli,align,calibrate,minicheck]
+
+``alce_eval`` runs ALCE's own eval.py: it needs a checkout of princeton-nlp/ALCE in
+``$ALCE_DIR`` and is skipped, with a line saying so, without one.
 """
 
 import argparse
@@ -30,12 +33,16 @@ SMALL: dict[str, list[str]] = {
     "verbatim": ["--sizes", "10000,20000,50000", "--old-max", "20000"],
     "helmet_prompts": ["--items", "20", "--repeats", "3"],
     "longcite": ["--sizes", "62500,125000,250000", "--zh-sizes", "100000,200000,400000"],
+    "alce_eval": ["--items", "20", "--doc-words", "25"],
 }  # fmt: skip
 """Small settings per benchmark (``bench/bench_<name>.py``)."""
 
-NEEDS_REFERENCE = {"align"}
-"""Benchmarks that read third-party files (the FullCite authors' documents) from
-``INSPECT_CITE_REFERENCE_DIR``; skipped, with a line saying so, when it is unset."""
+NEEDS_ENV = {
+    "align": ("INSPECT_CITE_REFERENCE_DIR", "the reference files"),
+    "alce_eval": ("ALCE_DIR", "a checkout of princeton-nlp/ALCE"),
+}
+"""Benchmarks that read third-party files (the FullCite authors' documents, ALCE's eval.py)
+from the folder a variable names; skipped, with a line saying so, when it is unset."""
 
 
 def main() -> int:
@@ -52,8 +59,9 @@ def main() -> int:
     )
     failed = []
     for name in names:
-        if name in NEEDS_REFERENCE and not os.environ.get("INSPECT_CITE_REFERENCE_DIR"):
-            print(f"\n# {name}: skipped (set INSPECT_CITE_REFERENCE_DIR to the reference files)")
+        variable, what = NEEDS_ENV.get(name, ("", ""))
+        if variable and not os.environ.get(variable):
+            print(f"\n# {name}: skipped (set {variable} to {what})")
             if args.only:
                 failed.append(name)
             continue
