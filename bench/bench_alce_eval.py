@@ -54,6 +54,16 @@ ROOT = Path(__file__).resolve().parents[1]
 RUNNER = Path(__file__).resolve().parent / "eval_py_runner.py"
 # ROUGE-Lsum is bootstrapped with numpy's unseeded random state, in eval.py as in alce-eval.
 COMPARED = ("length", "str_em", "str_hit", "citation_rec", "citation_prec")
+# --nli-alone: (label, rows, padded tokens, min length ratio, torch threads; 0: torch's default).
+# The first is eval.py's one unpadded call per pair, the baseline of the others.
+NLI_CONFIGS = (
+    ("one pair at a time", 1, 1_000_000, 0.0, 0),
+    ("65,536 tokens within 80% (the CPU default before)", 32, 65536, 0.8, 0),
+    ("4,096 tokens within 95%", 32, 4096, 0.95, 0),
+    ("2,048 tokens within 95%", 32, 2048, 0.95, 0),
+    ("1,024 tokens within 95% (the CPU default)", 32, 1024, 0.95, 0),
+    ("1,024 tokens within 95%, one thread", 32, 1024, 0.95, 1),
+)
 
 
 def distinct_items(
@@ -176,6 +186,42 @@ def compare_file(
     }
 
 
+def nli_alone(judge: Path, pairs: list[tuple[str, str]], repeats: int) -> list[dict[str, Any]]:
+    """The NLI path alone, in this process: ``answers`` on ``pairs`` under each NLI_CONFIGS row.
+
+    One model, loaded once and handed to a fresh engine per run (no cache between runs); the
+    decisions must be those of one pair at a time.
+    """
+    import torch
+    from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
+
+    from inspect_cite.nli.seq2seq import Seq2SeqNLI
+
+    tok = AutoTokenizer.from_pretrained(judge)
+    model = AutoModelForSeq2SeqLM.from_pretrained(judge, dtype=torch.float32)
+    default_threads = torch.get_num_threads()
+    rows, expected = [], None
+    for label, batch, tokens, ratio, threads in NLI_CONFIGS:
+        torch.set_num_threads(threads or default_threads)
+        times = []
+        for _ in range(repeats):
+            engine = Seq2SeqNLI(str(judge), batch_size=batch, max_batch_tokens=tokens)
+            engine.preload(tokenizer=tok, model=model)
+            engine.min_length_ratio = ratio
+            t = time.perf_counter()
+            answers = engine.answers(pairs)
+            times.append(time.perf_counter() - t)
+            decisions = [a == "1" for a in answers]
+            if expected is None:
+                expected = decisions
+            elif decisions != expected:
+                raise SystemExit(f"NLI alone, {label}: decisions differ from one pair at a time")
+        rows.append({"config": label, "seconds": statistics.median(times)})
+        print(f"  NLI alone, {label}: {[round(t, 2) for t in times]} s", flush=True)
+    torch.set_num_threads(default_threads)
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
@@ -210,6 +256,14 @@ def main() -> None:
         default=None,
         help="also run alce-eval from this checkout (e.g. an older commit's), in the same rotation",
     )
+    parser.add_argument(
+        "--nli-alone",
+        type=int,
+        default=0,
+        metavar="RUNS",
+        help="also time the NLI path alone, in one process, on each distinct file's distinct "
+        "pairs, under each batching setting (NLI_CONFIGS), RUNS times each (median)",
+    )
     parser.add_argument("--json", type=Path, default=None, help="also write the rows here")
     args = parser.parse_args()
     if args.alce_dir is None or not (Path(args.alce_dir) / "eval.py").is_file():
@@ -236,6 +290,14 @@ def main() -> None:
         judge = build_judge(tmp, next(iter(files.values())), args.d_model, args.layers)
         for k, (name, items) in enumerate(files.items()):
             rows.append(compare_file(name, items, args, judge, tmp / str(k)))
+            if args.nli_alone and name != "repeated":
+                pairs = sorted(
+                    {
+                        tuple(p)
+                        for p in json.loads((tmp / str(k) / f"{name}-pairs.json").read_text())
+                    }
+                )
+                rows[-1]["nli_alone"] = nli_alone(judge, pairs, args.nli_alone)
     threads = f"OMP_NUM_THREADS={args.threads}" if args.threads else "default threads"
     print(
         f"\nASQA, --citations (with ROUGE, STR-EM), random T5 judge d_model {args.d_model}, "
@@ -260,6 +322,16 @@ def main() -> None:
             f"| {wall['eval.py']:.1f} ({cpu['eval.py']:.0f}) | " + " | ".join(cells) + " |"
         )
     print(f"\nScores equal ({', '.join(COMPARED)}) in every file.")
+    for r in rows:
+        if "nli_alone" in r:
+            base = r["nli_alone"][0]["seconds"]
+            print(
+                f"\nNLI alone, {r['file']}, its {r['distinct']} distinct pairs (median of "
+                f"{args.nli_alone}; same decisions in every setting):\n"
+            )
+            print("| passes of | s | one pair at a time / this |\n|---|---|---|")
+            for n in r["nli_alone"]:
+                print(f"| {n['config']} | {n['seconds']:.2f} | {base / n['seconds']:.2f}x |")
     for r in rows:
         if r["file"] == "repeated":
             print(

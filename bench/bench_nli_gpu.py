@@ -404,7 +404,12 @@ def batched_path(
 
 
 def encoder_alone(
-    encoder: Any, tok: Any, inputs: list[Any], chunk_sizes: list[int], limits: tuple[int, int]
+    encoder: Any,
+    tok: Any,
+    inputs: list[Any],
+    chunk_sizes: list[int],
+    limits: tuple[int, int],
+    min_ratio: float,
 ) -> tuple[float, int]:
     """Only ``encoder``, on the batches the engine formed: (seconds, padded tokens)."""
     device = next(encoder.parameters()).device
@@ -415,7 +420,8 @@ def encoder_alone(
     for size in chunk_sizes:
         chunk = inputs[start : start + size]
         start += size
-        for batch in chunks_by_length([len(x["input_ids"]) for x in chunk], *limits):
+        lengths = [len(x["input_ids"]) for x in chunk]
+        for batch in chunks_by_length(lengths, *limits, min_ratio):
             rows = tok.pad([chunk[i] for i in batch], padding=True, return_tensors="pt")
             padded += rows["input_ids"].numel()
             with torch.inference_mode():
@@ -504,7 +510,9 @@ def bench_one(
     enc_s, padded = (None, None)
     if not args.no_encoder_alone:
         encoder = model.encoder if kind == "t5" else model  # the classifier has no decoder
-        enc_s, padded = encoder_alone(encoder, tok, inputs, chunk_sizes, limits)
+        enc_s, padded = encoder_alone(
+            encoder, tok, inputs, chunk_sizes, limits, engine.min_length_ratio
+        )
 
     enc_flops = sum(flops(model.config, n) for n in lengths)
     peak = None

@@ -132,6 +132,7 @@ def test_batch_limits_follow_the_device(monkeypatch):
         return engine
 
     assert limits().batch_limits() == GPU_BATCH
+    assert limits().min_length_ratio == 0.8  # a GPU pass must be large to keep the device busy
     # Cross-attention keys and values: 24 layers x 2 x 16384 x 2 bytes a token, plus d_ff.
     per_token = 24 * 2 * 16384 * 2 + 2 * 65536 * 2
     assert limits().bytes_per_token(Model()) == per_token
@@ -140,7 +141,8 @@ def test_batch_limits_follow_the_device(monkeypatch):
     assert limits(batch_size=8, max_batch_tokens=1000).batch_limits() == (8, 1000)
     Model.device = torch.device("cpu")
     engine = limits()
-    assert engine.batch_limits() == CPU_BATCH
+    assert engine.batch_limits() == CPU_BATCH == (32, 1024)
+    assert engine.min_length_ratio == 0.95
     engine.shrink_batch(5)  # after an out-of-memory
     assert engine.batch_limits() == (5, CPU_BATCH[1])
     monkeypatch.setenv(BATCH_SIZE_ENV, "1")
@@ -152,7 +154,7 @@ def test_batch_limits_follow_the_device(monkeypatch):
 
 
 def test_cpu_batches_are_small_and_of_one_length(varied, monkeypatch):
-    """On CPU a pass holds at most CPU_BATCH's tokens, of rows within 95% of its longest.
+    """On CPU a pass holds at most 1,024 padded tokens, of rows within 95% of its longest.
 
     A CPU gains nothing from large padded passes (bench/README.md, "alce-eval vs eval.py"):
     the default buckets keep each pass near the cost of its rows run one by one, and the
@@ -176,7 +178,7 @@ def test_cpu_batches_are_small_and_of_one_length(varied, monkeypatch):
     assert len(widths) > 1 and sum(len(w) - 1 for w in widths) == len(pairs)
     for *rows, padded in widths:
         assert padded == max(rows)
-        assert len(rows) == 1 or padded * len(rows) <= CPU_BATCH[1]
+        assert len(rows) == 1 or padded * len(rows) <= 1024
         assert min(rows) >= 0.95 * padded
 
 

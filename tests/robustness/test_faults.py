@@ -163,8 +163,8 @@ def test_seq2seq_halves_the_batch_on_out_of_memory(varied_t5, caplog):  # noqa: 
     expected = Seq2SeqNLI(str(varied_t5), batch_size=1).generate(pairs)
     # One bucket of all pairs, as on a GPU: this tests the halving, not the CPU's small buckets.
     engine = Seq2SeqNLI(str(varied_t5), batch_size=16, max_batch_tokens=65536)
-    engine.min_length_ratio = 0.0
     _, model = engine.load()
+    engine.min_length_ratio = 0.0  # after load(), which sets the device's ratio
     real = model.generate
     rows: list[int] = []
 
