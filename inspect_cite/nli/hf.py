@@ -18,13 +18,14 @@ BATCH_SIZE_ENV = "INSPECT_CITE_NLI_BATCH_SIZE"
 # On CPU a batch buys only fewer calls (for a seq2seq judge: one short greedy decode per batch
 # instead of one per pair): its encoder pass costs what its rows cost one by one, and more once
 # its activations outgrow the caches (each pass then also allocates fresh pages: system time).
-# Measured on a t5-small-sized TRUE-format T5 on 2 cores, 60 distinct ALCE pairs of 200-760
-# tokens (bench/README.md, "alce-eval vs eval.py"): 1,024 tokens within 95% of the longest row
-# 8.6 s, one pair at a time 10.1 s, 65,536 tokens within 80% 11.0 s. On a GPU each pass has
-# fixed costs that leave the device idle or underused (decoder steps of a handful of tokens,
-# kernel launches, host syncs, ~20-30 ms a pass for T5-11B): a pass of 32k tokens (~0.3 PFLOP
-# of T5-11B encoder, about a second on an H200) keeps them to a few percent. Rows are then
-# limited by tokens, and tokens by the memory a pass needs (``LazyModel.bytes_per_token``).
+# Measured on a t5-small-sized TRUE-format T5 on 2 cores, 152 distinct ALCE pairs of 200-760
+# tokens (bench/README.md, "alce-eval vs eval.py", --nli-alone): 1,024 tokens within 95% of
+# the longest row 12.2 s, one pair at a time 13.2 s, 65,536 tokens within 80% 17.8 s.
+# On a GPU each pass has fixed costs that leave the device idle or underused (decoder steps of
+# a handful of tokens, kernel launches, host syncs, ~20-30 ms a pass for T5-11B): a pass of 32k
+# tokens (~0.3 PFLOP of T5-11B encoder, about a second on an H200) keeps them to a few percent.
+# Rows are then limited by tokens, and tokens by the memory a pass needs
+# (``LazyModel.bytes_per_token``).
 CPU_BATCH = (32, 1024)
 GPU_BATCH = (512, 32768)
 
