@@ -55,7 +55,7 @@ RUNNER = Path(__file__).resolve().parent / "eval_py_runner.py"
 # ROUGE-Lsum is bootstrapped with numpy's unseeded random state, in eval.py as in alce-eval.
 COMPARED = ("length", "str_em", "str_hit", "citation_rec", "citation_prec")
 # --nli-alone: (label, rows, padded tokens, min length ratio, torch threads; 0: torch's default).
-# The first is eval.py's one unpadded call per pair, the baseline of the others.
+# The first, one unpadded pass per pair as eval.py makes them, is the baseline of the others.
 NLI_CONFIGS = (
     ("one pair at a time", 1, 1_000_000, 0.0, 0),
     ("65,536 tokens within 80% (the CPU default before)", 32, 65536, 0.8, 0),
@@ -174,7 +174,7 @@ def compare_file(
         if differ:
             raise SystemExit(f"{name}: scores differ (eval.py, {who}): {differ}")
     pairs = [tuple(p) for p in json.loads(pairs_file.read_text())]
-    return {
+    row: dict[str, Any] = {
         "file": name,
         "items": len(items),
         "pairs": len(pairs),
@@ -184,10 +184,14 @@ def compare_file(
         "runs": {who: [round(t, 1) for t in ts] for who, ts in times.items()},
         "scores": {k: scores["alce-eval"][k] for k in COMPARED},
     }
+    if args.nli_alone and name != "repeated":
+        row["nli_alone"] = nli_alone(judge, sorted(set(pairs)), args.nli_alone)
+    return row
 
 
 def nli_alone(judge: Path, pairs: list[tuple[str, str]], repeats: int) -> list[dict[str, Any]]:
-    """The NLI path alone, in this process: ``answers`` on ``pairs`` under each NLI_CONFIGS row.
+    """The NLI path alone, in this process: the engine's decisions on ``pairs`` under each
+    NLI_CONFIGS row.
 
     One model, loaded once and handed to a fresh engine per run (no cache between runs); the
     decisions must be those of one pair at a time.
@@ -209,9 +213,8 @@ def nli_alone(judge: Path, pairs: list[tuple[str, str]], repeats: int) -> list[d
             engine.preload(tokenizer=tok, model=model)
             engine.min_length_ratio = ratio
             t = time.perf_counter()
-            answers = engine.answers(pairs)
+            decisions = engine(pairs)
             times.append(time.perf_counter() - t)
-            decisions = [a == "1" for a in answers]
             if expected is None:
                 expected = decisions
             elif decisions != expected:
@@ -290,14 +293,6 @@ def main() -> None:
         judge = build_judge(tmp, next(iter(files.values())), args.d_model, args.layers)
         for k, (name, items) in enumerate(files.items()):
             rows.append(compare_file(name, items, args, judge, tmp / str(k)))
-            if args.nli_alone and name != "repeated":
-                pairs = sorted(
-                    {
-                        tuple(p)
-                        for p in json.loads((tmp / str(k) / f"{name}-pairs.json").read_text())
-                    }
-                )
-                rows[-1]["nli_alone"] = nli_alone(judge, pairs, args.nli_alone)
     threads = f"OMP_NUM_THREADS={args.threads}" if args.threads else "default threads"
     print(
         f"\nASQA, --citations (with ROUGE, STR-EM), random T5 judge d_model {args.d_model}, "
