@@ -15,8 +15,13 @@ from inspect_cite.options.forwarding import forwards_to
 @accept_cli_values("-T")
 @forwards_to(
     AlceOptions,
-    # TRUST-SCORE's own data and prompt: no ALCE retriever, prompt variant or run.py option.
-    omit=tuple(dict.fromkeys(("retriever", "trust", "prompt", *TRUST_NOT_READ, *DATASET_OPTIONS))),
+    # TRUST-SCORE's own data and prompt: no ALCE retriever, prompt variant or run.py option,
+    # and no HELMET length (HELMET runs ASQA and QAMPARI).
+    omit=tuple(
+        dict.fromkeys(
+            ("retriever", "trust", "prompt", "context", "nocite", *TRUST_NOT_READ, *DATASET_OPTIONS)
+        )
+    ),
 )
 def expertqa(**options: Any) -> Task:
     """TRUST-SCORE's ExpertQA (grounded refusals, trust-eval 0.1.5's metrics).

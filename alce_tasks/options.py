@@ -31,6 +31,7 @@ from inspect_cite.checks.run import check_sampling, check_thinking_switch, eval_
 from inspect_cite.generation.raw_prompt import check_raw_prompt
 from inspect_cite.generation.thinking import DEFAULT_THINKING_TOKENS, thinking_generate_config
 from inspect_cite.models.retrieval import GTR_RETRIEVER
+from inspect_cite.options.cli_values import yaml_text
 from inspect_cite.options.forwarding import given_arguments
 from inspect_cite.options.task_options import TaskOptionError, check_choice, check_seed
 
@@ -123,6 +124,9 @@ class AlceOptions:
             eval_alce.py's scoring rules; see docs/alce.md, "Long context (HELMET)".
         nocite: With `context`, HELMET's no-citation control (its `alce_nocite`
             demonstrations, no shots, 600 new tokens; correctness only).
+        corrected: With `trust`, fix trust-eval's defects (`trust_score`'s `corrected`):
+            an undefined rate is nan, not 0; one refusal decision serves every metric; see
+            docs/alce.md, "trust-eval's defects, and `corrected`".
 
     """
 
@@ -157,6 +161,7 @@ class AlceOptions:
     trust: bool = False
     context: HelmetContext | None = None
     nocite: bool = False
+    corrected: bool = False
 
 
 @dataclass(frozen=True)
@@ -211,13 +216,19 @@ TRUST_STRATEGIES = ("vanilla", "prompt", "rerank")
 """The strategies that answer from the refusal-instructed prompt as it is."""
 
 # Options of ALCE's own runs that a TRUST-SCORE run does not read (its data and prompt are
-# the authors'): refused rather than ignored.
+# the authors', its scorer trust_score alone, its strategies retrieve nothing): refused rather
+# than ignored.
 TRUST_NOT_READ = {
     "oracle": False,
     "use_shorter": None,
     "config": None,
     "qa": False,
+    "qa_model": AlceOptions.qa_model,
     "mauve": False,
+    "mauve_model": AlceOptions.mauve_model,
+    "mauve_seeds": AlceOptions.mauve_seeds,
+    "retrieval_model": AlceOptions.retrieval_model,
+    "diagnose": False,
     "quick_test": None,
     "retrieve_in_all_docs": None,
     "force_cite_show": None,
@@ -234,10 +245,17 @@ def trust_problem(dataset: str, options: AlceOptions) -> str | None:
         )
     if options.prompt != "default":
         return f"-T prompt={options.prompt}: -T trust=true reads the authors' refusal prompt file"
+    row = ALCE_DATASETS.get(dataset)  # type: ignore[call-overload]
+    if row is not None and options.retriever != row.retrievers[0]:
+        return (
+            f"-T retriever={options.retriever}: not read by a TRUST-SCORE run (-T trust=true "
+            "reads the authors' Trust-Score documents); drop it"
+        )
     for name, default in TRUST_NOT_READ.items():
         value = getattr(options, name)
         if value != default:
-            return f"-T {name}={value}: not read by a TRUST-SCORE run (-T trust=true); drop it"
+            shown = yaml_text(value) if isinstance(value, bool | int | float) else value
+            return f"-T {name}={shown}: not read by a TRUST-SCORE run (-T trust=true); drop it"
     return None
 
 
@@ -351,6 +369,11 @@ def resolve(name: AlceDatasetName | TrustDatasetName, given: dict[str, Any]) -> 
         raise AlceTaskError(problem)
     if o.trust and (problem := trust_problem(dataset, o)):
         raise AlceTaskError(problem)
+    if o.corrected and not o.trust:
+        raise AlceTaskError(
+            "-T corrected=true: corrects trust-eval's defects, so it needs -T trust=true "
+            "(a TRUST-SCORE run); drop it"
+        )
     if problem := helmet_problem(dataset, o, explicit_arguments(given)):
         raise AlceTaskError(problem)
     if not o.trust and dataset not in ALCE_DATASETS:

@@ -63,7 +63,7 @@ def trust_task(run: AlceRun) -> Task:
         )
     scorers = []
     with refusals.check(), given_as("-T nli"):
-        scorers = [trust_score(dataset=name, nli=o.nli)]
+        scorers = [trust_score(dataset=name, nli=o.nli, corrected=o.corrected)]
     refusals.raise_any()
     assert builder is not None
     samples, demos = [], []

@@ -70,6 +70,8 @@ ALCE = {
     "trust": False,
     "context": None,
     "nocite": False,
+    # Issue 52: TRUST-SCORE's corrected mode as a task switch, added at the end.
+    "corrected": False,
 }
 FULLCITE = {
     "ndoc": 5,

@@ -7,6 +7,7 @@ model answers each question with the fixture's output; the run's values equal
 """
 
 import json
+import math
 import re
 
 import pytest
@@ -120,7 +121,7 @@ def test_options_a_trust_run_does_not_read_are_refused(tmp_path, trust_prompts):
     data.write_text(json.dumps(items(MAIN_FILES["asqa"])))
     for options, message in (
         ({"strategy": "summ"}, "-T strategy=summ: -T trust=true answers from the authors'"),
-        ({"oracle": True}, "-T oracle=True: not read by a TRUST-SCORE run"),
+        ({"oracle": True}, "-T oracle=true: not read by a TRUST-SCORE run"),
         ({"prompt": "light_inst"}, "-T prompt=light_inst: -T trust=true reads"),
     ):
         with pytest.raises(ValueError) as e:
@@ -128,3 +129,22 @@ def test_options_a_trust_run_does_not_read_are_refused(tmp_path, trust_prompts):
         assert str(e.value).startswith(message), str(e.value)
     with pytest.raises(ValueError, match="-T strategy=rerank"):
         expertqa(dataset_path=str(data), nli=NLI, strategy="rerank")
+
+
+def test_corrected_is_a_task_switch(tmp_path, fresh_nli, cache_root, trust_prompts):
+    # Every output a refusal: trust-eval scores the empty answered set 0, corrected nan.
+    records = items("trust_edge_asqa_all_refused.json")
+    records = list({r["question"]: r for r in records}.values())
+    data = tmp_path / "trust.json"
+    data.write_text(json.dumps([{k: v for k, v in r.items() if k != "output"} for r in records]))
+    ran = {}
+    for corrected in (False, True):
+        task = asqa(trust=True, dataset_path=str(data), nli=NLI, corrected=corrected)
+        [log] = inspect_eval(
+            task, model=answering_model(records), display="none", log_dir=str(tmp_path)
+        )
+        assert log.status == "success", log.error
+        assert log.eval.metadata["parameters"]["corrected"] is corrected
+        ran[corrected] = log_metrics(log)["trust_score"]
+    assert ran[False]["answered_citation_f1"] == 0.0 and ran[False]["trust_score"] > 0
+    assert math.isnan(ran[True]["answered_citation_f1"]) and math.isnan(ran[True]["trust_score"])

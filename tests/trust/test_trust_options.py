@@ -1,0 +1,53 @@
+"""Options a TRUST-SCORE run does not read are refused, in one line naming the flag.
+
+docs/alce.md promises "refused in one line naming the flag": ``-T retriever=dpr``,
+``-T diagnose=true``, ``qa_model``, ``mauve_model``, ``mauve_seeds`` and ``retrieval_model``
+passed ``inspect-cite check`` and the task, and the run silently ignored them. ``-T corrected``
+is TRUST-SCORE's own switch (``-S corrected=true`` is Inspect's solver flag and changed nothing).
+"""
+
+import pytest
+
+from alce_tasks import asqa, eli5, expertqa, qampari
+
+REFUSED = [
+    ("retriever=dpr", "-T retriever=dpr: not read by a TRUST-SCORE run"),
+    ("diagnose=true", "-T diagnose=true: not read by a TRUST-SCORE run (-T trust=true); drop it"),
+    ("qa_model=x", "-T qa_model=x: not read by a TRUST-SCORE run"),
+    ("mauve_model=x", "-T mauve_model=x: not read by a TRUST-SCORE run"),
+    ("mauve_seeds=3", "-T mauve_seeds=3: not read by a TRUST-SCORE run"),
+    ("retrieval_model=x", "-T retrieval_model=x: not read by a TRUST-SCORE run"),
+]
+
+
+@pytest.mark.parametrize(("option", "message"), REFUSED)
+def test_the_task_refuses_them_before_reading_anything(option, message, tmp_path):
+    name, value = option.split("=")
+    given = {name: {"true": True, "3": 3}.get(value, value)}
+    # Nothing is read before the refusal: no data file, no prompt file, no judge.
+    with pytest.raises(ValueError) as e:
+        asqa(trust=True, dataset_path=str(tmp_path / "absent.json"), nli="nope", **given)
+    assert str(e.value).startswith(message), str(e.value)
+
+
+def test_an_alce_datasets_own_retriever_is_not_refused(tmp_path):
+    # The task's default retriever (ELI5: bm25) is what every TRUST-SCORE run gets.
+    for task, retriever in ((asqa, "gtr"), (qampari, "gtr"), (eli5, "bm25")):
+        with pytest.raises(ValueError) as e:
+            task(trust=True, retriever=retriever, dataset_path=str(tmp_path / "absent.json"))
+        assert "retriever" not in str(e.value) and "absent.json" in str(e.value)
+
+
+def test_corrected_needs_trust():
+    with pytest.raises(ValueError) as e:
+        qampari(corrected=True)
+    assert str(e.value) == (
+        "-T corrected=true: corrects trust-eval's defects, so it needs -T trust=true "
+        "(a TRUST-SCORE run); drop it"
+    )
+
+
+def test_expertqa_offers_no_helmet_or_alce_only_option():
+    for name in ("context", "nocite", "diagnose", "qa_model", "mauve_seeds", "retrieval_model"):
+        with pytest.raises(TypeError, match=f"'{name}'"):
+            expertqa(**{name: "x"})
