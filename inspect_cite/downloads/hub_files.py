@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from inspect_cite.checks.network import ensure_hub_reachable, ensure_reachable
+from inspect_cite.checks.network import ensure_hub_reachable, ensure_reachable, hub_offline
 from inspect_cite.downloads import http_client
 from inspect_cite.downloads.cache import (
     NOT_CACHED,
@@ -148,7 +148,8 @@ def cached_pinned_file(
         flag: The option that gives a local copy instead (``-T dataset_path``).
 
     Raises:
-        Exception: ``error`` naming the URL, why, and the flag.
+        Exception: ``error``, one line: the file, its cache folder, why it could not be
+            downloaded, its URL and the flag.
 
     """
     target = directory / Path(pin.filename).name
@@ -157,6 +158,9 @@ def cached_pinned_file(
         return cached
     try:
         if isinstance(pin, PinnedHubFile):
+            if hub_offline():
+                # The hub client's own refusal is 600 characters of nested exceptions.
+                raise ConnectionError("HF_HUB_OFFLINE is set")
             # The hub client retries an unreachable host for minutes; this answers at once.
             ensure_hub_reachable()
         with download_folder(directory) as tmp:
@@ -168,8 +172,8 @@ def cached_pinned_file(
         raise
     except Exception as e:
         raise error(
-            f"{name} ({pin.url}) {cached} and could not be downloaded ({describe_failure(e)}). "
-            f"Download {Path(pin.filename).name} yourself and pass {flag}=<path>."
+            f"{name} {cached} and could not be downloaded ({describe_failure(e)}). "
+            f"Download {pin.url} yourself and pass {flag}=<path>."
         ) from e
     write_manifest(directory / _MANIFEST, {**pin.provenance(), "sha256": sha256_file(target)})
     return target

@@ -47,11 +47,33 @@ def test_missing_local_file_names_the_flag(tmp_path):
 
 
 def test_unreachable_hub_names_the_url_and_the_flag(cache_root, monkeypatch):
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
     with pytest.raises(TrustDataError) as e:
         trust_data_path("eli5")
-    assert "Trust-Score/eli5_eval_top100_calibrated.json" in str(e.value)
-    assert "-T dataset_path=<path>" in str(e.value)
+    # One line: the file, where it is cached, why, its URL and the flag; not the hub client's
+    # 600 characters of nested exceptions.
+    folder = cache_root / "trust" / "data" / TRUST_DATA_REVISION[:12]
+    assert str(e.value) == (
+        f"TRUST-SCORE eli5 data is not cached in {folder} and could not be downloaded "
+        f"(ConnectionError: HF_HUB_OFFLINE is set). Download {pinned_data('eli5').url} "
+        "yourself and pass -T dataset_path=<path>."
+    )
+
+
+def test_unreachable_prompt_names_its_cache_and_the_task_flag(cache_root, monkeypatch):
+    from inspect_cite.downloads import hub_files
+
+    monkeypatch.delenv(PROMPT_DIR_ENV, raising=False)
+    monkeypatch.setattr(hub_files, "GITHUB_RAW_URL", "http://127.0.0.1:9/{repo}/{commit}/{path}")
+    with pytest.raises(TrustPromptError) as e:
+        trust_prompt_path("asqa_rejection")
+    [line] = str(e.value).splitlines()
+    assert line.startswith(
+        f"TRUST-SCORE prompt asqa_rejection is not cached in {cache_root / 'trust' / 'prompts'}"
+    )
+    assert line.endswith("/asqa_rejection.json yourself and pass -T prompt_file=<path>.")
 
 
 def test_records_are_checked_naming_record_and_field(tmp_path):

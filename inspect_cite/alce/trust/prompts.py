@@ -117,7 +117,7 @@ def trust_prompt_path(name: str) -> tuple[Path, dict[str, Any]]:
     pin = pinned_prompt(name)
     directory = cache_dir("trust", "prompts", TRUST_PROMPT_COMMIT[:12])
     path = cached_pinned_file(
-        pin, directory, TrustPromptError, name=f"TRUST-SCORE prompt {name}", flag=PROMPT_DIR_ENV
+        pin, directory, TrustPromptError, name=f"TRUST-SCORE prompt {name}", flag="-T prompt_file"
     )
     digest = sha256_file(path)
     if digest != PROMPT_PINS[name][1]:
