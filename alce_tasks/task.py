@@ -17,6 +17,7 @@ from alce_tasks.options import AlceRun, AlceTaskError, resolve
 from alce_tasks.run_task import run_task
 from alce_tasks.strategies import STRATEGIES
 from alce_tasks.trust import trust_task
+from alce_tasks.trust_data import trust_file_problem
 from inspect_cite import __version__
 from inspect_cite.alce.data import (
     ALCE_DATA_HUB,
@@ -118,7 +119,13 @@ def check_inputs(
     with refusals.check():
         if dataset_path is not None:
             check_dataset_path(dataset_path, AlceDataError)
-            items = load_items(dataset_path, dataset)
+            try:
+                items = load_items(dataset_path, dataset)
+            except AlceDataError as e:
+                # A Trust-Score file without -T trust=true: one line, not a problem per record.
+                if (problem := trust_file_problem(dataset_path, dataset)) is not None:
+                    raise AlceDataError(problem) from e
+                raise
         elif data_name is not None and (local := local_alce_data(data_name)) is not None:
             items = load_items(local, dataset)
     task_file: PromptFile | None = None

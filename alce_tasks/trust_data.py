@@ -112,6 +112,30 @@ def load_trust_items(path: str | Path, dataset: str) -> list[dict[str, Any]]:
     return data
 
 
+def trust_file_problem(path: str | Path, dataset: str) -> str | None:
+    """One line saying ``path`` is a Trust-Score file that an ALCE run was given, or None.
+
+    A Trust-Score file (every record as :func:`record_problem` wants it: ``answers`` and
+    documents each with ``answers_found``) given to an ALCE task without ``-T trust=true``
+    fails ALCE's checks once per record and field; this says what the file is instead, and
+    the flag that reads it. Only read after ALCE's own checks refused the file.
+    """
+    try:
+        data = read_json(Path(path), "dataset file", TrustDataError)
+    except TrustDataError:
+        return None
+    if isinstance(data, dict) and isinstance(data.get("data"), list):
+        data = data["data"]
+    if not isinstance(data, list) or not data:
+        return None
+    if any(record_problem(item, dataset) is not None for item in data):
+        return None
+    return (
+        f"{dataset} dataset file {path} (-T dataset_path) is a TRUST-SCORE file (records with "
+        '"answers" and documents marked "answers_found"), not ALCE\'s: add -T trust=true'
+    )
+
+
 def shown_docs(item: dict[str, Any], ndoc: int) -> list[dict[str, Any]]:
     """The first ``ndoc`` documents, as the project shows them.
 

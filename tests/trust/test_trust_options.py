@@ -4,11 +4,15 @@ docs/alce.md promises "refused in one line naming the flag": ``-T retriever=dpr`
 ``-T diagnose=true``, ``qa_model``, ``mauve_model``, ``mauve_seeds`` and ``retrieval_model``
 passed ``inspect-cite check`` and the task, and the run silently ignored them. ``-T corrected``
 is TRUST-SCORE's own switch (``-S corrected=true`` is Inspect's solver flag and changed nothing).
+A Trust-Score file given without ``-T trust=true`` is named as one.
 """
+
+import json
 
 import pytest
 
 from alce_tasks import asqa, eli5, expertqa, qampari
+from tests.trust.helpers import FIXTURES, items
 
 REFUSED = [
     ("retriever=dpr", "-T retriever=dpr: not read by a TRUST-SCORE run"),
@@ -51,3 +55,31 @@ def test_expertqa_offers_no_helmet_or_alce_only_option():
     for name in ("context", "nocite", "diagnose", "qa_model", "mauve_seeds", "retrieval_model"):
         with pytest.raises(TypeError, match=f"'{name}'"):
             expertqa(**{name: "x"})
+
+
+@pytest.mark.parametrize("task", [asqa, qampari, eli5])
+def test_a_trust_file_without_trust_says_what_it_is(task, tmp_path):
+    # ASQA's and ELI5's ALCE fields are absent from every record: one line, not one per field.
+    # (A QAMPARI Trust-Score file holds ALCE QAMPARI's fields: it is not refused.)
+    path = FIXTURES / "trust_asqa.json"
+    with pytest.raises(ValueError) as e:
+        task(dataset_path=str(path), nli="nope", prompt_file=str(tmp_path / "absent.json"))
+    message = str(e.value)
+    line = (
+        f"dataset file {path} (-T dataset_path) is a TRUST-SCORE file (records with "
+        '"answers" and documents marked "answers_found"), not ALCE\'s: add -T trust=true'
+    )
+    if task is qampari:
+        assert line not in message
+    else:
+        assert line in message and "missing" not in message, message
+
+
+def test_an_alce_file_with_a_wrong_field_is_not_called_a_trust_file(tmp_path):
+    records = items("trust_asqa.json")
+    del records[3]["docs"][0]["answers_found"]
+    path = tmp_path / "data.json"
+    path.write_text(json.dumps(records))
+    with pytest.raises(ValueError) as e:
+        asqa(dataset_path=str(path), nli="nope", prompt_file=str(tmp_path / "absent.json"))
+    assert "TRUST-SCORE file" not in str(e.value) and ":0:answer: missing" in str(e.value)
