@@ -42,6 +42,7 @@ from inspect_cite.generation.thinking import think_opened_by_prompt
 from inspect_cite.nli import NLIError
 from inspect_cite.nli.judge import nli_judge
 from inspect_cite.options.cli_values import accept_cli_values
+from inspect_cite.text.markdown import cell
 from inspect_cite.text.think import split_think
 from scorers._no_answer import no_answer_score, unscored_score
 
@@ -144,6 +145,12 @@ def _class(item: TrustItem) -> str:
     )
 
 
+def _in_documents(docs: Sequence[Mapping[str, Any]], answer: int) -> str:
+    """``in document [2]`` or ``in documents [1], [3]``: the shown documents marking an answer."""
+    marked = [f"[{j + 1}]" for j, d in enumerate(docs) if d["answers_found"][answer]]
+    return f"in document{'s' if len(marked) > 1 else ''} {', '.join(marked)}"
+
+
 def _explanation(
     item: TrustItem,
     answers: Sequence[Sequence[str]],
@@ -155,7 +162,7 @@ def _explanation(
     lines = [
         f"**Counts as:** {_class(item)}.",
         "",
-        f'**Refusal:** the output\'s partial ratio with "{settings.rejection_flag}" is '
+        f'**Refusal:** the output\'s partial ratio with "{cell(settings.rejection_flag, None)}" is '
         f"{item.refusal_ratio} (a refusal needs more than {settings.rejection_threshold:g}): "
         f"{verdict}.",
     ]
@@ -168,12 +175,7 @@ def _explanation(
         )
     found = [i for i, s in enumerate(item.supported) if s]
     if found:
-        which = ", ".join(
-            f"{i + 1} (in document"
-            + ", ".join(f" [{j + 1}]" for j, d in enumerate(docs) if d["answers_found"][i])
-            + ")"
-            for i in found
-        )
+        which = ", ".join(f"{i + 1} ({_in_documents(docs, i)})" for i in found)
         lines += [
             "",
             f"**Answerable:** yes: gold answer(s) {which} are found in the shown "
@@ -195,7 +197,7 @@ def _explanation(
     for i, group in enumerate(answers):
         mark = "yes" if item.hits[i] else "no"
         support = "found in documents" if item.supported[i] else "in no document"
-        lines.append(f"- {group[0]}: {mark} ({support})")
+        lines.append(f"- {cell(group[0], None)}: {mark} ({support})")
     if item.citation_rec is None:
         lines += ["", "**Citations:** no statements (empty output): left out of citation scores."]
     else:
@@ -208,7 +210,9 @@ def _explanation(
         for s in item.citations:
             refs = ", ".join(f"[{r}]" if r is not None else "[?]" for r in s["refs"]) or "none"
             lines.append(
-                f"- {s['text']} (cites {refs}; {s['status']}; supported: "
+                # The statement on one line, escaped: a line break would end the list item
+                # (an indented next line is a code block) and `_` or `*` would format it.
+                f"- {cell(s['text'], None)} (cites {refs}; {s['status']}; supported: "
                 f"{'yes' if s['recall'] else 'no'})"
             )
     return "\n".join(lines)

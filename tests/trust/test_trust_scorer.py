@@ -121,3 +121,26 @@ def test_bad_arguments_are_refused_in_one_line(fresh_nli, args, message):
 
     with pytest.raises(ArgumentError, match=message):
         trust_score(nli=NLI, **args)
+
+
+def test_explanation_shows_the_users_text_literally(fresh_nli, tmp_path):
+    # The viewer renders the explanation as markdown: a statement over two lines, the second
+    # indented, was a code block; `_` and `*` in a statement or gold answer formatted it.
+    record = items("trust_asqa.json")[0]
+    record["answers"] = [["Anna_Berg *the* rower", "Berg"], ["Tomas Lind", "Lind"]]
+    output = "Anna Berg won the river_race\n      in *1990* [1][3]. Tomas Lind won it [2]."
+    sample = trust_record_to_sample(record, 0, "asqa", "q", ndoc=4)
+    log = score_answers(
+        [sample],
+        {"q": output},
+        trust_score(dataset="asqa", nli=NLI, rejection_flag="I can_not *answer*"),
+        log_dir=str(tmp_path / "logs"),
+    )
+    explanation = log.samples[0].scores["trust_score"].explanation
+    lines = explanation.splitlines()
+    assert not [line for line in lines if line.startswith("    ")], explanation
+    assert "- Anna Berg won the river\\_race in \\*1990\\* [1][3]. (cites [1], [3];" in lines[-2]
+    assert "- Anna\\_Berg \\*the\\* rower: yes (found in documents)" in lines
+    assert 'partial ratio with "I can\\_not \\*answer\\*" is' in explanation
+    # One space between the documents marking a gold answer; "documents" for two.
+    assert "gold answer(s) 1 (in documents [1], [3]), 2 (in document [2]) are found" in explanation
