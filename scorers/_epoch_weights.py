@@ -42,11 +42,12 @@ def reduce_weighted(scores: list[Score], reduced: Score) -> Score:
         reduced: What the reducer made of them (Inspect's mean).
 
     """
-    epochs = [s for s in scores if isinstance(s.value, dict) and isinstance(s.metadata, dict)]
-    declared = next(
-        (s.metadata[EPOCH_WEIGHTS_KEY] for s in epochs if EPOCH_WEIGHTS_KEY in (s.metadata or {})),
-        None,
-    )
+    epochs: list[tuple[dict[str, Any], dict[str, Any]]] = [
+        (s.value, s.metadata)
+        for s in scores
+        if isinstance(s.value, dict) and isinstance(s.metadata, dict)
+    ]
+    declared = next((m[EPOCH_WEIGHTS_KEY] for _, m in epochs if EPOCH_WEIGHTS_KEY in m), None)
     if not isinstance(declared, dict) or not isinstance(reduced.value, dict) or len(scores) < 2:
         return reduced
     value = dict(reduced.value)
@@ -55,10 +56,7 @@ def reduce_weighted(scores: list[Score], reduced: Score) -> Score:
     for key, weight_key in declared.items():
         if key not in value:
             continue
-        pairs = [
-            (_number(s.value.get(key)), _number(s.metadata.get(weight_key)))  # type: ignore[union-attr]
-            for s in epochs
-        ]
+        pairs = [(_number(v.get(key)), _number(meta.get(weight_key))) for v, meta in epochs]
         pairs = [(v, w) for v, w in pairs if math.isfinite(v) and math.isfinite(w) and w > 0]
         total = sum(w for _, w in pairs)
         value[key] = sum(v * w for v, w in pairs) / total if total else math.nan

@@ -18,8 +18,7 @@ here: without it the key is nan with that reason, as documented (docs/longcite.m
 from pathlib import Path
 
 from inspect_cite.checks.errors import PreflightError
-from inspect_cite.checks.models import looks_like_path
-from inspect_cite.checks.network import HUB_TIMEOUT, hub_offline, short_error
+from inspect_cite.checks.models import hub_file_problem, looks_like_path
 from inspect_cite.checks.once import problem_once
 
 TOKENIZER_FILES = (
@@ -57,13 +56,7 @@ def _cached(repo_id: str) -> bool:
 
 
 def _hub_problem(repo_id: str) -> str | None:
-    from huggingface_hub import get_hf_file_metadata, hf_hub_url
-    from huggingface_hub.errors import (
-        EntryNotFoundError,
-        GatedRepoError,
-        HFValidationError,
-        RepositoryNotFoundError,
-    )
+    from huggingface_hub.errors import HFValidationError
     from huggingface_hub.utils import validate_repo_id
 
     try:
@@ -72,21 +65,9 @@ def _hub_problem(repo_id: str) -> str | None:
         return "neither an existing folder nor a Hugging Face hub id (org/name)"
     if _cached(repo_id):
         return None
-    if hub_offline():
-        return "not in the Hugging Face cache, and HF_HUB_OFFLINE is set"
-    try:
-        get_hf_file_metadata(
-            hf_hub_url(repo_id, "tokenizer_config.json"), timeout=HUB_TIMEOUT, retry_on_errors=False
-        )
-    except GatedRepoError:
-        return "gated on the hub: accept its terms on huggingface.co and set HF_TOKEN"
-    except RepositoryNotFoundError:
-        return "no such model on the Hugging Face hub (or it is private: set HF_TOKEN)"
-    except EntryNotFoundError:
-        return None  # a tokenizer kept in other files: loading it will tell
-    except Exception as e:  # network errors of any HTTP client: the hub did not answer
-        return f"not in the Hugging Face cache, and the hub did not answer ({short_error(e)})"
-    return None
+    # A repository without tokenizer_config.json keeps its tokenizer in other files: loading
+    # it will tell.
+    return hub_file_problem(repo_id, "tokenizer_config.json", None)
 
 
 def tokenizer_problem(name: str) -> str | None:

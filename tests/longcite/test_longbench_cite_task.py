@@ -219,3 +219,23 @@ def test_inspect_cite_check_names_the_tokenizer(longcite_files, empty_hub_cache)
     assert check_task(task, {"dataset_path": str(DATA), "tokenizer": None}, ["grader"]).endswith(
         ": 11 samples"
     )
+
+
+def test_a_hub_tokenizer_the_hub_does_not_serve_is_refused(empty_hub_cache, monkeypatch):
+    import huggingface_hub
+    from huggingface_hub import constants
+
+    from inspect_cite.longcite.tokenizer import tokenizer_problem
+
+    def unreachable(*args, **kwargs):
+        raise ConnectionError("no network in tests")
+
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(huggingface_hub, "get_hf_file_metadata", unreachable)
+    assert tokenizer_problem("THUDM/glm-4-9b-chat") == (
+        "not in the Hugging Face cache, and the hub did not answer "
+        "(ConnectionError: no network in tests)"
+    )
+    assert tokenizer_problem("not a hub id!") == (
+        "neither an existing folder nor a Hugging Face hub id (org/name)"
+    )
