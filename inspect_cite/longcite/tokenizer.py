@@ -96,8 +96,9 @@ def check_tokenizer(name: str | None, *, flag: str = "-T tokenizer") -> None:
     download = (
         ""
         if looks_like_path(name)
+        # Its tokenizer files, config and code (GLM-4's tokenizer is a .py), not the weights.
         else f'download it once online (hf download {name} --include "*token*" --include '
-        '"*.json"), '
+        '"*.json" --include "*.py"), '
     )
     raise PreflightError(
         f"{flag}={name}: {problem}; the tokenizer counts citation_length. Fix: {download}pass "
