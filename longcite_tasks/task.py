@@ -3,7 +3,7 @@
 from collections import Counter
 from typing import Any
 
-from inspect_ai import Task
+from inspect_ai import Epochs, Task
 from inspect_ai.dataset import MemoryDataset
 from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Solver
@@ -14,15 +14,17 @@ from inspect_cite.checks.run import check_role
 from inspect_cite.downloads.hub_files import dataset_file
 from inspect_cite.longcite.files import LongciteDataError, longbench_cite_data
 from inspect_cite.longcite.prompts import citation_prompts, correctness_prompts, one_shot_prompt
+from inspect_cite.longcite.tokenizer import check_tokenizer
 from inspect_cite.options.task_options import recorded_options, unique_sample_ids
 from longcite_tasks.data import item_samples, read_items
 from longcite_tasks.options import resolve
+from scorers import epoch_mean
 from scorers.longcite_citation import longcite_citation
 from scorers.longcite_correctness import longcite_correctness
 from solvers.longcite_one_shot import longcite_one_shot
 
 # Bump when a change to data handling, prompts or scoring can move the numbers.
-LONGBENCH_CITE_TASK_VERSION = 1
+LONGBENCH_CITE_TASK_VERSION = 2
 
 
 def _load(
@@ -65,6 +67,8 @@ def longcite_task(**given: Any) -> Task:
             fix="Pass --model-role grader=<model> (LongCite used gpt-4o-2024-05-13)",
         )
     with refusals.check():
+        check_tokenizer(options.tokenizer)
+    with refusals.check():
         scorers.append(
             longcite_citation(
                 tokenizer=options.tokenizer,
@@ -90,6 +94,8 @@ def longcite_task(**given: Any) -> Task:
         solver=solvers,
         scorer=scorers,
         config=run.config,
+        # --epochs N: each key the mean over epochs, citation_length over their citations.
+        epochs=Epochs(1, epoch_mean()),
         version=LONGBENCH_CITE_TASK_VERSION,
         metadata={
             "inspect_cite_version": __version__,

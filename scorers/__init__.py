@@ -106,7 +106,7 @@ LongBench-Cite log keys (``longcite_tasks/longbench_cite``):
 |----------------------------------------|------------------------|------------------------------
 | citation_recall, citation_precision,   | longcite_citation.py   | here (statements:
 | citation_f1, citation_length           |                        | inspect_cite/longcite/)
-| correctness                            | longcite_correctness.py| here
+| correctness, unreadable_gradings       | longcite_correctness.py| here
 | (metrics longbench_cite,               | _longcite_metrics.py   | inspect_cite/longcite/
 | longbench_cite_by_dataset)             |                        | datasets.py
 

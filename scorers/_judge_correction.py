@@ -42,6 +42,7 @@ from inspect_cite.statistics.calibration import (
     JudgeCalibration,
     corrected_rate,
 )
+from scorers._epoch_weights import reduce_weighted
 
 logger = logging.getLogger(__name__)
 
@@ -99,12 +100,14 @@ def epoch_mean() -> ScoreReducer:
     carry a calibration (``-S calibration``), the reduced score's calibration metadata holds,
     per rate, the mean over the epochs that scored the rate of their judged shares and of the
     rate itself, and the number of epochs (``epochs``): the corrected rate of a sample scored
-    twice then uses both epochs' shares. Other metadata is the first epoch's, as Inspect's.
+    twice then uses both epochs' shares. A key weighted by a count in the metadata (LongBench-Cite's
+    ``citation_length``, :mod:`scorers._epoch_weights`) is pooled over the epochs with its
+    weight. Other metadata is the first epoch's, as Inspect's.
     """
     mean = mean_score()
 
     def reduce(scores: list[Score]) -> Score:
-        reduced = mean(scores)
+        reduced = reduce_weighted(scores, mean(scores))
         epochs = [
             (s.value, s.metadata[CALIBRATION_KEY])
             for s in scores

@@ -6,8 +6,13 @@ and stop early when a reply says OpenAI's content filter was triggered (their ``
 then returns a text holding ``Trigger``). Here the grader is Inspect's model role ``grader``
 (any model), asked the same way; a provider's content filter (stop reason
 ``content_filter``) stops the asking as LongCite's ``Trigger`` does (and, for the citation
-grader, a reply holding ``Trigger``, whose text ``auto_scorer.py`` checks), and a call that raises
-(after Inspect's own retries) stops it with the error as the reason.
+grader, a reply holding ``Trigger``, whose text ``auto_scorer.py`` checks).
+
+A call that raises (after Inspect's own retries) is not a reply: the exception propagates and
+the sample errors, so that Inspect's ``--retry-on-error`` and ``inspect eval-retry`` can run it
+again. LongCite's scripts score an API that failed five times as an unreadable reply (0.5 for
+correctness); a provider error is a fault of the run, not of the answer, and a number made of it
+would be silently wrong (docs/longcite.md).
 """
 
 from collections.abc import Callable, Sequence
@@ -17,6 +22,7 @@ from typing import Generic, TypeVar
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, get_model, model_roles
 
 from inspect_cite.checks.errors import ArgumentError
+from inspect_cite.text.markdown import one_line
 
 T = TypeVar("T")
 
@@ -71,17 +77,18 @@ async def ask_until_read(
             API wrapper returns for a content filter, here the stop reason).
 
     Returns:
-        The value and every reply; with no value, ``failure`` says why (the last reply, a
-        content filter, or the grader's error).
+        The value and every reply; with no value, ``failure`` says why (the last reply, or a
+        content filter), on one line.
+
+    Raises:
+        Exception: What the grader's call raised (after Inspect's own retries), unchanged: a
+            grader that did not answer is an error of the sample, never a reading.
 
     """
     asked: Asked[T] = Asked(None)
     for config in configs:
-        try:
-            output = await grader.generate(messages, config=config)
-        except Exception as e:  # a provider error after Inspect's retries: the item fails
-            asked.failure = f"the grader failed: {type(e).__name__}: {e}"[:300]
-            return asked
+        # No except: a provider error is the run's fault, not an unreadable reply.
+        output = await grader.generate(messages, config=config)
         reply = output.completion
         asked.replies.append(reply)
         value = read(reply)
@@ -91,13 +98,18 @@ async def ask_until_read(
         filtered = output.stop_reason == "content_filter"
         if filtered or (trigger_ends and TRIGGER in reply):
             asked.failure = (
-                f"the grader's content filter stopped it ({reply[:120]!r})"
+                f"the grader's content filter stopped it ({_quoted(reply)})"
                 if filtered
                 else f"the grader's reply holds {TRIGGER!r}, which ends LongCite's tries"
             )
             return asked
     tries = len(configs)
-    last = asked.replies[-1][:120] if asked.replies else ""
+    last = asked.replies[-1] if asked.replies else ""
     tried = f"{tries} {'try' if tries == 1 else 'tries'}"
-    asked.failure = f"no readable reply in {tried} (last: {last!r})"
+    asked.failure = f"no readable reply in {tried} (last: {_quoted(last)})"
     return asked
+
+
+def _quoted(reply: str) -> str:
+    # One line, not repr(): a reply's line breaks as "\n" escapes fill the viewer with them.
+    return f'"{one_line(reply, 120)}"'

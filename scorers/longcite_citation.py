@@ -18,13 +18,16 @@ Per sample (LongCite's ``get_citation_score``; rates x100):
 - **Citation length**: the mean number of tokens (``tokenizer``, LongCite's GLM-4 by default,
   without special tokens) of the sample's citations, over all its statements
   (``cnt_citation_len.py``); the ``longbench_cite`` metric pools it over every citation of
-  the run, as the paper's figure.
+  the run, as the paper's figure, and under ``--epochs`` the tasks' reducer
+  (``scorers/epoch_mean``) pools a sample's epochs the same way (:mod:`scorers._epoch_weights`).
 
 The grader is the ``grader`` model role, asked as LongCite asks (:mod:`scorers._longcite_grader`:
 up to ``attempts`` tries, the first at temperature 0, then 1; at most ``max_tokens`` tokens,
 stopping at ``Analysis:``), in LongCite's order: the statements' recall, then each citation's
 relevance. A reply that stays unreadable makes the sample nan on every key with the reason
-(LongCite drops such an item from its averages without a word, which gives the same means).
+(LongCite drops such an item from its averages without a word, which gives the same means). A
+grader call that raises (after Inspect's retries) makes the sample an error, for
+``--retry-on-error`` or ``inspect eval-retry`` to run again.
 
 ``strict=True`` corrects what docs/longcite.md lists as LongCite's defects: an answer without
 statements is nan, precision (and F1) without citations is nan, and a range naming no chunk
@@ -57,6 +60,7 @@ from inspect_cite.longcite.statements import (
     without_citations,
 )
 from inspect_cite.options.cli_values import accept_cli_values
+from scorers._epoch_weights import EPOCH_WEIGHTS_KEY
 from scorers._longcite_grader import Asked, ask_until_read, grader_model
 from scorers._longcite_metrics import longbench_cite, longbench_cite_by_dataset
 from scorers._no_answer import no_answer_score, unscored_score
@@ -371,6 +375,8 @@ def longcite_citation(
             reasons["citation_precision"] = reasons["citation_f1"] = "no citations"
         citations = [c for s in statements for c in s.citations]
         meta["n_citations"] = len(citations)
+        # Epochs pool citation_length by citations, as the run's figure does.
+        meta[EPOCH_WEIGHTS_KEY] = {"citation_length": "n_citations"}
         if tokenizer is None:
             reasons["citation_length"] = "no tokenizer (tokenizer=null)"
         elif not citations:

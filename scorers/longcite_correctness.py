@@ -18,8 +18,15 @@ rating outside the scale is not refused (a ``[[5]]`` on the QA scale gives 200);
 ``strict=True`` makes both nan with the reason instead. A rating that is not a whole number
 (``[[2.5]]``), which stops LongCite's script, and an item with fewer example answers than the
 prompt shows, are nan with the reason.
+
+``unreadable_gradings`` is the share (x100) of the sample's reference answers scored by that
+0.5 rule, averaged over samples as ``correctness`` is, so that a run shows how much of its
+headline rests on it. Unlike LongCite's ``eval_correct.py``, a grader call that raises (after
+Inspect's retries) is not read as an unreadable reply: the sample errors
+(:mod:`scorers._longcite_grader`).
 """
 
+import math
 import random
 import re
 from collections.abc import Callable
@@ -35,11 +42,12 @@ from inspect_cite.generation.thinking import split_output
 from inspect_cite.longcite.prompts import CorrectnessPrompts, correctness_prompts
 from inspect_cite.longcite.statements import restore_open_tag, without_citations
 from inspect_cite.options.cli_values import accept_cli_values
+from inspect_cite.text.markdown import literal
 from scorers._longcite_grader import ask_until_read, grader_model
 from scorers._longcite_metrics import longbench_cite, longbench_cite_by_dataset
 from scorers._no_answer import no_answer_score, unscored_score
 
-CORRECTNESS_KEYS = ("correctness",)
+CORRECTNESS_KEYS = ("correctness", "unreadable_gradings")
 UNREADABLE_SCORE = 0.5
 """What LongCite's graders return for a reference answer whose grading stays unreadable."""
 
@@ -115,7 +123,33 @@ def _examples(metadata: dict[str, Any], needed: int, rng: random.Random) -> list
     return pairs
 
 
-@scorer(metrics={"correctness": [mean(), stderr(), longbench_cite(), longbench_cite_by_dataset()]})
+def _explanation(
+    kind: str, dataset: str, grades: list[dict[str, Any]], values: dict[str, float]
+) -> str:
+    """Each reference answer's grading as a markdown list; replies as text, never escapes."""
+    lines = [f"**{kind} grading** ({literal(dataset, line_start=False)})", ""]
+    for g in grades:
+        head = f"- reference {g['reference'] + 1}: "
+        if "rating" in g:
+            lines.append(f"{head}rating {g['rating']} -> {g['value']:g}")
+        else:
+            lines.append(head + literal(g["note"], line_start=False))
+    share = values["unreadable_gradings"]
+    lines += [
+        "",
+        f"**Correctness:** {values['correctness']:g}",
+        "",
+        f"**Unreadable gradings:** {'nan' if math.isnan(share) else f'{share:g}%'}",
+    ]
+    return "\n".join(lines)
+
+
+@scorer(
+    metrics={
+        key: [mean(), stderr(), longbench_cite(), longbench_cite_by_dataset()]
+        for key in CORRECTNESS_KEYS
+    }
+)
 @accept_cli_values("-S")
 def longcite_correctness(model: str | None = None, seed: int = 42, strict: bool = False) -> Scorer:
     """LongBench-Cite's correctness of the answer, graded as LongCite's ``eval_correct.py``.
@@ -191,20 +225,22 @@ def longcite_correctness(model: str | None = None, seed: int = 42, strict: bool 
                 grades.append(grade)
                 best = max(best, grade["value"])
         except _NotScored as e:
-            meta = {"dataset": dataset, "grades": grades, "grading": kind}
+            meta: dict[str, Any] = {"dataset": dataset, "grades": grades, "grading": kind}
             return unscored_score(CORRECTNESS_KEYS, str(e), answer=answer, metadata=meta)
-        lines = [
-            f"- reference {g['reference'] + 1}: "
-            + (f"rating {g['rating']} -> {g['value']:g}" if "rating" in g else g["note"])
-            for g in grades
-        ]
+        unreadable = sum(1 for g in grades if "rating" not in g)
+        values = {
+            "correctness": 100 * best,
+            # An empty share is not 0% (strict refuses such a sample above).
+            "unreadable_gradings": 100 * unreadable / len(grades) if grades else math.nan,
+        }
+        meta = {"dataset": dataset, "grades": grades, "grading": kind, "grader": str(grader)}
+        if not grades:
+            meta["reasons"] = {"unreadable_gradings": "the sample has no reference answer"}
         return Score(
-            value={"correctness": 100 * best},
+            value=values,
             answer=answer,
-            explanation="\n".join(
-                [f"**{kind} grading** ({dataset})", *lines, f"**Correctness:** {100 * best:g}"]
-            ),
-            metadata={"dataset": dataset, "grades": grades, "grading": kind, "grader": str(grader)},
+            explanation=_explanation(kind, dataset, grades, values),
+            metadata=meta,
         )
 
     return score

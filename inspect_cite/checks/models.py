@@ -241,13 +241,8 @@ def looks_like_path(value: str) -> bool:
 
 def hub_problem(repo_id: str, kind: ModelKind) -> str | None:
     """Why a hub id cannot be loaded: not cached and (offline or the hub does not answer)."""
-    from huggingface_hub import get_hf_file_metadata, hf_hub_url, snapshot_download
-    from huggingface_hub.errors import (
-        EntryNotFoundError,
-        GatedRepoError,
-        HFValidationError,
-        RepositoryNotFoundError,
-    )
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import HFValidationError
     from huggingface_hub.utils import validate_repo_id
 
     try:
@@ -267,18 +262,38 @@ def hub_problem(repo_id: str, kind: ModelKind) -> str | None:
         ):
             return problem
         # A partial snapshot: the missing files would be downloaded.
+    return hub_file_problem(
+        repo_id, "config.json", "no config.json in its hub repository (not a transformers model)"
+    )
+
+
+def hub_file_problem(repo_id: str, filename: str, missing: str | None) -> str | None:
+    """Why a file of a hub repository that is not cached cannot be downloaded now, or None.
+
+    Offline (``HF_HUB_OFFLINE``) it cannot; else the hub must answer one request for the
+    file's metadata (short timeout, no retries).
+
+    Args:
+        repo_id: The repository (``org/name``).
+        filename: The file asked about.
+        missing: What to say when the repository has no such file (None: not a problem).
+
+    """
+    from huggingface_hub import get_hf_file_metadata, hf_hub_url
+    from huggingface_hub.errors import EntryNotFoundError, GatedRepoError, RepositoryNotFoundError
+
     if hub_offline():
         return "not in the Hugging Face cache, and HF_HUB_OFFLINE is set"
     try:
         get_hf_file_metadata(
-            hf_hub_url(repo_id, "config.json"), timeout=HUB_TIMEOUT, retry_on_errors=False
+            hf_hub_url(repo_id, filename), timeout=HUB_TIMEOUT, retry_on_errors=False
         )
     except GatedRepoError:
         return "gated on the hub: accept its terms on huggingface.co and set HF_TOKEN"
     except RepositoryNotFoundError:
         return "no such model on the Hugging Face hub (or it is private: set HF_TOKEN)"
     except EntryNotFoundError:
-        return "no config.json in its hub repository (not a transformers model)"
+        return missing
     except Exception as e:  # network errors of any HTTP client: the hub did not answer
         return f"not in the Hugging Face cache, and the hub did not answer ({short_error(e)})"
     return None

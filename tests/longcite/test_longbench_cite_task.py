@@ -10,6 +10,7 @@ from inspect_cite.checks.errors import PreflightError
 from inspect_cite.downloads.download import sha256_file
 from longcite_tasks import longbench_cite
 from longcite_tasks.data import read_items
+from tests.conftest import ROOT
 from tests.longcite.conftest import RecordingGrader, answering_model
 from tests.longcite.fixtures import DATA, expected, items
 
@@ -128,3 +129,113 @@ def test_a_sample_keeps_the_items_fields(tmp_path):
     assert sample.metadata["few_shot_scores"] == item["few_shot_scores"]
     assert sample.metadata["extra"] == 1 and sample.metadata["idx"] == 5
     assert json.dumps(sample.metadata)  # JSON-serialisable for the log
+
+
+@pytest.fixture
+def empty_hub_cache(tmp_path, monkeypatch):
+    """No Hugging Face cache entry, and (as every test) HF_HUB_OFFLINE."""
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    from inspect_cite.checks.once import reset_preflight
+
+    reset_preflight()
+    yield
+    reset_preflight()
+
+
+def test_the_default_tokenizer_offline_and_not_cached_is_refused_before_the_run(
+    longcite_files, tmp_path, empty_hub_cache
+):
+    grader = RecordingGrader()
+    with pytest.raises(PreflightError) as e:
+        inspect_eval(
+            longbench_cite,
+            task_args={"dataset_path": str(DATA)},
+            model=answering_model(),
+            model_roles={"grader": grader.model},
+            log_dir=str(tmp_path),
+            display="none",
+        )
+    message = str(e.value)
+    assert message.startswith(
+        "-T tokenizer=THUDM/glm-4-9b-chat: not in the Hugging Face cache, and HF_HUB_OFFLINE is set"
+    )
+    assert "\n" not in message
+    assert 'hf download THUDM/glm-4-9b-chat --include "*token*"' in message
+    assert "-T tokenizer=null" in message
+    assert not grader.calls  # nothing was generated or graded
+
+
+def test_the_tokenizer_is_one_of_the_problems_of_one_message(
+    longcite_files, tmp_path, empty_hub_cache
+):
+    with pytest.raises(PreflightError) as e:
+        longbench_cite(
+            dataset_path=str(tmp_path / "absent.json"), tokenizer=str(tmp_path / "no-tokenizer")
+        )
+    message = str(e.value)
+    assert message.startswith("2 problems stop this run:")
+    assert "does not exist (-T dataset_path)" in message
+    assert f"-T tokenizer={tmp_path / 'no-tokenizer'}: folder" in message
+    assert "does not exist" in message
+
+
+def test_a_folder_without_tokenizer_files_is_refused(longcite_files, tmp_path, empty_hub_cache):
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(PreflightError, match="no tokenizer files in"):
+        longbench_cite(dataset_path=str(DATA), tokenizer=str(tmp_path / "empty"))
+
+
+def test_a_cached_or_local_tokenizer_or_none_passes(
+    longcite_files, tmp_path, word_tokenizer, empty_hub_cache
+):
+    from huggingface_hub import constants
+
+    from inspect_cite.longcite.tokenizer import tokenizer_problem
+
+    assert tokenizer_problem(str(word_tokenizer)) is None
+    longbench_cite(dataset_path=str(DATA), tokenizer=str(word_tokenizer))
+    longbench_cite(dataset_path=str(DATA), tokenizer=None)
+    # A hub id whose tokenizer files are in the cache passes offline.
+    snapshot = tmp_path / "hub" / "models--THUDM--glm-4-9b-chat" / "snapshots" / "abc"
+    snapshot.mkdir(parents=True)
+    (snapshot / "tokenizer_config.json").write_text("{}")
+    refs = snapshot.parents[1] / "refs"
+    refs.mkdir()
+    (refs / "main").write_text("abc")
+    assert constants.HF_HUB_CACHE == str(tmp_path / "hub")
+    assert tokenizer_problem("THUDM/glm-4-9b-chat") is None
+
+
+def test_inspect_cite_check_names_the_tokenizer(longcite_files, empty_hub_cache):
+    """`inspect-cite check` builds the task as `inspect eval` does (here from its file)."""
+    from inspect_cite.app.cli import check_task
+
+    task = f"{ROOT / 'longcite_tasks' / 'longbench_cite.py'}@longbench_cite"
+    with pytest.raises(PreflightError, match=r"-T tokenizer=THUDM/glm-4-9b-chat: not in the"):
+        check_task(task, {"dataset_path": str(DATA)}, ["grader"])
+    assert check_task(task, {"dataset_path": str(DATA), "tokenizer": None}, ["grader"]).endswith(
+        ": 11 samples"
+    )
+
+
+def test_a_hub_tokenizer_the_hub_does_not_serve_is_refused(empty_hub_cache, monkeypatch):
+    import huggingface_hub
+    from huggingface_hub import constants
+
+    from inspect_cite.longcite.tokenizer import tokenizer_problem
+
+    def unreachable(*args, **kwargs):
+        raise ConnectionError("no network in tests")
+
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(huggingface_hub, "get_hf_file_metadata", unreachable)
+    assert tokenizer_problem("THUDM/glm-4-9b-chat") == (
+        "not in the Hugging Face cache, and the hub did not answer "
+        "(ConnectionError: no network in tests)"
+    )
+    assert tokenizer_problem("not a hub id!") == (
+        "neither an existing folder nor a Hugging Face hub id (org/name)"
+    )
