@@ -123,6 +123,9 @@ class AlceOptions:
             eval_alce.py's scoring rules; see docs/alce.md, "Long context (HELMET)".
         nocite: With `context`, HELMET's no-citation control (its `alce_nocite`
             demonstrations, no shots, 600 new tokens; correctness only).
+        tokenizer: With `context`, the Hugging Face tokenizer (hub id or folder) HELMET's
+            cut of the passages to the row's token budget counts with; default the model's
+            own (`hf/` and `vllm/` models; other providers need it).
 
     """
 
@@ -157,6 +160,7 @@ class AlceOptions:
     trust: bool = False
     context: HelmetContext | None = None
     nocite: bool = False
+    tokenizer: str | None = None
 
 
 @dataclass(frozen=True)
@@ -262,12 +266,21 @@ HELMET_FIXED = (
 def helmet_problem(dataset: str, o: AlceOptions, explicit: set[str]) -> str | None:
     """Why a HELMET run cannot take an option (one line naming the flag), or None."""
     if o.context is None:
-        return "-T nocite=true: HELMET's no-citation control needs -T context" if o.nocite else None
+        if o.nocite:
+            return "-T nocite=true: HELMET's no-citation control needs -T context"
+        if o.tokenizer is not None:
+            return f"-T tokenizer={o.tokenizer}: only HELMET's rows (-T context) cut by tokens"
+        return None
     check_choice("context", o.context, HelmetContext, what="HELMET length", error=AlceTaskError)
     if dataset not in ("asqa", "qampari"):
         return f"-T context={o.context}: HELMET runs ASQA and QAMPARI, not {dataset}"
     if o.trust:
         return f"-T context={o.context}: HELMET's ladder is not TRUST-SCORE's; drop -T trust"
+    if o.nocite and o.diagnose:
+        return (
+            "-T diagnose=true: HELMET's no-citation control (-T nocite=true) has no citations "
+            "to diagnose; drop one of them"
+        )
     if o.strategy != "vanilla":
         return f"-T strategy={o.strategy}: HELMET's ladder runs the vanilla prompt; drop it"
     if not o.chat:
