@@ -106,7 +106,14 @@ def check_helmet_inputs(
         data = (path, data_info, read_helmet_items(path, settings.dataset, max_docs=settings.ndoc))
     if demos is None or data is None:
         return None
-    return HelmetInputs(settings, *demos, *data)
+    return HelmetInputs(
+        settings=settings,
+        prompt_file=demos[0],
+        prompt_info=demos[1],
+        path=data[0],
+        data_info=data[1],
+        items=data[2],
+    )
 
 
 def helmet_samples(
@@ -148,7 +155,7 @@ def helmet_samples(
         sample = record_to_sample(
             run.item, run.index, settings.dataset, run.prompt, run.item["docs"]
         )
-        shown = {"passages_shown": run.shown.count}
+        shown: dict[str, Any] = {"passages_shown": run.shown.count}
         if run.shown.partial_text is not None:
             shown["partial_text"] = run.shown.partial_text
         sample.metadata = {

@@ -734,3 +734,39 @@ def test_every_problem_of_a_helmet_row_is_in_its_one_message(tmp_path, monkeypat
     assert "\n2. -T context needs HELMET's qampari_eval_gtr_top2000.json" in message
     assert "\n3. -T context=16k: HELMET cuts the passages to 16,384 - 300 tokens" in message
     assert "\n4. -T nli=classifier:./no-such-nli: directory no-such-nli does not exist" in message
+
+
+def test_an_hf_model_cuts_with_its_own_tokenizer(long_dir, tiny_qwen3, monkeypatch, tmp_path):
+    """With ``--model hf/DIR`` the row cuts with the tokenizer Inspect's provider loaded."""
+    from inspect_ai import eval as inspect_eval
+    from transformers import AutoTokenizer
+
+    from alce_tasks import asqa
+
+    monkeypatch.setenv(PROMPT_DIR_ENV, str(long_dir))
+    args = {"context": "8k", "dataset_path": str(long_dir / "asqa_eval_gtr_top2000.json")}
+    import alce_tasks
+
+    # By file: Inspect builds the task with the model loaded (a registry name "asqa" is
+    # ambiguous with fullcite_tasks/asqa).
+    monkeypatch.chdir(Path(alce_tasks.__file__).parent)
+    [log] = inspect_eval(
+        "asqa.py",
+        task_args={**args, "nli": NLI},
+        model=f"hf/{tiny_qwen3}",
+        model_args={"do_sample": False},
+        run_samples=False,
+        display="none",
+        log_dir=str(tmp_path),
+    )
+    assert log.error is None
+    truncation = log.eval.metadata["helmet"]["truncation"]
+    assert truncation["tokenizer"] == str(tiny_qwen3) and truncation["prompts_cut"] == 4
+    # The same cut as -T tokenizer=DIR gives (the tokenizer the provider loaded is DIR's).
+    task = asqa(**args, nli=NLI, tokenizer=str(tiny_qwen3))
+    assert task.metadata["helmet"]["truncation"]["passages_cut"] == truncation["passages_cut"]
+    tok = AutoTokenizer.from_pretrained(tiny_qwen3)
+    for sample in task.dataset:
+        chat = [{"role": "user", "content": sample.input}]
+        prompt = tok.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
+        assert len(tok([prompt], add_special_tokens=False)["input_ids"][0]) <= 8192 - 300

@@ -70,6 +70,7 @@ ALCE = {
     "trust": False,
     "context": None,
     "nocite": False,
+    "tokenizer": None,  # issue 52: the tokenizer HELMET's cut counts with
 }
 FULLCITE = {
     "ndoc": 5,
