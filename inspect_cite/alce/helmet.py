@@ -679,10 +679,13 @@ def shown_passages(
     full = format_docs(doc_prompt, docs)
     if shown == full:
         return ShownPassages(len(docs))
-    kept = 0
-    limit = min(len(shown), len(full))
-    while kept < limit and shown[kept] == full[kept]:
-        kept += 1
+    if full.startswith(shown):
+        kept = len(shown)  # a fast tokenizer's cut
+    else:
+        kept = 0
+        limit = min(len(shown), len(full))
+        while kept < limit and shown[kept] == full[kept]:
+            kept += 1
     start = 0
     for number, doc in enumerate(docs, 1):
         formatted = format_doc(doc_prompt, doc, number)

@@ -770,3 +770,25 @@ def test_an_hf_model_cuts_with_its_own_tokenizer(long_dir, tiny_qwen3, monkeypat
         chat = [{"role": "user", "content": sample.input}]
         prompt = tok.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
         assert len(tok([prompt], add_special_tokens=False)["input_ids"][0]) <= 8192 - 300
+
+
+def test_shown_passages_reads_the_cut():
+    """Which passages a cut leaves: whole, in part (its text shown), or only a label."""
+    from inspect_cite.alce.helmet import ShownPassages, shown_passages
+
+    doc_prompt = "Document [{ID}](Title: {title}): {text}"
+    docs = [{"title": f"T{i}", "text": f"alpha beta gamma {i}"} for i in range(1, 4)]
+    full = format_docs(doc_prompt, docs)
+    second = full.index("Document [2]")
+    third = full.index("Document [3]")
+    assert shown_passages(doc_prompt, docs, full) == ShownPassages(3)
+    assert shown_passages(doc_prompt, docs, full[: third - 2]) == ShownPassages(2)
+    assert shown_passages(doc_prompt, docs, full[: second + 32]) == ShownPassages(2, "alpha b")
+    # Only the label and title of the third: it was not seen.
+    assert shown_passages(doc_prompt, docs, full[: third + 20]) == ShownPassages(2)
+    # A slow tokenizer's decoded cut: opens with its BOS, and differs where decoding
+    # normalised the text (here the second passage's "gamma").
+    decoded = "<s>" + full[: second + 45].replace("gamma 2", "gamma  2")
+    assert shown_passages(doc_prompt, docs, decoded, bos="<s>") == ShownPassages(
+        2, "alpha beta gamma "
+    )
