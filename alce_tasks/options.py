@@ -127,6 +127,9 @@ class AlceOptions:
         corrected: With `trust`, fix trust-eval's defects (`trust_score`'s `corrected`):
             an undefined rate is nan, not 0; one refusal decision serves every metric; see
             docs/alce.md, "trust-eval's defects, and `corrected`".
+        tokenizer: With `context`, the Hugging Face tokenizer (hub id or folder) HELMET's
+            cut of the passages to the row's token budget counts with; default the model's
+            own (`hf/` and `vllm/` models; other providers need it).
 
     """
 
@@ -162,6 +165,7 @@ class AlceOptions:
     context: HelmetContext | None = None
     nocite: bool = False
     corrected: bool = False
+    tokenizer: str | None = None
 
 
 @dataclass(frozen=True)
@@ -280,12 +284,21 @@ HELMET_FIXED = (
 def helmet_problem(dataset: str, o: AlceOptions, explicit: set[str]) -> str | None:
     """Why a HELMET run cannot take an option (one line naming the flag), or None."""
     if o.context is None:
-        return "-T nocite=true: HELMET's no-citation control needs -T context" if o.nocite else None
+        if o.nocite:
+            return "-T nocite=true: HELMET's no-citation control needs -T context"
+        if o.tokenizer is not None:
+            return f"-T tokenizer={o.tokenizer}: only HELMET's rows (-T context) cut by tokens"
+        return None
     check_choice("context", o.context, HelmetContext, what="HELMET length", error=AlceTaskError)
     if dataset not in ("asqa", "qampari"):
         return f"-T context={o.context}: HELMET runs ASQA and QAMPARI, not {dataset}"
     if o.trust:
         return f"-T context={o.context}: HELMET's ladder is not TRUST-SCORE's; drop -T trust"
+    if o.nocite and o.diagnose:
+        return (
+            "-T diagnose=true: HELMET's no-citation control (-T nocite=true) has no citations "
+            "to diagnose; drop one of them"
+        )
     if o.strategy != "vanilla":
         return f"-T strategy={o.strategy}: HELMET's ladder runs the vanilla prompt; drop it"
     if not o.chat:

@@ -2,6 +2,7 @@
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from inspect_cite.alce.helmet import helmet_evidence
 from inspect_cite.alce.prompts import ALCE_SYSTEM_MESSAGE
 from inspect_cite.evidence.record import record_evidence
 from inspect_cite.options.cli_values import accept_cli_values
@@ -40,7 +41,10 @@ def alce_vanilla(
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         generate = thinking_generate(state, generate, thinking)
         use_alce_prompt(state, prompts)
-        record_evidence(state.metadata, format="alce", via="prompt")
+        # A HELMET row's prompt may have been cut to its token budget: only the passages it
+        # showed are evidence (every one, otherwise).
+        via, texts = helmet_evidence(state.metadata)
+        record_evidence(state.metadata, format="alce", via=via, texts=texts)
         return await generate(state)
 
     return solve

@@ -51,13 +51,14 @@ from typing import Any, Literal, get_args
 
 import numpy as np
 
-from inspect_cite.alce.items import REQUIRED_FIELDS, item_problem
+from inspect_cite.alce.items import REQUIRED_FIELDS, item_problems
 from inspect_cite.alce.prompts import (
     PROMPT_DIR_ENV,
     PromptFile,
     prompt_dir_override,
 )
 from inspect_cite.checks.errors import ArgumentError, PreflightError
+from inspect_cite.checks.record_check import problems_error
 from inspect_cite.citations.alce import alce_scoring_output
 from inspect_cite.downloads.cache import cache_dir
 from inspect_cite.downloads.hub_files import cached_download, check_dataset_path, file_provenance
@@ -127,6 +128,10 @@ class HelmetOptionError(TaskOptionError):
 
 class HelmetDataError(PreflightError, ValueError):
     """HELMET's data or demonstration file is missing, corrupt or malformed."""
+
+
+class HelmetTokenizerError(PreflightError, ValueError):
+    """The tokenizer a HELMET row cuts its passages with cannot be had."""
 
 
 @dataclass(frozen=True)
@@ -371,13 +376,16 @@ def helmet_data_path(dataset: str, dataset_path: str | None = None) -> tuple[Pat
 def read_helmet_items(path: Path, dataset: str, *, max_docs: int) -> list[dict[str, Any]]:
     """HELMET's data file, every item kept with only its first ``max_docs`` passages.
 
-    HELMET's files hold 2,000 passages per question (twenty times ALCE's); a row shows at
-    most 700. Each item's passages are cut as soon as the item is parsed, so the memory held
-    is the file's text and the kept passages, not every passage as Python objects. Items are
-    checked as the ALCE tasks check them (:mod:`inspect_cite.alce.items`).
+    Read as HELMET's loader reads it (``datasets``' ``load_dataset("json")``): a JSON list of
+    items or JSON Lines, one item per line; and, as the ALCE tasks read their files, ALCE's
+    result-file wrapper ``{"args": ..., "data": [items]}``. HELMET's files hold 2,000
+    passages per question (twenty times ALCE's); a row shows at most 700. Each item's
+    passages are cut as soon as the item is parsed, so the memory held is the file's text and
+    the kept passages, not every passage as Python objects. Items are checked as the ALCE
+    tasks check them (:mod:`inspect_cite.alce.items`), every problem named at once.
 
     Raises:
-        HelmetDataError: Naming the file, the item and the field at fault.
+        HelmetDataError: Naming the file, and every item (or line) and field at fault.
 
     """
 
@@ -389,19 +397,54 @@ def read_helmet_items(path: Path, dataset: str, *, max_docs: int) -> list[dict[s
         return obj
 
     try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f, object_pairs_hook=keep_shown)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise HelmetDataError(
-            f"dataset file {path}: cannot be read as JSON ({e}) (-T dataset_path)"
-        ) from e
+        # utf-8-sig: a byte-order mark (Windows editors) is not data.
+        text = path.read_bytes().decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError) as e:
+        raise HelmetDataError(f"dataset file {path}: cannot be read ({e}) (-T dataset_path)") from e
+    try:
+        data: Any = json.loads(text, object_pairs_hook=keep_shown)
+    except json.JSONDecodeError as e:
+        if e.msg != "Extra data":
+            raise HelmetDataError(
+                f"dataset file {path}: cannot be read as JSON or JSON Lines ({e}) (-T dataset_path)"
+            ) from e
+        data = _json_lines(path, text, keep_shown)
+    if isinstance(data, dict) and isinstance(data.get("data"), list):
+        data = data["data"]  # ALCE's result file (run.py's output): {"args", "data"}
+    elif isinstance(data, dict) and "question" in data:
+        data = [data]  # JSON Lines of one item
     if not isinstance(data, list) or not data:
-        raise HelmetDataError(f"dataset file {path}: expected a non-empty JSON list of items")
-    for i, item in enumerate(data):
-        problem = item_problem(item, REQUIRED_FIELDS[dataset])
-        if problem is not None:
-            raise HelmetDataError(f"{path} item {i}: {problem}")
+        raise HelmetDataError(
+            f"dataset file {path}: expected a non-empty JSON list of items, JSON Lines, or "
+            '{"data": [items]} (-T dataset_path)'
+        )
+    problems = [
+        problem.at(f"{path}:{i}")
+        for i, item in enumerate(data)
+        for problem in item_problems(item, REQUIRED_FIELDS[dataset])
+    ]
+    if problems:
+        what = f"{dataset} dataset file {path} (-T dataset_path)"
+        raise problems_error(what, problems, HelmetDataError)
     return data
+
+
+def _json_lines(
+    path: Path, text: str, hook: Callable[[list[tuple[str, Any]]], dict[str, Any]]
+) -> list[Any]:
+    """The items of a JSON Lines file (blank lines skipped); a bad line is named by number."""
+    items = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            items.append(json.loads(line, object_pairs_hook=hook))
+        except json.JSONDecodeError as e:
+            raise HelmetDataError(
+                f"dataset file {path}:{lineno}: not valid JSON ({e.msg}, column {e.colno}); "
+                "read as JSON Lines, one item per line (-T dataset_path)"
+            ) from e
+    return items
 
 
 # --- questions and demonstrations ---------------------------------------------------------
@@ -561,11 +604,13 @@ def hf_truncated_context(
     demo_ids: Sequence[int],
     settings: HelmetSettings,
 ) -> str:
-    """:func:`truncated_context` with a Hugging Face fast tokenizer, as HELMET's HF/vLLM path.
+    """The passages HELMET's ``tokenize`` (its HF and vLLM models) keeps, with ``tokenizer``.
 
     The prompt is the user message through ``tokenizer.apply_chat_template`` (generation
     prompt added, no system message), tokenized without special tokens; without a chat
-    template, the raw prompt with special tokens.
+    template, the raw prompt with special tokens. Over the budget, a fast tokenizer's cut is
+    :func:`truncated_context` (the passages tokenized with their offsets); a slow one's, as
+    HELMET's, the decoded passage tokens less the excess (special tokens kept).
     """
     context = builder.context(item)
     if settings.chat_template:
@@ -576,6 +621,10 @@ def hf_truncated_context(
         n = len(tokenizer([builder.raw_prompt(item, demo_ids, context)])["input_ids"][0])
     if n <= settings.input_max_length - settings.max_tokens:
         return context
+    if not getattr(tokenizer, "is_fast", True):
+        ids = tokenizer(context)["input_ids"]
+        excess = n - (settings.input_max_length - settings.max_tokens)
+        return str(tokenizer.decode(ids[:-excess]))
     offsets = tokenizer([context], return_offsets_mapping=True)["offset_mapping"][0]
     return truncated_context(
         context,
@@ -586,15 +635,189 @@ def hf_truncated_context(
     )
 
 
+_TEXT_MARK = "\x00helmet-text\x00"
+
+
+def _text_start(doc_prompt: str, doc: Mapping[str, Any], number: int) -> int | None:
+    """Where the passage's ``text`` starts in its formatted form (None: the template has none)."""
+    try:
+        marked = doc_prompt.format(**{**doc, "text": _TEXT_MARK}, ID=number)
+    except (KeyError, TypeError, IndexError, ValueError):
+        return None
+    at = marked.find(_TEXT_MARK)
+    return None if at < 0 else at
+
+
+@dataclass(frozen=True)
+class ShownPassages:
+    """Which of an item's passages a (possibly cut) prompt showed.
+
+    Attributes:
+        count: Passages the model saw some text of, from the first (the others were cut).
+        partial_text: The text shown of the last of them, when the cut fell inside its text
+            (None: every passage counted was shown whole).
+
+    """
+
+    count: int
+    partial_text: str | None = None
+
+
+def shown_passages(
+    doc_prompt: str, docs: Sequence[Mapping[str, Any]], shown: str, *, bos: str | None = None
+) -> ShownPassages:
+    """The passages of ``docs`` that ``shown`` (the passages as the prompt holds them) shows.
+
+    ``shown`` is the formatted passages (:func:`format_docs`) or a cut of them: a prefix (a
+    fast tokenizer's cut), or a decoded prefix that may open with the tokenizer's ``bos``
+    string and differ where decoding normalised text (a slow tokenizer's): what the model saw
+    is the longest common start. A passage of which only its label or title was shown
+    counts as not seen.
+    """
+    if bos and shown.startswith(bos):
+        shown = shown[len(bos) :]
+    full = format_docs(doc_prompt, docs)
+    if shown == full:
+        return ShownPassages(len(docs))
+    if full.startswith(shown):
+        kept = len(shown)  # a fast tokenizer's cut
+    else:
+        kept = 0
+        limit = min(len(shown), len(full))
+        while kept < limit and shown[kept] == full[kept]:
+            kept += 1
+    start = 0
+    for number, doc in enumerate(docs, 1):
+        formatted = format_doc(doc_prompt, doc, number)
+        end = start + len(formatted)
+        if kept >= end:
+            start = end + len(HELMET_DOC_SEP)
+            continue
+        at = _text_start(doc_prompt, doc, number)
+        text = str(doc.get("text", ""))
+        if at is None:
+            return ShownPassages(number - 1)
+        seen = text[: max(0, kept - start - at)]
+        if not seen.strip():
+            return ShownPassages(number - 1)
+        return ShownPassages(number, None if seen == text else seen)
+    return ShownPassages(len(docs))
+
+
+HELMET_TOKENIZER_PROVIDERS = ("hf", "vllm")
+"""Inspect providers whose model's own Hugging Face tokenizer a HELMET row cuts with (HELMET's
+HF and vLLM models; its API models count tokens their own ways)."""
+
+TOKENIZER_FIX = "pass -T tokenizer=<the model's Hugging Face tokenizer: a hub id or a folder>"
+
+
+@dataclass(frozen=True)
+class HelmetTokenizer:
+    """The tokenizer a HELMET row cuts its passages with, and what the log says of it.
+
+    Attributes:
+        tokenizer: A Hugging Face tokenizer, or None when nothing is cut.
+        name: Where it came from (``-T tokenizer``'s value or the model's name).
+        reason: Why nothing is cut (no tokenizer), for the log.
+
+    """
+
+    tokenizer: Any
+    name: str | None
+    reason: str | None = None
+
+
+def _load_tokenizer(name: str, *, what: str) -> Any:
+    """``AutoTokenizer.from_pretrained(name)``: the cache first, the hub only when it answers.
+
+    Raises:
+        HelmetTokenizerError: ``<what>=<name>: cannot be loaded (<why>); <fix>``.
+
+    """
+    from transformers import AutoTokenizer
+
+    from inspect_cite.checks.models import looks_like_path
+    from inspect_cite.checks.network import ensure_hub_reachable
+    from inspect_cite.downloads.download import describe_failure
+
+    try:
+        try:
+            return AutoTokenizer.from_pretrained(name, local_files_only=True)
+        except Exception:
+            if looks_like_path(name):
+                raise
+        # Not cached: the hub client would retry an unreachable host for minutes.
+        ensure_hub_reachable()
+        return AutoTokenizer.from_pretrained(name)
+    except Exception as e:
+        raise HelmetTokenizerError(
+            f"{what}={name}: its tokenizer cannot be loaded ({describe_failure(e)}); "
+            f"{TOKENIZER_FIX}"
+        ) from e
+
+
+def helmet_tokenizer(tokenizer: str | None, settings: HelmetSettings) -> HelmetTokenizer:
+    """The tokenizer HELMET's row cuts the passages with: ``-T tokenizer``, else the model's.
+
+    The model's own is the one Inspect's ``hf/`` provider loaded, or a ``vllm/`` model's
+    (loaded from its name). A model served by another provider, or not known while the task
+    is built (a task built in Python and then given to ``eval()``), needs ``-T tokenizer``:
+    HELMET cuts every row, and an uncut prompt is not HELMET's. Inspect's ``mockllm/`` (what
+    ``inspect-cite check`` builds with) has none: nothing is cut, and the log says so. With
+    HELMET's chat template the tokenizer must have one.
+
+    Raises:
+        HelmetTokenizerError: One line naming ``-T tokenizer`` (or the model) and the fix.
+
+    """
+    from inspect_ai.model import ModelName
+
+    from inspect_cite.checks.run import eval_model
+
+    flag = f"-T context={settings.context}"
+    budget = f"{settings.input_max_length:,} - {settings.max_tokens} tokens"
+    if tokenizer is not None:
+        loaded, name = _load_tokenizer(tokenizer, what="-T tokenizer"), tokenizer
+    else:
+        model = eval_model()
+        if model is None:
+            raise HelmetTokenizerError(
+                f"{flag}: HELMET cuts the passages to {budget} of the model's tokenizer, and "
+                f"the model is not known while the task is built (a task built in Python): "
+                f"{TOKENIZER_FIX}"
+            )
+        model_name = ModelName(model)
+        if model_name.api == "mockllm":
+            return HelmetTokenizer(None, None, "mockllm/ has no tokenizer: passages not cut")
+        if model_name.api not in HELMET_TOKENIZER_PROVIDERS:
+            raise HelmetTokenizerError(
+                f"{flag}: HELMET cuts the passages to {budget} of the model's tokenizer, and "
+                f"{model_name} is served by {model_name.api}/, whose tokenizer is not here: "
+                f"{TOKENIZER_FIX}"
+            )
+        name = str(getattr(model.api, "base_model", None) or model_name.name)
+        loaded = getattr(model.api, "tokenizer", None)
+        if loaded is None:
+            loaded = _load_tokenizer(name, what=f"--model {model_name}")
+    if settings.chat_template and not getattr(loaded, "chat_template", None):
+        raise HelmetTokenizerError(
+            f"{flag}: the tokenizer of {name} has no chat template, which HELMET's cite rows "
+            f"send the prompt through; {TOKENIZER_FIX}"
+        )
+    return HelmetTokenizer(loaded, name)
+
+
 @dataclass(frozen=True)
 class HelmetItem:
     """One question HELMET runs, with what it is shown.
 
     Attributes:
         index: Its position in the data file.
-        item: The item (its ``docs`` cut to the passages shown).
+        item: The item (its ``docs`` cut to the ``ndoc`` passages of the row).
         demo_ids: The demonstrations it shows (indices into the file's ``demos``).
         prompt: The user message (or the raw prompt without a chat template).
+        shown: The passages the prompt shows (fewer than ``ndoc`` when the token budget cut
+            it).
 
     """
 
@@ -602,6 +825,7 @@ class HelmetItem:
     item: dict[str, Any]
     demo_ids: list[int]
     prompt: str
+    shown: ShownPassages
 
 
 def helmet_items(
@@ -610,6 +834,7 @@ def helmet_items(
     settings: HelmetSettings,
     *,
     context_of: Callable[[HelmetPromptBuilder, Mapping[str, Any], list[int]], str] | None = None,
+    bos: str | None = None,
 ) -> list[HelmetItem]:
     """The questions HELMET runs for ``settings``, in its order, with their prompts.
 
@@ -619,6 +844,7 @@ def helmet_items(
         settings: The HELMET row.
         context_of: Returns an item's passages (e.g. truncated with the model's tokenizer,
             :func:`hf_truncated_context`); default: all ``ndoc`` passages.
+        bos: The tokenizer's start-of-text string, which a slow tokenizer's cut opens with.
 
     """
     builder = HelmetPromptBuilder(prompt_file, ndoc=settings.ndoc)
@@ -631,17 +857,52 @@ def helmet_items(
     out = []
     for i in chosen:
         item = items[i]
+        docs = list(item["docs"][: settings.ndoc])
         context = None if context_of is None else context_of(builder, item, draws[i])
+        shown = (
+            ShownPassages(len(docs))
+            if context is None
+            else shown_passages(prompt_file.doc_prompt, docs, context, bos=bos)
+        )
         build = builder.user_message if settings.chat_template else builder.raw_prompt
         out.append(
             HelmetItem(
                 index=i,
-                item={**item, "docs": list(item["docs"][: settings.ndoc])},
+                item={**item, "docs": docs},
                 demo_ids=draws[i],
                 prompt=build(item, draws[i], context),
+                shown=shown,
             )
         )
     return out
+
+
+def helmet_evidence(
+    metadata: Mapping[str, Any],
+) -> tuple[Literal["prompt"] | dict[str, list[str]], dict[str, str]]:
+    """How a HELMET sample's passages were seen, for its evidence record.
+
+    Every passage of ``metadata["docs"]`` was shown (``"prompt"``), unless the token budget
+    cut the prompt: then only the first ``metadata["helmet"]["passages_shown"]`` were, the
+    last of them possibly in part (``metadata["helmet"]["partial_text"]``: the text shown).
+
+    Returns:
+        ``via`` and ``texts`` for :func:`inspect_cite.evidence.record.record_evidence`.
+
+    """
+    helmet = metadata.get("helmet")
+    docs = metadata.get("docs")
+    if not isinstance(helmet, Mapping) or not isinstance(docs, list):
+        return "prompt", {}
+    count = helmet.get("passages_shown")
+    if not isinstance(count, int) or count >= len(docs):
+        return "prompt", {}
+    seen = [str(doc["id"]) for doc in docs[:count] if isinstance(doc, Mapping) and "id" in doc]
+    texts = {}
+    partial = helmet.get("partial_text")
+    if seen and isinstance(partial, str):
+        texts[seen[-1]] = partial
+    return {doc_id: ["prompt"] for doc_id in seen}, texts
 
 
 # --- scoring ------------------------------------------------------------------------------

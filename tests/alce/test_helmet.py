@@ -42,7 +42,7 @@ from scorers.alce_correctness import CORRECTNESS_KEYS, correctness
 from scorers.citation_nli import citation_nli
 from tests.conftest import FIXTURES
 from tests.helpers.evals import eval_one
-from tests.helpers.helmet_files import scoring_cases, write_helmet_files
+from tests.helpers.helmet_files import build_word_tokenizer, scoring_cases, write_helmet_files
 from tests.helpers.scripted_models import scripted_model
 
 EXPECTED_PROMPTS = json.loads((FIXTURES / "helmet" / "expected_prompts.json").read_text())
@@ -60,6 +60,12 @@ ROWS = {
 @pytest.fixture(scope="module")
 def helmet_dir(tmp_path_factory) -> Path:
     return write_helmet_files(tmp_path_factory.mktemp("helmet"))
+
+
+@pytest.fixture(scope="module")
+def word_tokenizer(tmp_path_factory) -> str:
+    """A word-level fast tokenizer with a chat template (``build_word_tokenizer``)."""
+    return str(build_word_tokenizer(tmp_path_factory.mktemp("tok")))
 
 
 def _sha(text: str) -> str:
@@ -322,7 +328,7 @@ def test_data_file_keeps_only_the_passages_a_row_can_show(tmp_path):
     assert read[2]["docs"] == items[2]["docs"][:10] and read[2]["qa_pairs"] == items[2]["qa_pairs"]
     del items[1]["qa_pairs"]
     path.write_text(json.dumps(items))
-    with pytest.raises(HelmetDataError, match='item 1: missing field "qa_pairs"'):
+    with pytest.raises(HelmetDataError, match="asqa_eval_gtr_top2000.json:1:qa_pairs: "):
         read_helmet_items(path, "asqa", max_docs=10)
     path.write_text("[{")
     with pytest.raises(HelmetDataError, match="cannot be read as JSON"):
@@ -355,7 +361,9 @@ def test_a_helmet_row_as_a_task_sends_the_prompt_alone(
     assert (script.configs[0].max_tokens, script.configs[0].temperature) == (300, 0.0)
 
 
-def test_context_on_the_task_runs_helmet_s_row(helmet_dir, monkeypatch, cache_root, tmp_path):
+def test_context_on_the_task_runs_helmet_s_row(
+    helmet_dir, monkeypatch, cache_root, tmp_path, word_tokenizer
+):
     """``alce_tasks/asqa -T context=32k``: HELMET's row through the task builder and Inspect."""
     from inspect_ai import eval as inspect_eval
 
@@ -364,7 +372,8 @@ def test_context_on_the_task_runs_helmet_s_row(helmet_dir, monkeypatch, cache_ro
 
     monkeypatch.setenv(PROMPT_DIR_ENV, str(helmet_dir))
     data = str(helmet_dir / "asqa_eval_gtr_top2000.json")
-    task = asqa(context="32k", dataset_path=data, nli=NLI)
+    task = asqa(context="32k", dataset_path=data, nli=NLI, tokenizer=word_tokenizer)
+    # These prompts are under 32k's budget: nothing is cut.
     want, _, settings = helmet_dataset("asqa", context="32k", dataset_path=data)
     assert [s.input for s in task.dataset] == [s.input for s in want]
     assert task.config.max_tokens == 300 and task.config.temperature == 0
@@ -386,7 +395,7 @@ def test_context_on_the_task_runs_helmet_s_row(helmet_dir, monkeypatch, cache_ro
     }
     assert log.results.scores[0].name == "citation_rec", "the headline Inspect shows"
     # The control scores correctness only.
-    control = asqa(context="8k", nocite=True, dataset_path=data, nli=NLI)
+    control = asqa(context="8k", nocite=True, dataset_path=data, nli=NLI, tokenizer=word_tokenizer)
     assert len(control.scorer) == 1
     for build, message in (
         (lambda: asqa(context="32k", ndoc=3, dataset_path=data, nli=NLI), "-T ndoc=3: HELMET's"),
@@ -400,7 +409,9 @@ def test_context_on_the_task_runs_helmet_s_row(helmet_dir, monkeypatch, cache_ro
         assert str(e.value).startswith(message), str(e.value)
 
 
-def test_report_draws_score_against_context_length(helmet_dir, monkeypatch, cache_root, tmp_path):
+def test_report_draws_score_against_context_length(
+    helmet_dir, monkeypatch, cache_root, tmp_path, word_tokenizer
+):
     """Runs that differ only by -T context make a line per series in context_length.png."""
     from inspect_ai import eval as inspect_eval
 
@@ -414,7 +425,7 @@ def test_report_draws_score_against_context_length(helmet_dir, monkeypatch, cach
     logs = tmp_path / "logs"
     for context in ("8k", "16k"):
         inspect_eval(
-            asqa(context=context, dataset_path=data, nli=NLI),
+            asqa(context=context, dataset_path=data, nli=NLI, tokenizer=word_tokenizer),
             model=scripted_model(["The Doctor [1]."] * 2)[0],
             limit=2,
             display="none",
@@ -428,3 +439,356 @@ def test_report_draws_score_against_context_length(helmet_dir, monkeypatch, cach
     assert any("context length" in t for t in saved.texts[chart.name]), saved.texts.keys()
     assert sorted(report.runs["context"]) == ["16k", "8k"]
     assert "context" not in (tmp_path / "report" / "metrics.md").read_text().split("\n")[2]
+
+
+@pytest.mark.parametrize("form", ["list", "jsonl", "alce_result", "jsonl_one"])
+def test_data_file_reads_as_helmet_s_loader_does(tmp_path, form):
+    """HELMET reads its data with ``load_dataset("json")``: a JSON list or JSON Lines; ALCE's
+    result file ``{"args", "data"}`` is read as the ALCE tasks read it."""
+    from inspect_cite.alce.helmet import read_helmet_items
+    from tests.helpers.helmet_files import data_items
+
+    items = data_items("qampari", 1 if form == "jsonl_one" else 3, 12)
+    path = tmp_path / "qampari_eval_gtr_top2000.json"
+    if form == "list":
+        path.write_text(json.dumps(items))
+    elif form == "alce_result":
+        path.write_text(json.dumps({"args": {"model": "x"}, "data": items}))
+    else:
+        path.write_text("\n".join(json.dumps(item) for item in items) + "\n\n")
+    read = read_helmet_items(path, "qampari", max_docs=5)
+    assert read == [{**item, "docs": item["docs"][:5]} for item in items]
+
+
+def test_a_bad_json_lines_line_is_named(tmp_path):
+    from inspect_cite.alce.helmet import read_helmet_items
+    from tests.helpers.helmet_files import data_items
+
+    lines = [json.dumps(item) for item in data_items("asqa", 3, 4)]
+    lines[2] = lines[2][:-1]
+    path = tmp_path / "asqa.jsonl"
+    path.write_text("\n".join(lines))
+    with pytest.raises(HelmetDataError, match=r"asqa.jsonl:3: not valid JSON"):
+        read_helmet_items(path, "asqa", max_docs=4)
+    path.write_text(json.dumps({"args": {}, "data": "x"}))
+    with pytest.raises(
+        HelmetDataError, match="expected a non-empty JSON list of items, JSON Lines"
+    ):
+        read_helmet_items(path, "asqa", max_docs=4)
+
+
+# --- HELMET's cut to the token budget -----------------------------------------------------
+#
+# Expected values are made by HELMET's own logic, re-stated here line for line from its code
+# at 4526dfb (not by this project's functions): data.py's load_alce builds the passages and
+# draws the demonstrations (random.seed(42) then random.sample per item in file order, the
+# "\n\n\n" separators), and model_utils.py's tokenize cuts them (its fast-tokenizer branch,
+# chat template, system_message=None).
+
+
+def _helmet_load_alce(items: list[dict[str, Any]], demos: dict[str, Any], shots: int, ndoc: int):
+    """data.py ``load_alce``'s ``preprocess_example`` over the file, in file order."""
+    import random
+
+    random.seed(42)
+    doc_prompt, demo_prompt = demos["doc_prompt"], demos["demo_prompt"]
+    out = []
+    for example in items:
+        context = "\n\n".join(
+            [doc_prompt.format(**d, ID=idx + 1) for idx, d in enumerate(example["docs"][:ndoc])]
+        )
+        demo_text = "\n\n\n".join(
+            [
+                demo_prompt.format(
+                    **demo,
+                    instruction=demos["instruction"],
+                    context="\n\n".join(
+                        [doc_prompt.format(**d, ID=idx + 1) for idx, d in enumerate(demo["docs"])]
+                    ),
+                )
+                for demo in random.sample(demos["demos"], shots)
+            ]
+        )
+        if shots > 0:
+            demo_text += "\n\n\n"
+        out.append(
+            {
+                **example,
+                "context": context,
+                "demo_text": demo_text,
+                "instruction": demos["instruction"],
+            }
+        )
+    return out
+
+
+HELMET_USER_TEMPLATE = "{demo_text}{instruction}\n\nQuestion: {question}\n\n{context}"
+
+
+def _helmet_tokenize(tokenizer, sample: dict[str, Any], max_length: int, gen_max: int) -> int:
+    """model_utils.py ``tokenize`` (chat template, no system message, a fast tokenizer): cuts
+    ``sample["context"]`` in place; returns the prompt's tokens after the cut."""
+
+    def format_input(sample):
+        chat = [{"role": "user", "content": HELMET_USER_TEMPLATE.format(**sample)}]
+        prompt = tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
+        return tokenizer([prompt], add_special_tokens=False)
+
+    tokenized_input = format_input(sample)
+    n = len(tokenized_input["input_ids"][0])
+    if n > max_length - gen_max:
+        truncate_length = n - (max_length - gen_max)
+        context_tokens = tokenizer([sample["context"]], return_offsets_mapping=True)
+        sample["context"] = sample["context"][
+            : context_tokens["offset_mapping"][0][-truncate_length][0]
+        ]
+        tokenized_input = format_input(sample)
+    return len(tokenized_input["input_ids"][0])
+
+
+@pytest.fixture(scope="module")
+def long_dir(tmp_path_factory) -> Path:
+    """Four ASQA items of 30 passages of about 380 words: over 8k's budget, as in issue 52."""
+    from tests.helpers.helmet_files import long_data_items
+
+    folder = write_helmet_files(tmp_path_factory.mktemp("long"), n_items=4, n_docs=30)
+    items = long_data_items("asqa", 4, 30, words=380)
+    (folder / "asqa_eval_gtr_top2000.json").write_text(json.dumps(items))
+    return folder
+
+
+def test_a_row_cuts_its_passages_as_helmet_s_tokenize(long_dir, word_tokenizer, monkeypatch):
+    """``-T context=8k`` sends the prompt HELMET's loader and ``tokenize`` make: the passages
+    cut at the token 8,192 - 300 from the end of the prompt, counted by the tokenizer."""
+    from transformers import AutoTokenizer
+
+    from alce_tasks import asqa
+
+    monkeypatch.setenv(PROMPT_DIR_ENV, str(long_dir))
+    data = long_dir / "asqa_eval_gtr_top2000.json"
+    task = asqa(context="8k", dataset_path=str(data), nli=NLI, tokenizer=word_tokenizer)
+    items = json.loads(data.read_text())
+    demos = json.loads((long_dir / "asqa_revised.json").read_text())
+    helmet = _helmet_load_alce(items, demos, shots=2, ndoc=30)
+    tok = AutoTokenizer.from_pretrained(word_tokenizer)
+    by_id = {s.id: s for s in task.dataset}
+    cut_passages = 0
+    for example in helmet:
+        full = example["context"]
+        tokens = _helmet_tokenize(tok, example, 8192, 300)
+        assert tokens <= 8192 - 300 and len(example["context"]) < len(full)
+        sample = by_id[example["sample_id"]]
+        assert sample.input == HELMET_USER_TEMPLATE.format(**example)
+        # The passages whose text the cut left any of (the others were not seen).
+        starts = [
+            full.index(f"Document [{k}](Title: {d['title']}): ")
+            for k, d in enumerate(example["docs"][:30], 1)
+        ]
+        text_starts = [
+            s + len(f"Document [{k}](Title: {d['title']}): ")
+            for k, (s, d) in enumerate(zip(starts, example["docs"], strict=False), 1)
+        ]
+        kept = len(example["context"])
+        shown = sum(kept > t for t in text_starts)
+        assert sample.metadata["helmet"]["passages_shown"] == shown < 30
+        partial = sample.metadata["helmet"].get("partial_text")
+        last = example["docs"][shown - 1]["text"]
+        assert partial is None or (last.startswith(partial) and partial != last)
+        assert partial == (
+            None
+            if kept >= text_starts[shown - 1] + len(last)
+            else example["context"][text_starts[shown - 1] :]
+        )
+        cut_passages += 30 - shown
+    truncation = task.metadata["helmet"]["truncation"]
+    assert truncation["tokenizer"] == word_tokenizer
+    assert (truncation["prompts_cut"], truncation["passages_cut"]) == (4, cut_passages)
+    assert truncation["budget_tokens"] == 7892
+
+
+def test_only_the_passages_shown_earn_credit(
+    long_dir, word_tokenizer, monkeypatch, tmp_path, fresh_nli
+):
+    """A citation of a passage the cut removed is not evidence; a cut passage is judged by the
+    text shown."""
+    from inspect_ai import eval as inspect_eval
+
+    from alce_tasks import asqa
+
+    monkeypatch.setenv(PROMPT_DIR_ENV, str(long_dir))
+    data = str(long_dir / "asqa_eval_gtr_top2000.json")
+    task = asqa(context="8k", dataset_path=data, nli=NLI, tokenizer=word_tokenizer)
+    sample = next(iter(task.dataset))
+    shown = sample.metadata["helmet"]["passages_shown"]
+    unseen = sample.metadata["docs"][shown]["text"]
+    seen = sample.metadata["docs"][0]["text"]
+    # The same claim, copied from a passage: cited to the unseen one it earns nothing.
+    answers = [f"{unseen.split('.')[0]} [{shown + 1}].", f"{seen.split('.')[0]} [1]."]
+    [log] = inspect_eval(
+        task,
+        model=scripted_model([answers[0]])[0],
+        limit=1,
+        display="none",
+        log_dir=str(tmp_path),
+    )
+    assert log.status == "success", log.error
+    [run] = log.samples
+    record = run.metadata["evidence"]["seen"]
+    assert [e["position"] for e in record] == list(range(1, shown + 1))
+    partial = run.metadata["helmet"].get("partial_text")
+    assert ("text" in record[-1]) == (partial is not None)
+    assert run.scores["citation_nli"].value["citation_rec"] == 0
+    [log] = inspect_eval(
+        asqa(context="8k", dataset_path=data, nli=NLI, tokenizer=word_tokenizer),
+        model=scripted_model([answers[1]] * 4)[0],
+        limit=1,
+        display="none",
+        log_dir=str(tmp_path),
+    )
+    assert log.samples[0].scores["citation_nli"].value["citation_rec"] == 100
+
+
+def test_the_tokenizer_is_checked_before_the_run(helmet_dir, tmp_path, monkeypatch, cache_root):
+    from alce_tasks import asqa
+
+    monkeypatch.setenv(PROMPT_DIR_ENV, str(helmet_dir))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    data = str(helmet_dir / "asqa_eval_gtr_top2000.json")
+    with pytest.raises(ValueError) as e:
+        asqa(context="8k", dataset_path=data, nli=NLI)
+    assert str(e.value) == (
+        "-T context=8k: HELMET cuts the passages to 8,192 - 300 tokens of the model's "
+        "tokenizer, and the model is not known while the task is built (a task built in "
+        "Python): pass -T tokenizer=<the model's Hugging Face tokenizer: a hub id or a folder>"
+    )
+    with pytest.raises(ValueError, match=r"^-T tokenizer=\./no-such-tok: its tokenizer cannot"):
+        asqa(context="8k", dataset_path=data, nli=NLI, tokenizer="./no-such-tok")
+    bare = tmp_path / "bare"
+    build_word_tokenizer(bare)
+    config = json.loads((bare / "tokenizer_config.json").read_text())
+    config.pop("chat_template", None)
+    (bare / "tokenizer_config.json").write_text(json.dumps(config))
+    for extra in bare.glob("chat_template.*"):
+        extra.unlink()
+    with pytest.raises(ValueError, match="has no chat template, which HELMET's cite rows send"):
+        asqa(context="8k", dataset_path=data, nli=NLI, tokenizer=str(bare))
+    with pytest.raises(ValueError, match=r"^-T tokenizer=x: only HELMET's rows \(-T context\)"):
+        asqa(dataset_path=data, nli=NLI, tokenizer="x")
+
+
+def test_an_api_model_needs_a_tokenizer_and_mockllm_cuts_nothing(helmet_dir, monkeypatch, tmp_path):
+    from inspect_ai import eval as inspect_eval
+
+    from alce_tasks import qampari
+    from inspect_cite.checks.errors import PreflightError
+
+    monkeypatch.setenv(PROMPT_DIR_ENV, str(helmet_dir))
+    data = str(helmet_dir / "qampari_eval_gtr_top2000.json")
+    args = {"context": "8k", "dataset_path": data, "nli": NLI}
+    with pytest.raises(PreflightError, match=r"openai-api/ollama/x is served by openai-api/"):
+        inspect_eval(
+            qampari,
+            task_args=args,
+            model="openai-api/ollama/x",
+            model_base_url="http://127.0.0.1:9/v1",
+            model_args={"api_key": "x"},
+            display="none",
+            log_dir=str(tmp_path),
+        )
+    [log] = inspect_eval(
+        qampari,
+        task_args=args,
+        model="mockllm/model",
+        run_samples=False,
+        display="none",
+        log_dir=str(tmp_path),
+    )
+    truncation = log.eval.metadata["helmet"]["truncation"]
+    assert truncation["tokenizer"] is None and truncation["prompts_cut"] is None
+    assert truncation["not_cut_because"] == "mockllm/ has no tokenizer: passages not cut"
+
+
+def test_nocite_refuses_diagnose(helmet_dir):
+    from alce_tasks import asqa
+
+    with pytest.raises(ValueError) as e:
+        asqa(context="8k", nocite=True, diagnose=True, nli=NLI)
+    assert str(e.value) == (
+        "-T diagnose=true: HELMET's no-citation control (-T nocite=true) has no citations to "
+        "diagnose; drop one of them"
+    )
+
+
+def test_every_problem_of_a_helmet_row_is_in_its_one_message(tmp_path, monkeypatch, cache_root):
+    """A missing demonstration file does not hide the data file, the tokenizer or the judge."""
+    from alce_tasks import qampari
+
+    empty = tmp_path / "prompts"
+    empty.mkdir()
+    monkeypatch.setenv(PROMPT_DIR_ENV, str(empty))
+    monkeypatch.delenv(HELMET_DATA_DIR_ENV, raising=False)
+    with pytest.raises(ValueError) as e:
+        qampari(context="16k", nli="classifier:./no-such-nli")
+    message = str(e.value)
+    assert message.startswith("4 problems stop this run:\n1. demonstration file "), message
+    assert "\n2. -T context needs HELMET's qampari_eval_gtr_top2000.json" in message
+    assert "\n3. -T context=16k: HELMET cuts the passages to 16,384 - 300 tokens" in message
+    assert "\n4. -T nli=classifier:./no-such-nli: directory no-such-nli does not exist" in message
+
+
+def test_an_hf_model_cuts_with_its_own_tokenizer(long_dir, tiny_qwen3, monkeypatch, tmp_path):
+    """With ``--model hf/DIR`` the row cuts with the tokenizer Inspect's provider loaded."""
+    from inspect_ai import eval as inspect_eval
+    from transformers import AutoTokenizer
+
+    from alce_tasks import asqa
+
+    monkeypatch.setenv(PROMPT_DIR_ENV, str(long_dir))
+    args = {"context": "8k", "dataset_path": str(long_dir / "asqa_eval_gtr_top2000.json")}
+    import alce_tasks
+
+    # By file: Inspect builds the task with the model loaded (a registry name "asqa" is
+    # ambiguous with fullcite_tasks/asqa).
+    monkeypatch.chdir(Path(alce_tasks.__file__).parent)
+    [log] = inspect_eval(
+        "asqa.py",
+        task_args={**args, "nli": NLI},
+        model=f"hf/{tiny_qwen3}",
+        model_args={"do_sample": False},
+        run_samples=False,
+        display="none",
+        log_dir=str(tmp_path),
+    )
+    assert log.error is None
+    truncation = log.eval.metadata["helmet"]["truncation"]
+    assert truncation["tokenizer"] == str(tiny_qwen3) and truncation["prompts_cut"] == 4
+    # The same cut as -T tokenizer=DIR gives (the tokenizer the provider loaded is DIR's).
+    task = asqa(**args, nli=NLI, tokenizer=str(tiny_qwen3))
+    assert task.metadata["helmet"]["truncation"]["passages_cut"] == truncation["passages_cut"]
+    tok = AutoTokenizer.from_pretrained(tiny_qwen3)
+    for sample in task.dataset:
+        chat = [{"role": "user", "content": sample.input}]
+        prompt = tok.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
+        assert len(tok([prompt], add_special_tokens=False)["input_ids"][0]) <= 8192 - 300
+
+
+def test_shown_passages_reads_the_cut():
+    """Which passages a cut leaves: whole, in part (its text shown), or only a label."""
+    from inspect_cite.alce.helmet import ShownPassages, shown_passages
+
+    doc_prompt = "Document [{ID}](Title: {title}): {text}"
+    docs = [{"title": f"T{i}", "text": f"alpha beta gamma {i}"} for i in range(1, 4)]
+    full = format_docs(doc_prompt, docs)
+    second = full.index("Document [2]")
+    third = full.index("Document [3]")
+    assert shown_passages(doc_prompt, docs, full) == ShownPassages(3)
+    assert shown_passages(doc_prompt, docs, full[: third - 2]) == ShownPassages(2)
+    assert shown_passages(doc_prompt, docs, full[: second + 32]) == ShownPassages(2, "alpha b")
+    # Only the label and title of the third: it was not seen.
+    assert shown_passages(doc_prompt, docs, full[: third + 20]) == ShownPassages(2)
+    # A slow tokenizer's decoded cut: opens with its BOS, and differs where decoding
+    # normalised the text (here the second passage's "gamma").
+    decoded = "<s>" + full[: second + 45].replace("gamma 2", "gamma  2")
+    assert shown_passages(doc_prompt, docs, decoded, bos="<s>") == ShownPassages(
+        2, "alpha beta gamma "
+    )

@@ -72,6 +72,7 @@ ALCE = {
     "nocite": False,
     # Issue 52: TRUST-SCORE's corrected mode as a task switch, added at the end.
     "corrected": False,
+    "tokenizer": None,  # issue 52: the tokenizer HELMET's cut counts with
 }
 FULLCITE = {
     "ndoc": 5,

@@ -116,6 +116,17 @@ def data_items(dataset: str, n_items: int, n_docs: int) -> list[dict[str, Any]]:
     return items
 
 
+def long_data_items(dataset: str, n_items: int, n_docs: int, words: int) -> list[dict[str, Any]]:
+    """:func:`data_items` whose passages hold about ``words`` words each (HELMET's rows cut
+    such prompts to their token budget: 30 passages of 380 words are over 8k's)."""
+    items = data_items(dataset, n_items, n_docs)
+    rng = random.Random(f"long-{dataset}-{n_items}-{n_docs}-{words}")
+    for item in items:
+        for doc in item["docs"]:
+            doc["text"] = " ".join(_sentence(rng) for _ in range(max(1, words // 12)))
+    return items
+
+
 # The fixture set the expected hashes were made from: items and passages per dataset.
 N_ITEMS = 130
 N_DOCS = 170

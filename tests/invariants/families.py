@@ -106,7 +106,17 @@ def helmet_args(dataset: str, nocite: bool) -> dict[str, Any]:
         "nocite": nocite,
         "dataset_path": str(folder / f"{dataset}_eval_gtr_top2000.json"),
         "prompt_file": str(folder / f"{dataset}_{'nocite' if nocite else 'revised'}.json"),
+        # HELMET's cut to the row's budget counts with it (a task built in Python has no model).
+        "tokenizer": helmet_tokenizer(),
     }
+
+
+@cache
+def helmet_tokenizer() -> str:
+    """A word-level tokenizer with a chat template (HELMET's rows cut their passages with it)."""
+    from tests.helpers.helmet_files import build_word_tokenizer
+
+    return str(build_word_tokenizer(_root() / "helmet-tokenizer"))
 
 
 @cache

@@ -152,7 +152,9 @@ def _task(family: str, dataset: str, strategy: str, setting: str) -> Task:
         return build(trust=True, strategy=strategy, **args)
     if family == "helmet":
         build = alce_asqa if dataset == "asqa" else alce_qampari
-        return build(nli=NLI, diagnose=True, **helmet_args(dataset, setting.endswith("nocite")))
+        nocite = setting.endswith("nocite")
+        # The control has no citations to diagnose (refused).
+        return build(nli=NLI, diagnose=not nocite, **helmet_args(dataset, nocite))
     if family == "longcite":
         return longbench_cite(dataset_path=str(LONGCITE_DATA), tokenizer=word_tokenizer())
     if family == "fullcite":
