@@ -1,7 +1,7 @@
 """The ``inspect-cite`` console command."""
 
 import argparse
-import difflib
+import inspect
 import logging
 import os
 import re
@@ -24,6 +24,7 @@ from inspect_cite.app import calibrate, lm_eval_check
 from inspect_cite.app.report import terminal_table, write_report
 from inspect_cite.checks.errors import TaskArgumentTypeError
 from inspect_cite.downloads.http_client import redact_text
+from inspect_cite.options.cli_values import unknown_parameter_problem
 
 # Stands in for every model while a task is checked: nothing is loaded or called.
 CHECK_MODEL = "mockllm/model"
@@ -164,15 +165,8 @@ class UnusedTaskArgs(logging.Handler):
             if name not in task_args or name in (taken or set()):
                 continue
             known = sorted({p for t in tasks for p in task_parameters(t)})
-            close = difflib.get_close_matches(name, known, n=1)
-            hint = (
-                f"did you mean -T {close[0]}?" if close else f"its parameters: {', '.join(known)}"
-            )
-            shown = yaml.safe_dump(task_args[name], default_flow_style=True)
-            shown = shown.strip().removesuffix("...").strip()
-            refused = f"-T {name}={shown}: {', '.join(dict.fromkeys(tasks))} takes no parameter"
-            # A task without parameters has no list to offer.
-            problems.append(f"{refused} {name!r}; {hint}" if known else f"{refused}s")
+            owner = ", ".join(dict.fromkeys(tasks))
+            problems.append(unknown_parameter_problem(name, task_args[name], owner, known))
         if problems:
             raise TaskArgumentTypeError("; ".join(problems))
 
@@ -186,7 +180,11 @@ def task_parameters(name: str) -> list[str]:
     found = registry_lookup("task", name)
     if found is None:
         return []
-    return list(registry_info(found).metadata.get("params", []))
+    params = registry_info(found).metadata.get("params", [])
+    # A task's **options (this project's tasks take every -T there, to refuse the unknown
+    # ones) is not a parameter to offer.
+    takes = inspect.signature(found).parameters
+    return [p for p in params if p not in takes or takes[p].kind is not takes[p].VAR_KEYWORD]
 
 
 def refusal_text(error: PrerequisiteError) -> str:
