@@ -52,6 +52,16 @@ _VAR_OPTIONS = "options"
 # the task families write it.
 
 
+def cli_value(text: str) -> Any:
+    """A ``-T`` or ``--model-role`` value as ``inspect eval`` reads it: YAML; ``a,b`` a list."""
+    value = yaml.safe_load(text)
+    if isinstance(value, str) and "," in value:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        if isinstance(node, yaml.ScalarNode) and node.style is None:
+            return value.split(",")
+    return value
+
+
 def yaml_text(value: bool | int | float) -> str:
     """The text a YAML scalar was typed as (``True`` -> ``"true"``, ``7`` -> ``"7"``)."""
     if isinstance(value, bool):

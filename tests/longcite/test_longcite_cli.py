@@ -1,8 +1,10 @@
 """longcite_tasks/longbench_cite by its registry name through Inspect's CLI, on the installed plugin.
 
 Skipped, as the other CLI tests, when the installed copy is missing or stale (and failed under
-INSPECT_CITE_REQUIRE_INSTALLED=1). The model under test and the grader are a tiny random Qwen3;
-LongCite's files are own-words stand-ins (INSPECT_CITE_LONGCITE_DIR), the tokenizer is off.
+INSPECT_CITE_REQUIRE_INSTALLED=1). The model under test is a tiny random Qwen3, the grader
+Inspect's mockllm (an hf/ grader must decode greedily, and a random one then writes its 1,024
+tokens on every try: tests/longcite/test_grader_sampling.py checks that one); LongCite's files
+are own-words stand-ins (INSPECT_CITE_LONGCITE_DIR), the tokenizer is off.
 """
 
 import math
@@ -33,7 +35,7 @@ def test_longbench_cite_by_registry_name(tiny_qwen3, cache_root, tmp_path, monke
     run(
         [
             INSPECT, "eval", "longcite_tasks/longbench_cite", "--model", *model,
-            "--model-role", f"grader=hf/{tiny_qwen3}", "-T", f"dataset_path={DATA}",
+            "--model-role", "grader=mockllm/model", "-T", f"dataset_path={DATA}",
             "-T", "tokenizer=null", "-T", "datasets=hotpotqa", "--max-tokens", "10",
             "--log-dir", str(log_dir), "--display", "plain",
         ],
@@ -49,7 +51,7 @@ def test_longbench_cite_by_registry_name(tiny_qwen3, cache_root, tmp_path, monke
     # Inspect's headline (the first score's first metric) is LongCite's averaged citation F1.
     assert log.results.scores[0].name == "citation_f1"
     assert next(iter(log.results.scores[0].metrics)).endswith("longbench_cite")
-    # A random grader's replies are unreadable (the sample's reason), or the length is off.
+    # The stand-in grader's replies are unreadable (the sample's reason), or the length is off.
     score = log.samples[0].scores["longcite_citation"]
     assert math.isnan(score.value["citation_length"])
     why = score.metadata.get("reason") or score.metadata["reasons"]["citation_length"]
