@@ -1,4 +1,4 @@
-"""Which keys an empty answer scores 0 and which nan, exactly as README's Scorers section says
+"""Which keys an empty answer scores 0 and which nan, exactly as docs/alce.md ("An empty answer") says
 (issue 52, item 7): eval.py scores an empty answer, so its correctness keys are 0; only what
 eval.py skips (citations of an ASQA/ELI5 answer with no statements) is nan."""
 
@@ -55,10 +55,12 @@ def test_an_empty_answer_scores_what_readme_says(name, own_prompts, fresh_nli, t
     assert {k for k, v in values.items() if math.isnan(v)} == unknown
 
 
-def test_readme_names_the_keys_an_empty_answer_scores_0():
-    readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("## Scorers") : readme.index("| scorer |")]
+def test_the_docs_name_the_keys_an_empty_answer_scores_0():
+    docs = (ROOT / "docs" / "alce.md").read_text()
+    section = docs[docs.index("### An empty answer") : docs.index("### Correctness")]
     said = " ".join(section.split())
+    readme = (ROOT / "README.md").read_text()
+    assert "([which keys](docs/alce.md#an-empty-answer))" in " ".join(readme.split())
     zero_part = said[said.index("so these keys are 0 for it") :]
     named = set(re.findall(r"`([A-Za-z_0-9*]+)`", zero_part))
     for _, zero, _ in EXPECTED.values():
