@@ -180,7 +180,7 @@ def task_parameters(name: str) -> list[str]:
     from inspect_ai.util import registry_info
 
     found = registry_lookup("task", name)
-    if found is None:
+    if not callable(found):
         return []
     params = registry_info(found).metadata.get("params", [])
     # A task's **options (this project's tasks take every -T there, to refuse the unknown
