@@ -65,6 +65,8 @@ def longcite_task(**given: Any) -> Task:
             ["grader"],
             what="longcite_tasks/longbench_cite",
             fix="Pass --model-role grader=<model> (LongCite used gpt-4o-2024-05-13)",
+            # LongCite's scripts ask the grader at temperature 0 first (scorers/longcite_*).
+            temperature=0.0,
         )
     with refusals.check():
         check_tokenizer(options.tokenizer)

@@ -36,7 +36,7 @@ import numpy as np
 
 from inspect_cite.app.human_labels import DATASETS, AlceSentence, HumanData, load_human_data
 from inspect_cite.app.limits import LIMIT_BY, limit_records
-from inspect_cite.checks.errors import PreflightError
+from inspect_cite.checks.errors import PreflightError, Refusals
 from inspect_cite.downloads.files import unwritable_dir_problem, write_atomic
 from inspect_cite.downloads.http_client import redact_text
 from inspect_cite.nli import NLI_SPECS, NLIError, NLIResult, Pair, get_nli
@@ -455,18 +455,22 @@ def preflight(specs: Sequence[str], nli_cache: str | None = None) -> None:
         PreflightError: Naming ``--nli`` or ``--nli-cache``, what was given, why and the fix.
 
     """
-    if nli_cache and (
-        problem := cache_path_problem(Path(nli_cache).expanduser(), flag=NLI_CACHE_FLAG)
-    ):
-        raise NLICacheError(problem)
+    refusals = Refusals()
+    with refusals.check():
+        if nli_cache and (
+            problem := cache_path_problem(Path(nli_cache).expanduser(), flag=NLI_CACHE_FLAG)
+        ):
+            raise NLICacheError(problem)
     for spec in specs:
-        kind, _, target = spec.strip().partition(":")
-        if kind == "model" and "/" not in target:
-            raise PreflightError(
-                f"{NLI_FLAG}={spec}: calibrate binds no model roles; name the model itself "
-                f"({NLI_FLAG}=model:<provider>/<model>)"
-            )
-        check_nli(spec, flag=NLI_FLAG)
+        with refusals.check():
+            kind, _, target = spec.strip().partition(":")
+            if kind == "model" and "/" not in target:
+                raise PreflightError(
+                    f"{NLI_FLAG}={spec}: calibrate binds no model roles; name the model itself "
+                    f"({NLI_FLAG}=model:<provider>/<model>)"
+                )
+            check_nli(spec, flag=NLI_FLAG)
+    refusals.raise_any()
 
 
 def open_judges(specs: Sequence[str], nli_cache: str | None) -> list[CachedNLI]:
@@ -498,18 +502,21 @@ def data_names(names: Sequence[str], data_paths: Sequence[str]) -> list[tuple[st
 
     """
     entries = []
+    refusals = Refusals()
     for name in names:
         kind, _, label = name.partition(":")
-        if kind not in DATASETS:
-            raise PreflightError(
-                f"--data {name}: unknown dataset; use one of {', '.join(DATASETS)}"
-            )
-        if ":" in name and not _LABEL.match(label):
-            raise PreflightError(
-                f"--data {name}: a label is letters, digits, '_', '.' or '-' (it names the rows "
-                "that -S calibration=FILE#NAME:LABEL selects)"
-            )
+        with refusals.check():
+            if kind not in DATASETS:
+                raise PreflightError(
+                    f"--data {name}: unknown dataset; use one of {', '.join(DATASETS)}"
+                )
+            if ":" in name and not _LABEL.match(label):
+                raise PreflightError(
+                    f"--data {name}: a label is letters, digits, '_', '.' or '-' (it names the "
+                    "rows that -S calibration=FILE#NAME:LABEL selects)"
+                )
         entries.append((kind, name))
+    refusals.raise_any()
     repeated = {n for n in (e[1] for e in entries) if [e[1] for e in entries].count(n) > 1}
     named = []
     for i, (kind, name) in enumerate(entries):
@@ -537,6 +544,7 @@ def calibrate(
     limit_by: str | None = None,
     seed: int = 0,
     nli_cache: str | None = None,
+    refusals: Refusals | None = None,
 ) -> Calibration:
     """Judge every dataset's labelled pairs with every judge.
 
@@ -551,28 +559,46 @@ def calibrate(
         seed: Seed of the ``subset`` draw.
         nli_cache: SQLite file caching decisions (default ``$INSPECT_CITE_NLI_CACHE``).
 
+        refusals: Problems found before (the output folder), reported with these.
+
     Raises:
         PreflightError: An unusable judge or cache, a dataset that cannot be had, is
-            malformed or holds no labelled pairs, or two datasets of one name.
+            malformed or holds no labelled pairs, or two datasets of one name: every one of
+            them in one message, before any pair is judged.
 
     """
-    if data_paths and len(data_paths) != len(data_names_given):
-        raise PreflightError(
-            f"--data-path was given {len(data_paths)} times for {len(data_names_given)} --data: "
-            "give one per --data, in the same order, or none"
-        )
-    if limit_by is not None and limit is None:
-        raise PreflightError(f"--limit-by {limit_by} needs --limit N")
-    named = data_names(data_names_given, data_paths)
+    refusals = refusals if refusals is not None else Refusals()
+    paths_fit = not data_paths or len(data_paths) == len(data_names_given)
+    with refusals.check():
+        if not paths_fit:
+            raise PreflightError(
+                f"--data-path was given {len(data_paths)} times for {len(data_names_given)} "
+                "--data: give one per --data, in the same order, or none"
+            )
+    with refusals.check():
+        if limit_by is not None and limit is None:
+            raise PreflightError(f"--limit-by {limit_by} needs --limit N")
+    named: list[tuple[str, str]] = []
+    with refusals.check():
+        named = data_names(data_names_given, data_paths if paths_fit else ())
     specs = judges(specs)
-    preflight(specs, nli_cache)
+    with refusals.check():
+        preflight(specs, nli_cache)
     datasets = []
+    # Each dataset is fetched (or read) even when another, or a name, is refused: one message
+    # names every problem (the names stand in for the refused labels, one per --data).
+    named = named or [(name.partition(":")[0], name) for name in data_names_given]
     for i, (kind, name) in enumerate(named):
-        data = load_human_data(kind, data_paths[i] if data_paths else None)
-        data.name = name
-        if limit is not None:
-            limit_records(data, limit, by=limit_by, seed=seed)
-        datasets.append(data)
+        # With more or fewer --data-path than --data, which file is whose cannot be told.
+        if kind not in DATASETS or not paths_fit:
+            continue
+        with refusals.check():
+            data = load_human_data(kind, data_paths[i] if data_paths else None)
+            data.name = name
+            if limit is not None:
+                limit_records(data, limit, by=limit_by, seed=seed)
+            datasets.append(data)
+    refusals.raise_any()
     backends = open_judges(specs, nli_cache)
     result = Calibration(datasets, [], {}, limit, limit_by, seed)
     for spec, backend in zip(specs, backends, strict=True):
@@ -907,8 +933,10 @@ def main(args: Any) -> int:
     """Run ``inspect-cite calibrate`` from parsed arguments; 0 on success, 2 on bad input."""
     try:
         # Before any pair is judged: judging can take hours, the outputs a moment.
-        if (problem := unwritable_dir_problem(Path(args.out))) is not None:
-            raise PreflightError(f"{OUT_FLAG} {args.out}: {problem}")
+        refusals = Refusals()
+        with refusals.check():
+            if (problem := unwritable_dir_problem(Path(args.out))) is not None:
+                raise PreflightError(f"{OUT_FLAG} {args.out}: {problem}")
         result = calibrate(
             args.nli,
             args.data,
@@ -917,6 +945,7 @@ def main(args: Any) -> int:
             limit_by=args.limit_by,
             seed=args.seed,
             nli_cache=args.nli_cache,
+            refusals=refusals,
         )
         written = write_outputs(result, Path(args.out))
     except (PreflightError, ValueError, OSError) as e:

@@ -1,7 +1,7 @@
 """The ``inspect-cite`` console command."""
 
 import argparse
-import difflib
+import inspect
 import logging
 import os
 import re
@@ -13,8 +13,6 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 # Private: the error Inspect raises for what a user must fix (no such task, a missing
 # package); PreflightError is one. No public import exists in inspect_ai 0.3.285.
 from inspect_ai._util.error import PrerequisiteError
@@ -22,8 +20,11 @@ from rich.text import Text
 
 from inspect_cite.app import calibrate, lm_eval_check
 from inspect_cite.app.report import terminal_table, write_report
-from inspect_cite.checks.errors import TaskArgumentTypeError
+from inspect_cite.app.roles import parse_roles, role_problems
+from inspect_cite.checks.errors import Refusals, TaskArgumentTypeError
+from inspect_cite.checks.run import declared_roles
 from inspect_cite.downloads.http_client import redact_text
+from inspect_cite.options.cli_values import cli_value, unknown_parameter_problem
 
 # Stands in for every model while a task is checked: nothing is loaded or called.
 CHECK_MODEL = "mockllm/model"
@@ -48,16 +49,6 @@ def lm_eval_config_dir() -> Path:
     return Path(next(iter(declared)).load()).resolve()
 
 
-def cli_value(text: str) -> Any:
-    """A ``-T`` value as ``inspect eval`` reads it: YAML, an unquoted ``a,b`` a list."""
-    value = yaml.safe_load(text)
-    if isinstance(value, str) and "," in value:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        if isinstance(node, yaml.ScalarNode) and node.style is None:
-            return value.split(",")
-    return value
-
-
 def _pairs(values: list[str], flag: str) -> dict[str, str]:
     pairs = {}
     for value in values:
@@ -68,48 +59,60 @@ def _pairs(values: list[str], flag: str) -> dict[str, str]:
     return pairs
 
 
-def check_task(task: str, task_args: dict[str, Any], roles: list[str]) -> str:
+def check_task(task: str, task_args: dict[str, Any], roles: list[str] | None = None) -> str:
     """Build a task as ``inspect eval`` does, with no model, so that its preflight runs.
 
-    Inspect loads the model under test before it builds the task; this builds the task alone
-    (every model, including the roles named, is Inspect's ``mockllm``), so a wrong ``-T``
-    value, a missing file or an unusable NLI model is reported in seconds. The data and
-    prompt files are fetched (and cached) as the run would. A ``-T`` parameter the task does
-    not take, which ``inspect eval`` drops with a warning, is refused here
-    (:func:`unknown_task_args`).
+    Inspect loads the model under test, then each role's model, before it builds the task;
+    this builds the task alone (every model is Inspect's ``mockllm``), so a wrong ``-T`` value,
+    a missing file, an unusable NLI model or role model is reported in seconds. Each
+    ``--model-role`` is read as ``inspect eval`` reads it and its model checked without loading
+    it (:mod:`inspect_cite.app.roles`); the task's own role checks see the models given. The
+    data and prompt files are fetched (and cached) as the run would. A ``-T`` parameter the
+    task does not take is refused alone, before anything else (:class:`UnusedTaskArgs`).
 
     Args:
         task: A registry name (``alce_tasks/asqa``) or a task file (``my_task.py[@name]``).
         task_args: The ``-T`` values, parsed as ``inspect eval`` parses them.
-        roles: Model roles the run will bind (``--model-role grader=...``).
+        roles: The ``--model-role`` values the run will give (``grader=openai/gpt-4o``).
 
     Returns:
         What was checked, e.g. ``ok: alce_tasks/asqa (948 samples)``.
 
     Raises:
-        PreflightError: The refusal the run would stop with.
+        PreflightError: The refusal the run would stop with; several in one message.
 
     """
     from inspect_ai import eval as inspect_eval
 
-    with tempfile.TemporaryDirectory(prefix="inspect-cite-check-") as log_dir:
-        with UnusedTaskArgs() as unused:
-            try:
+    role_models, refused = parse_roles(roles or [])
+    refusals = Refusals()
+    for error in [*refused, *role_problems(role_models)]:
+        with refusals.check():
+            raise error
+    logs = []
+    with (
+        tempfile.TemporaryDirectory(prefix="inspect-cite-check-") as log_dir,
+        UnusedTaskArgs() as unused,
+        declared_roles(role_models),
+    ):
+        try:
+            with refusals.check(passing=(TaskArgumentTypeError,)):
                 logs = inspect_eval(
                     task,
                     task_args=task_args,
                     model=CHECK_MODEL,
-                    model_roles=dict.fromkeys(roles, CHECK_MODEL),
+                    model_roles=dict.fromkeys(role_models, CHECK_MODEL),
                     run_samples=False,
                     display="none",
                     log_dir=log_dir,
                 )
-            except PrerequisiteError:
-                # A misspelt parameter is reported alone, before what the build lacks: the
-                # refusal may only be its consequence (-T dataset_paht=... on BioASQ).
-                unused.raise_any(task_args)
-                raise
+        except PrerequisiteError:
+            # A misspelt parameter is reported alone, before what the build lacks: the
+            # refusal may only be its consequence (-T dataset_paht=... on BioASQ).
+            unused.raise_any(task_args)
+            raise
     unused.raise_any(task_args, taken={name for log in logs for name in log.eval.task_args_passed})
+    refusals.raise_any()
     counts = []
     for log in logs:
         n = log.eval.dataset.samples or 0
@@ -164,15 +167,8 @@ class UnusedTaskArgs(logging.Handler):
             if name not in task_args or name in (taken or set()):
                 continue
             known = sorted({p for t in tasks for p in task_parameters(t)})
-            close = difflib.get_close_matches(name, known, n=1)
-            hint = (
-                f"did you mean -T {close[0]}?" if close else f"its parameters: {', '.join(known)}"
-            )
-            shown = yaml.safe_dump(task_args[name], default_flow_style=True)
-            shown = shown.strip().removesuffix("...").strip()
-            refused = f"-T {name}={shown}: {', '.join(dict.fromkeys(tasks))} takes no parameter"
-            # A task without parameters has no list to offer.
-            problems.append(f"{refused} {name!r}; {hint}" if known else f"{refused}s")
+            owner = ", ".join(dict.fromkeys(tasks))
+            problems.append(unknown_parameter_problem(name, task_args[name], owner, known))
         if problems:
             raise TaskArgumentTypeError("; ".join(problems))
 
@@ -184,9 +180,13 @@ def task_parameters(name: str) -> list[str]:
     from inspect_ai.util import registry_info
 
     found = registry_lookup("task", name)
-    if found is None:
+    if not callable(found):
         return []
-    return list(registry_info(found).metadata.get("params", []))
+    params = registry_info(found).metadata.get("params", [])
+    # A task's **options (this project's tasks take every -T there, to refuse the unknown
+    # ones) is not a parameter to offer.
+    takes = inspect.signature(found).parameters
+    return [p for p in params if p not in takes or takes[p].kind is not takes[p].VAR_KEYWORD]
 
 
 def refusal_text(error: PrerequisiteError) -> str:
@@ -243,7 +243,8 @@ def _run(argv: list[str] | None) -> int:
     chk.add_argument("-T", dest="task_args", action="append", default=[], metavar="NAME=VALUE")
     chk.add_argument(
         "--model-role", dest="roles", action="append", default=[], metavar="ROLE=MODEL",
-        help="a model role the run binds (only its name is used)",
+        help="a model role the run binds, as inspect eval takes it (its model is checked, "
+        "not loaded)",
     )  # fmt: skip
     rep = sub.add_parser("report", help="tables and charts comparing the runs in a log directory")
     rep.add_argument("log_dir", help="a directory of Inspect logs (e.g. an eval-set directory)")
@@ -257,7 +258,7 @@ def _run(argv: list[str] | None) -> int:
     if args.command == "check":
         task_args = {k: cli_value(v) for k, v in _pairs(args.task_args, "-T").items()}
         try:
-            print(check_task(args.task, task_args, list(_pairs(args.roles, "--model-role"))))
+            print(check_task(args.task, task_args, args.roles))
         except PrerequisiteError as e:
             # This project's refusals, and Inspect's own (no such task, a missing package).
             print(refusal_text(e), file=sys.stderr)

@@ -58,6 +58,7 @@ from inspect_cite.benchmarks.expertqa_file import (
     load_expertqa,
 )
 from inspect_cite.checks.errors import PreflightError
+from inspect_cite.checks.network import hub_download_command
 from inspect_cite.citations.alce import remove_citations, strip_markers
 from inspect_cite.citations.fullcite import parse_citations
 from inspect_cite.downloads.cache import cache_dir
@@ -718,11 +719,16 @@ def load_fullcite_human(data_path: str | None) -> HumanData:
 AGGREFACT_HUB = "lytang/LLM-AggreFact"
 AGGREFACT_FIELDS = ("dataset", "doc", "claim", "label")
 AGGREFACT_SUFFIXES = (".parquet", ".csv", ".jsonl", ".json")
-_AGGREFACT_HINT = (
-    f"LLM-AggreFact is a gated Hugging Face dataset ({AGGREFACT_HUB}): accept its terms on the "
-    "hub, download it (huggingface-cli download lytang/LLM-AggreFact --repo-type dataset "
-    f"--local-dir llm-aggrefact) and pass {DATA_PATH_FLAG} with that folder or its test file"
-)
+
+
+def _aggrefact_hint() -> str:
+    """How to get LLM-AggreFact, in the download command the installed huggingface_hub has."""
+    command = hub_download_command(AGGREFACT_HUB, dataset=True)
+    return (
+        f"LLM-AggreFact is a gated Hugging Face dataset ({AGGREFACT_HUB}): accept its terms on "
+        f"the hub, download it ({command} --local-dir llm-aggrefact) and pass {DATA_PATH_FLAG} "
+        "with that folder or its test file"
+    )
 
 
 def _aggrefact_files(path: Path) -> list[Path]:
@@ -745,7 +751,7 @@ def _aggrefact_files(path: Path) -> list[Path]:
             return shards
     raise HumanDataError(
         f"{DATA_PATH_FLAG} {path}: no test split in it (data/test-*.parquet, as the hub "
-        f"snapshot holds it, or test*.csv / .jsonl); {_AGGREFACT_HINT}"
+        f"snapshot holds it, or test*.csv / .jsonl); {_aggrefact_hint()}"
     )
 
 
@@ -800,7 +806,7 @@ def load_llm_aggrefact(data_path: str | None) -> HumanData:
     (1 supported, 0 not), as the hub's parquet files and their csv / jsonl exports do.
     """
     if not data_path:
-        raise HumanDataError(f"--data llm-aggrefact needs {DATA_PATH_FLAG}: " + _AGGREFACT_HINT)
+        raise HumanDataError(f"--data llm-aggrefact needs {DATA_PATH_FLAG}: " + _aggrefact_hint())
     data = HumanData("llm-aggrefact")
     for path in _aggrefact_files(Path(data_path)):
         data.sources.append(file_provenance(path))

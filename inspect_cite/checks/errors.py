@@ -126,9 +126,11 @@ class Refusals:
         except passing:
             raise
         except PreflightError as e:
-            # Two checks may need the same missing file: it is named once.
-            if str(e) not in (str(seen) for seen in self.errors):
-                self.errors.append(e)
+            # A check that gathered several problems itself adds each: one numbered list.
+            for error in e.errors if isinstance(e, PreflightErrors) else [e]:
+                # Two checks may need the same missing file: it is named once.
+                if str(error) not in (str(seen) for seen in self.errors):
+                    self.errors.append(error)
 
     def raise_any(self) -> None:
         """Raise what was collected: one refusal as it is, several as :class:`PreflightErrors`."""

@@ -31,7 +31,12 @@ from types import SimpleNamespace
 from typing import Any, Literal
 
 from inspect_cite.checks.errors import PreflightError
-from inspect_cite.checks.network import HUB_TIMEOUT, hub_offline, short_error
+from inspect_cite.checks.network import (
+    HUB_TIMEOUT,
+    hub_download_command,
+    hub_offline,
+    short_error,
+)
 from inspect_cite.checks.once import problem_once
 
 ModelKind = Literal[
@@ -41,8 +46,9 @@ ModelKind = Literal[
 ``hf/`` provider loads an LLM judge; ``any``: any transformers model, e.g. MAUVE's LM)."""
 
 
-LIGHT_NLI = "classifier:MoritzLaurer/DeBERTa-v3-large-mnli-fever-anli-ling-wanli"
-"""A lighter NLI that runs on a CPU (0.4B parameters)."""
+LIGHT_NLI = "minicheck:lytang/MiniCheck-Flan-T5-Large"
+"""The lighter NLI a refusal offers: MiniCheck-Flan-T5-Large (0.8B parameters, runs on a CPU),
+the one README and docs/nli.md recommend for a machine without the GPU T5-11B needs."""
 
 _WEIGHTS = ("*.safetensors", "*.bin", "*.pt", "*.pth", "*.h5", "*.msgpack", "*.ckpt", "*.gguf")
 _TOKENIZER = (
@@ -283,7 +289,10 @@ def hub_file_problem(repo_id: str, filename: str, missing: str | None) -> str | 
     from huggingface_hub.errors import EntryNotFoundError, GatedRepoError, RepositoryNotFoundError
 
     if hub_offline():
-        return "not in the Hugging Face cache, and HF_HUB_OFFLINE is set"
+        return (
+            "not in the Hugging Face cache, and HF_HUB_OFFLINE is set (download it while "
+            f"online: {hub_download_command(repo_id)})"
+        )
     try:
         get_hf_file_metadata(
             hf_hub_url(repo_id, filename), timeout=HUB_TIMEOUT, retry_on_errors=False

@@ -21,6 +21,27 @@ def hub_offline() -> bool:
     return bool(constants.HF_HUB_OFFLINE)
 
 
+def hub_download_command(repo_id: str, *, dataset: bool = False) -> str:
+    """The shell command that downloads ``repo_id`` with the installed huggingface_hub.
+
+    ``hf download`` from huggingface_hub 0.34 on (1.x and 2.x ship no ``huggingface-cli``);
+    ``huggingface-cli download`` before.
+
+    Args:
+        repo_id: ``org/name`` on the hub.
+        dataset: A dataset repository (``--repo-type dataset``), not a model.
+
+    """
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        major, minor = (int(part) for part in version("huggingface_hub").split(".")[:2])
+    except (PackageNotFoundError, ValueError):
+        major, minor = 1, 0  # what a fresh install gets
+    command = "hf download" if (major, minor) >= (0, 34) else "huggingface-cli download"
+    return f"{command} {repo_id}" + (" --repo-type dataset" if dataset else "")
+
+
 def connect_problem(url: str, timeout: float = HUB_TIMEOUT) -> str | None:
     """Why the host of ``url`` cannot be reached now, or None; one TCP connect, no request.
 

@@ -5,7 +5,9 @@ Checked while Inspect builds the task (the model under test, the roles bound wit
 finish stops before its first sample.
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
 from inspect_ai.model import GenerateConfig, ModelName
@@ -24,6 +26,67 @@ NO_DOCUMENT_CITATIONS = frozenset(
 )
 """Inspect's own providers that never return document citations (see
 :func:`native_citations_problem`)."""
+
+
+SAMPLING_PROVIDER = "hf"
+"""Inspect's provider that samples unless its model was loaded with ``do_sample=false``, and
+then cannot be asked for temperature 0 (transformers refuses to sample at it)."""
+
+_CANNOT_SAMPLE_AT_0 = (
+    f"the {SAMPLING_PROVIDER}/ provider samples, and cannot sample at a temperature of 0"
+)
+
+
+@dataclass(frozen=True)
+class RoleModel:
+    """A model bound to a model role, as far as a check needs it (nothing is loaded).
+
+    Attributes:
+        model: ``provider/name`` (e.g. ``hf//abs/dir``, ``openai/gpt-4o``).
+        model_args: Its model arguments (``do_sample``, ``device``, ...).
+
+    """
+
+    model: str
+    model_args: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def provider(self) -> str:
+        """The provider, ``hf`` in ``hf//abs/dir``."""
+        return self.model.partition("/")[0]
+
+
+# The roles `inspect-cite check` was given (its own stand-in models answer for them).
+_declared_roles: dict[str, list[RoleModel]] | None = None
+
+
+@contextmanager
+def declared_roles(roles: Mapping[str, list[RoleModel]]) -> Iterator[None]:
+    """Have the role checks read ``roles`` while a task is built with stand-in models.
+
+    ``inspect-cite check`` builds a task with Inspect's ``mockllm`` in every role, so that
+    nothing is loaded; the checks of what a role's model can do (:func:`check_role` with a
+    temperature) read the models the run will bind from here instead.
+    """
+    global _declared_roles
+    previous, _declared_roles = _declared_roles, {k: list(v) for k, v in roles.items()}
+    try:
+        yield
+    finally:
+        _declared_roles = previous
+
+
+def bound_role_models(role: str) -> list[RoleModel] | None:
+    """The models bound to ``role`` for the eval building the task; None when unknown."""
+    if _declared_roles is not None:
+        return _declared_roles.get(role, [])
+    from inspect_ai.model import model_roles
+
+    if eval_model() is None:
+        return None
+    bound = model_roles().get(role)
+    models = [] if bound is None else bound if isinstance(bound, list) else [bound]
+    return [RoleModel(str(ModelName(m)), dict(m.model_args)) for m in models]
 
 
 def eval_model() -> Any:
@@ -118,13 +181,17 @@ def check_native_citations(model: str | None, *, what: str, fix: str) -> None:
         raise PreflightError(f"{what} with {model}: {problem}. {fix}")
 
 
-def check_role(roles: Iterable[str], *, what: str, fix: str) -> None:
+def check_role(
+    roles: Iterable[str], *, what: str, fix: str, temperature: float | None = None
+) -> None:
     """Refuse to build a task when none of ``roles`` is bound (where that can be known).
 
     Args:
         roles: Role names any one of which will do (e.g. ``annotator``, ``grader``).
         what: What needs the role, e.g. ``-T judge=true``.
         fix: The alternative to offer.
+        temperature: The temperature the role is asked at, where the task fixes it (LongCite's
+            grader: 0): a model that cannot be asked at it is refused too.
 
     Raises:
         PreflightError: Naming what needs the role and the fix.
@@ -132,10 +199,40 @@ def check_role(roles: Iterable[str], *, what: str, fix: str) -> None:
     """
     roles = list(roles)
     bound = bound_model_roles()
-    if bound is None or bound & set(roles):
+    if _declared_roles is not None:
+        bound = set(_declared_roles)
+    if bound is not None and not bound & set(roles):
+        raise PreflightError(
+            f"{what} needs a model bound to the role '{roles[0]}', and none is.\n{fix}"
+        )
+    if temperature is None:
         return
-    raise PreflightError(
-        f"{what} needs a model bound to the role '{roles[0]}', and none is.\n{fix}"
+    for role in roles:
+        for model in bound_role_models(role) or []:
+            problem = role_sampling_problem(role, model, temperature, what=what)
+            if problem is not None:
+                raise PreflightError(problem)
+
+
+def role_sampling_problem(
+    role: str, model: RoleModel, temperature: float, *, what: str
+) -> str | None:
+    """Why ``model``, bound to ``role``, cannot be asked at ``temperature``; or None.
+
+    As :func:`check_sampling` for the model under test: an ``hf/`` model loaded without
+    ``do_sample=false`` samples, and transformers refuses a temperature of 0, so every call
+    would fail after the model under test had answered every sample.
+    """
+    if (
+        model.provider != SAMPLING_PROVIDER
+        or temperature > 0
+        or model.model_args.get("do_sample") is False
+    ):
+        return None
+    return (
+        f"--model-role {role}={model.model}: {what} asks the '{role}' role at temperature "
+        f"{temperature:g}, and {_CANNOT_SAMPLE_AT_0}.\nPass do_sample=false to decode greedily: "
+        f"--model-role '{role}={{model: {model.model}, model_args: {{do_sample: false}}}}'."
     )
 
 
@@ -159,7 +256,7 @@ def check_sampling(task_config: GenerateConfig) -> None:
     except ImportError:
         return
     model = active_model()
-    if model is None or ModelName(model).api != "hf":
+    if model is None or ModelName(model).api != SAMPLING_PROVIDER:
         return
     temperature = model.config.temperature
     if temperature is None:
@@ -167,8 +264,8 @@ def check_sampling(task_config: GenerateConfig) -> None:
     if temperature is None or temperature > 0 or model.model_args.get("do_sample") is False:
         return
     raise PreflightError(
-        f"--temperature {temperature:g}: the hf/ provider samples, and cannot sample at a "
-        "temperature of 0.\nPass -M do_sample=false to decode greedily (or a temperature above 0)."
+        f"--temperature {temperature:g}: {_CANNOT_SAMPLE_AT_0}.\nPass -M do_sample=false to "
+        "decode greedily (or a temperature above 0)."
     )
 
 

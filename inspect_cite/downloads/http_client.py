@@ -57,10 +57,17 @@ _AUTHORIZATION = re.compile(
     r"(?P<value>(?!\*\*\*)[^\s\"',;)}\]]+)",
     re.IGNORECASE,
 )
-# A bearer token has a digit or punctuation in it: "bearer header" or "Bearer authentication"
-# in a message are words.
+# Whatever follows "Bearer " is the token, whatever its characters (letters only, "!", "$",
+# an escaped "\r" as Python's HTTP library shows a header it refused), up to the end of the
+# word; only the words a message says about bearer tokens ("a bearer header", "Bearer
+# authentication") keep their text.
+_BEARER_WORDS = (
+    "auth|authentication|authorization|credentials?|headers?|keys?|schemes?|strings?|tokens?"
+    "|values?|and|or|is|are|was|the|a|an|in|of|for|with|without|not"
+)
 _BEARER = re.compile(
-    r"\b(?P<head>bearer\s+)(?P<value>(?!\*\*\*)(?=\S*[\d._~+/=-])[A-Za-z0-9._~+/=-]{8,})",
+    r"\b(?P<head>bearer\s+)"
+    rf"""(?P<value>(?!\*\*\*|(?:{_BEARER_WORDS})(?![^\s"',;)}}\]]))[^\s"',;)}}\]]+)""",
     re.IGNORECASE,
 )
 _KEY_SHAPES = re.compile(

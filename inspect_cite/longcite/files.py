@@ -70,19 +70,19 @@ LONGCITE_FILES: dict[str, LongciteFile] = {
             "one_shot_prompt.txt",
             "2cfe15ba05bd7e4eff458b40170b543de2ef405d",
             "1b9ca314afcc33383730d35f7e277fb6e1366349c968abb181f3c2acf146486b",
-            "LongBench-Cite's one-shot prompt",
+            "the one-shot prompt of LongBench-Cite's answers",
         ),
         LongciteFile(
             "auto_scorer.py",
             "026cb74f6ad2faf63f74e72456cef0d0260b1f7a",
             "c502da395740dc6a5a1e2d97ccd5e43f2f6abecd1c62993b6f57d2c5ebb582e3",
-            "LongCite's citation grader prompts",
+            "the citation grader's prompts",
         ),
         LongciteFile(
             "eval_correct.py",
             "d0d533561c81352e41b03c3c805427be5052bc2c",
             "60956941347f91a9d31726675ff40890a8a42b386ebc502915dbd7d619fc081d",
-            "LongCite's correctness grader prompts",
+            "the correctness grader's prompts",
         ),
     )
 }
@@ -144,7 +144,7 @@ def longcite_file(name: LongciteFileName) -> tuple[Path, dict[str, Any]]:
         pin.sha256,
         dest,
         error=LongciteFileError,
-        what=f"{pin.what} ({name})",
+        what=f"LongCite file {name} ({pin.what})",
         fix=f"Download {pin.url} yourself and copy it to {dest}, or set {LONGCITE_DIR_ENV} to a "
         "LongCite checkout.",
         git_blob=pin.git_blob,

@@ -62,7 +62,11 @@ class NLIError(RuntimeError):
     """
 
     def __init__(self, message: str, retryable: bool = True) -> None:
-        super().__init__(message)
+        # The message becomes a score's reason and explanation in the log: a credential an
+        # error text quotes (a URL's, a header's, an API key) must not reach it.
+        from inspect_cite.downloads.http_client import redact_text
+
+        super().__init__(redact_text(message))
         self.retryable = retryable
 
 

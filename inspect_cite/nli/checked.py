@@ -213,7 +213,7 @@ def _nli_problem(kind: str, arg: str, flag: str) -> str | None:
     return _local_llm_problem(arg, flag)
 
 
-def _api_model_problem(arg: str, flag: str) -> str | None:
+def _api_model_problem(arg: str) -> str | None:
     """Why Inspect cannot make a client for the API model ``provider/name``; or None.
 
     Made as Inspect makes it for the eval (its provider's package and key, checked when the
@@ -228,23 +228,43 @@ def _api_model_problem(arg: str, flag: str) -> str | None:
         # Inspect words it for its console (rich markup, several lines): one plain line here.
         lines = Text.from_markup(str(e)).plain.splitlines()
         text = " ".join(line.strip() for line in lines if line.strip())
-        text = text.removeprefix("ERROR:").strip().rstrip(".")
-        return f"{text} (fix that, or choose another {flag})"
+        return text.removeprefix("ERROR:").strip().rstrip(".")
     return None
 
 
-def _local_llm_problem(arg: str, flag: str) -> str | None:
-    """Why ``provider/name``, an LLM judge whose weights this process loads, cannot answer."""
+def is_api_model(model: str) -> bool:
+    """Whether Inspect calls ``provider/name`` through an API client (it loads no weights)."""
     # Imported here: it needs Inspect, which the model backends do not (see registry._make).
     from inspect_cite.nli.llm import SAMPLING_PROVIDERS
 
-    provider, _, name = arg.partition("/")
-    if provider not in SAMPLING_PROVIDERS and provider not in HUB_LOADERS:
-        return _api_model_problem(arg, flag)
+    provider = model.partition("/")[0]
+    return provider not in SAMPLING_PROVIDERS and provider not in HUB_LOADERS
+
+
+def llm_problem(model: str) -> str | None:
+    """Why Inspect cannot make the LLM ``provider/name`` here, or None; loads nothing.
+
+    An API model's client must be made (its provider's package and key); weights Inspect loads
+    itself (``hf/``, ``nnterp/``, a folder for ``vllm/`` or ``sglang/``) must be a causal LM in
+    a folder or the Hugging Face cache (or, online, on the hub).
+    """
+    from inspect_cite.nli.llm import SAMPLING_PROVIDERS
+
+    if is_api_model(model):
+        return _api_model_problem(model)
+    provider, _, name = model.partition("/")
     # Other loaders (vllm/, sglang/) take a served name too: only a path is theirs to load.
     if provider not in SAMPLING_PROVIDERS and not looks_like_path(name):
         return None
-    problem = model_problem(name, "causal-lm")
+    return model_problem(name, "causal-lm")
+
+
+def _local_llm_problem(arg: str, flag: str) -> str | None:
+    """Why ``provider/name``, an LLM judge, cannot answer: as :func:`llm_problem`, with a fix."""
+    problem = llm_problem(arg)
     if problem is None:
         return None
+    if is_api_model(arg):
+        return f"{problem} (fix that, or choose another {flag})"
+    provider = arg.partition("/")[0]
     return f"{problem}.\nGive a causal LM: {flag}=model:{provider}//abs/dir or a cached hub id."

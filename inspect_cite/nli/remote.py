@@ -10,13 +10,17 @@ label is a failure, never "not entailed".
 
 The bearer key comes from ``INSPECT_CITE_NLI_API_KEY`` only: a URL carrying credentials is
 refused (Inspect records the spec in the log), and a redirect to another origin is not followed
-(``inspect_cite.downloads.http_client``), so the key reaches no other host.
+(``inspect_cite.downloads.http_client``), so the key reaches no other host. A key an HTTP header
+cannot carry (a trailing carriage return from a Windows ``.env`` file, a typographic quote) is
+refused before the run, without showing it: Python's HTTP library would otherwise fail with an
+error quoting the whole header, key included. Every error text is redacted of the key.
 """
 
 import http.client
 import json
 import logging
 import os
+import unicodedata
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -41,6 +45,58 @@ TIMEOUT = 120.0
 MAX_TIMEOUT = 3600.0
 # HTTP statuses worth another try (rate limit, server errors).
 _TRANSIENT = (429, 500, 502, 503, 504)
+# Why a character in the key is likely there, by how it got in.
+_KEY_CHAR_HINTS = {
+    "\r": "a Windows line ending?",
+    "\n": "a line ending?",
+    " ": "a space around the key?",
+    "\t": "a tab around the key?",
+}
+
+
+def api_key_problem(key: str) -> str | None:
+    """Why ``key`` cannot be sent as a bearer header, or None; never quotes the key.
+
+    A bearer token is printable ASCII without spaces (RFC 6750's ``b64token`` and the keys of
+    every API seen): a control character (a carriage return a Windows ``.env`` leaves at the
+    end), a space or a character outside ASCII (a typographic quote a word processor put
+    around it) is refused, naming the character and where it is, not the key.
+    """
+    for i, char in enumerate(key):
+        if "!" <= char <= "~":
+            continue
+        name = unicodedata.name(char, "a control character")
+        hint = _KEY_CHAR_HINTS.get(char)
+        if hint is None and unicodedata.category(char).startswith("P"):
+            hint = "a typographic quote or punctuation from a word processor?"
+        where = f"U+{ord(char):04X} {name} at character {i + 1} of {len(key)}"
+        return (
+            f"{API_KEY_ENV} holds a character an HTTP header cannot carry ({where}"
+            f"{'; ' + hint if hint else ''}): set it to the key alone (the key is not shown)"
+        )
+    return None
+
+
+def without_key(text: str) -> str:
+    r"""``text`` with every credential redacted, the key of ``INSPECT_CITE_NLI_API_KEY`` too.
+
+    :func:`redact_text` finds credentials by their form; the key itself is also replaced
+    as given and as Python quotes it (``repr`` of the text or of its bytes, where a
+    carriage return reads ``\r``), so that no error text carries it whatever it holds.
+    """
+    key = os.environ.get(API_KEY_ENV, "")
+    forms = {
+        key,
+        key.strip(),
+        repr(key)[1:-1],
+        ascii(key)[1:-1],
+        repr(key.encode("utf-8", "backslashreplace"))[2:-1],
+        repr(key.encode("latin-1", "backslashreplace"))[2:-1],
+    }
+    # Longest first: a form inside a longer one must not leave the rest of that one.
+    for form in sorted((f for f in forms if len(f) >= 4), key=len, reverse=True):
+        text = text.replace(form, "***")
+    return redact_text(text)
 
 
 def check_base_url(base: str) -> None:
@@ -92,6 +148,9 @@ class RemoteNLI:
                 f"remote:{redact_text(arg)}: expected remote:<http(s) base url>#<model>"
             )
         check_base_url(base)
+        key_problem = api_key_problem(os.environ.get(API_KEY_ENV, ""))
+        if key_problem is not None:
+            raise NLIConfigError(f"remote:{redact_url(base)}: {key_problem}")
         self.base = base.rstrip("/")
         self.model = model or None
         self.sep = os.environ.get(PAIR_SEP_ENV, " [SEP] ")
@@ -112,8 +171,10 @@ class RemoteNLI:
         try:
             listed = self._request("/v1/models")["data"]
             models = [f"{m['id']}|root={m.get('root')}" for m in listed]
+        except NLIConfigError:
+            raise
         except (NLIError, KeyError, TypeError, ValueError) as e:
-            why = f"GET /v1/models gave no model list ({redact_text(str(e))[:120]})"
+            why = f"GET /v1/models gave no model list ({without_key(str(e))[:120]})"
         else:
             if len(models) == 1:
                 return f"served:{models[0]}"
@@ -125,29 +186,50 @@ class RemoteNLI:
         return None
 
     def _request(self, path: str, payload: dict[str, Any] | None = None) -> Any:
-        """POST ``payload`` as JSON (GET without one); the JSON reply."""
+        """POST ``payload`` as JSON (GET without one); the JSON reply.
+
+        Raises:
+            NLIConfigError: When the key in ``INSPECT_CITE_NLI_API_KEY`` cannot be sent.
+            NLIError: When the exchange failed; retryable where the server or the network
+                may answer another time, not where the request could not be sent at all.
+
+        """
         headers = {"Content-Type": "application/json"}
         # The key comes from the environment only, so it never lands in specs, logs or reports.
-        if os.environ.get(API_KEY_ENV):
-            headers["Authorization"] = f"Bearer {os.environ[API_KEY_ENV]}"
+        key = os.environ.get(API_KEY_ENV)
+        if key:
+            problem = api_key_problem(key)
+            if problem is not None:
+                raise NLIConfigError(f"remote:{self.base}: {problem}")
+            headers["Authorization"] = f"Bearer {key}"
         data = None if payload is None else json.dumps(payload).encode()
         request = urllib.request.Request(
             self.base + path, data=data, headers=headers, method="GET" if data is None else "POST"
         )
         # One attempt: CachedNLI retries retryable failures with its backoff, outside the
         # batch thread, so a server that is busy does not block other batches while waiting.
+        where = f"{self.base}{path}"
         try:
             body = read_url(request, timeout=self.timeout, deadline=self.deadline)
         except CrossOriginRedirectError as e:
-            raise NLIError(f"{self.base}{path}: {e}", retryable=False) from e
+            raise NLIError(f"{where}: {e}", retryable=False) from e
         except urllib.error.HTTPError as e:
             raise NLIError(
-                f"{self.base}{path}: HTTP {e.code} {e.reason}", retryable=e.code in _TRANSIENT
+                f"{where}: HTTP {e.code} {without_key(str(e.reason))}",
+                retryable=e.code in _TRANSIENT,
+            ) from e
+        except (ValueError, http.client.InvalidURL) as e:
+            # Raised while the request is written, before anything is sent (a header value
+            # http.client refuses; its message quotes the header): asking again fails the same.
+            raise NLIError(
+                f"{where}: the request could not be sent ({type(e).__name__}: "
+                f"{without_key(str(e))})",
+                retryable=False,
             ) from e
         except (urllib.error.URLError, OSError, http.client.HTTPException) as e:
             # A read that timed out, or the whole request: say which setting bounds it.
             hint = f" ({TIMEOUT_ENV}={self.deadline:g})" if isinstance(e, TimeoutError) else ""
-            raise NLIError(f"{self.base}{path}: {e}{hint}", retryable=True) from e
+            raise NLIError(f"{where}: {without_key(str(e))}{hint}", retryable=True) from e
         return json.loads(body)
 
     def __call__(self, pairs: list[Pair]) -> list[NLIResult | Exception]:
@@ -158,9 +240,13 @@ class RemoteNLI:
             payload["model"] = self.model
         try:
             data = sorted(self._request("/classify", payload)["data"], key=lambda d: d["index"])
+        except NLIConfigError:
+            raise  # the run's configuration (the key), not this batch: CachedNLI stops
         except (NLIError, KeyError, TypeError, ValueError) as e:
             error = (
-                e if isinstance(e, NLIError) else NLIError(f"{self.base}: malformed reply {e!r}")
+                e
+                if isinstance(e, NLIError)
+                else NLIError(f"{self.base}: malformed reply {without_key(repr(e))}")
             )
             return [error] * len(pairs)
         if len(data) != len(pairs):

@@ -12,20 +12,29 @@ A parameter annotated as a number or a boolean (``int``, ``float``, ``bool``, ea
 factory does not take (``-S max_position=3``) is refused with the options it does take, before
 anything is built. YAML leaves ``1e-3`` (no decimal point) as text; a number parameter reads it.
 
+A task's parameter it does not take (``-T ndocs=3``) is refused too, naming the close match,
+however the task is run. Inspect hands a task only the arguments its signature names and drops
+the others with a logged warning (``inspect eval`` shows it; ``inspect_ai.eval(task,
+task_args=...)`` from Python, under ``display="none"`` or in a notebook, shows nothing), unless
+the signature takes ``**kwargs``: so the signature a ``-T`` factory shows ends in ``**options``,
+every task argument reaches it, and it refuses those it does not take.
+
 A refusal (:class:`inspect_cite.checks.errors.PreflightError`) leaving a decorated factory is
 printed to stderr if nobody catches it, whatever Inspect's ``--display``
 (:func:`inspect_cite.checks.errors.report_uncaught_refusals`).
 """
 
+import difflib
 import functools
 import inspect
 import numbers
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, Union
 
 import numpy as np
+import yaml
 
 from inspect_cite.checks.errors import (
     ArgumentTypeError,
@@ -37,6 +46,20 @@ from inspect_cite.checks.errors import (
 F = TypeVar("F", bound=Callable[..., Any])
 
 _SCALARS = (bool, int, float)
+
+_VAR_OPTIONS = "options"
+# The **options a task's signature ends in (every -T reaches it; unknown ones are refused), as
+# the task families write it.
+
+
+def cli_value(text: str) -> Any:
+    """A ``-T`` or ``--model-role`` value as ``inspect eval`` reads it: YAML; ``a,b`` a list."""
+    value = yaml.safe_load(text)
+    if isinstance(value, str) and "," in value:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        if isinstance(node, yaml.ScalarNode) and node.style is None:
+            return value.split(",")
+    return value
 
 
 def yaml_text(value: bool | int | float) -> str:
@@ -141,6 +164,34 @@ def as_text(value: Any, *, name: str, flag: str, optional: bool = False) -> Any:
     )
 
 
+def unknown_parameter_problem(name: str, value: Any, owner: str, known: Sequence[str]) -> str:
+    """What a refusal says of a ``-T`` parameter a task does not take.
+
+    Args:
+        name: The parameter given.
+        value: Its value (shown as YAML, as it was typed).
+        owner: The task (or tasks) that do not take it, e.g. ``alce_tasks/asqa``.
+        known: The parameters the task takes (the close match is offered, else all).
+
+    Returns:
+        ``-T ndocs=3: alce_tasks/asqa takes no parameter 'ndocs'; did you mean -T ndoc?``
+
+    """
+    shown = yaml.safe_dump(value, default_flow_style=True).strip().removesuffix("...").strip()
+    refused = f"-T {name}={shown}: {owner} takes no parameter"
+    if not known:
+        return f"{refused}s"  # a task without parameters has no list to offer
+    close = difflib.get_close_matches(name, list(known), n=1)
+    hint = f"did you mean -T {close[0]}?" if close else f"its parameters: {', '.join(known)}"
+    return f"{refused} {name!r}; {hint}"
+
+
+def _task_name(fn: Callable[..., Any]) -> str:
+    """The name Inspect registers a task of an installed package under: ``package/name``."""
+    package, dot, _ = fn.__module__.partition(".")
+    return f"{package}/{fn.__name__}" if dot else fn.__name__
+
+
 def accept_cli_values(flag: str) -> Callable[[F], F]:
     """Decorate a task, solver or scorer factory so its text parameters take typed CLI values.
 
@@ -177,6 +228,14 @@ def accept_cli_values(flag: str) -> Callable[[F], F]:
 
         def build(*args: Any, **kwargs: Any) -> Any:
             unknown = [] if takes_any else [k for k in kwargs if k not in signature.parameters]
+            if unknown and flag == "-T":
+                known = list(signature.parameters)
+                raise refused(
+                    "; ".join(
+                        unknown_parameter_problem(name, kwargs[name], _task_name(fn), known)
+                        for name in unknown
+                    )
+                )
             if unknown:
                 name = unknown[0]
                 options = (
@@ -233,6 +292,16 @@ def accept_cli_values(flag: str) -> Callable[[F], F]:
                 report_uncaught_refusals()
                 raise
 
+        if flag == "-T" and not takes_any:
+            # Inspect passes a task every task argument only when its signature takes
+            # **kwargs (it drops the others with a logged warning): these reach `build`,
+            # which refuses them. Inspect records a task's arguments with the **kwargs ones
+            # under their own names, so the log holds the same arguments as before.
+            var = _VAR_OPTIONS if _VAR_OPTIONS not in signature.parameters else "other_options"
+            rest = inspect.Parameter(var, inspect.Parameter.VAR_KEYWORD)
+            wrapper.__signature__ = signature.replace(  # type: ignore[attr-defined]
+                parameters=[*signature.parameters.values(), rest]
+            )
         return typing.cast(F, wrapper)
 
     return decorate

@@ -290,3 +290,28 @@ def test_an_interrupt_ends_calibrate_even_while_a_judge_hangs(tmp_path):
         pytest.fail("calibrate did not end after Ctrl-C")
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "interrupted" in err
+
+
+def test_every_problem_is_named_in_one_message_before_anything_is_judged(tmp_path, capsys):
+    # Issue 52, item 10: two datasets that cannot be had, a judge and a name that are refused,
+    # and an --out that cannot be written: one message lists them all, not the first alone.
+    (tmp_path / "file.txt").write_text("a file, not a folder")
+    args = ["--nli", JUDGE, "--nli", "nope:x"]
+    args += ["--data", "attributionbench", "--data-path", str(tmp_path / "ab.jsonl")]
+    args += ["--data", "alce-human", "--data-path", str(tmp_path / "human.json")]
+    args += ["--data", "nope", "--data-path", str(tmp_path / "x.jsonl")]
+    assert main(["calibrate", *args, "--out", str(tmp_path / "file.txt" / "o")]) == 2
+    err = capsys.readouterr().err
+    head, *items = err.strip().split("\n")
+    assert head == "inspect-cite calibrate: 5 problems stop this run:"
+    numbered = [line for line in items if line[:1].isdigit()]
+    assert [line.split(" ", 2)[1] for line in numbered] == [
+        "--out",
+        "--data",  # nope
+        "--nli=nope:x:",
+        "--data-path",  # attributionbench
+        "--data-path",  # alce-human
+    ]
+    assert f"4. --data-path {tmp_path / 'ab.jsonl'} does not exist" in err
+    assert f"5. --data-path {tmp_path / 'human.json'} does not exist" in err
+    assert not (tmp_path / "o").exists()

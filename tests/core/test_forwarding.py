@@ -185,15 +185,17 @@ PUBLIC_DEFAULTS = {
 
 @pytest.mark.parametrize("factory", PUBLIC_DEFAULTS, ids=lambda f: registry_info(f).name)
 def test_public_parameters_and_defaults(factory):
-    params = inspect.signature(factory).parameters
+    params = dict(inspect.signature(factory).parameters)
+    if registry_info(factory).type == "task":
+        # A task's signature ends in **options, so that Inspect hands it every -T (it refuses
+        # those it does not take); Inspect's task registry reads the same list.
+        assert params.pop("options").kind is inspect.Parameter.VAR_KEYWORD
+        assert registry_info(factory).metadata["params"] == [*PUBLIC_DEFAULTS[factory], "options"]
     # Names, defaults and order; all positional-or-keyword, as they were.
     assert [(name, p.default) for name, p in params.items()] == list(
         PUBLIC_DEFAULTS[factory].items()
     )
     assert {p.kind for p in params.values()} == {inspect.Parameter.POSITIONAL_OR_KEYWORD}
-    # Inspect's task registry (which -T names a task takes) reads the same list.
-    if registry_info(factory).type == "task":
-        assert set(registry_info(factory).metadata["params"]) == set(PUBLIC_DEFAULTS[factory])
     # Each keeps its type: the CLI value conversion and help() read it.
     assert all(p.annotation is not p.empty for p in params.values())
 
@@ -227,7 +229,8 @@ def test_forwarded_text_parameters_take_cli_values():
 
     # -T label=true arrives as the YAML boolean; the builder's `str` makes it text again.
     assert factory(label=True).metadata == {"size": 3, "label": "true", "required": "r"}
-    assert list(inspect.signature(factory).parameters) == ["required", "size", "label"]
+    # A -T factory's signature ends in **options: Inspect passes it every task argument.
+    assert list(inspect.signature(factory).parameters) == ["required", "size", "label", "options"]
 
 
 def test_forwards_to_refuses_what_it_cannot_offer():
@@ -267,7 +270,7 @@ def test_positional_arguments_bind_as_before(tmp_path, cache_root):
         BIOASQ_ARGS["dataset_path"], BIOASQ_ARGS["abstracts_path"], 2, similarity_model=None
     )
     assert task.metadata["parameters"]["ndoc"] == 2
-    with pytest.raises(TypeError, match="unexpected keyword argument 'ndocs'"):
+    with pytest.raises(TypeError, match="takes no parameter 'ndocs'; did you mean -T ndoc"):
         bioasq(ndocs=2)
 
 
