@@ -144,6 +144,12 @@ def _class(item: TrustItem) -> str:
     )
 
 
+def _found_in(docs: Sequence[Mapping[str, Any]], answer: int) -> str:
+    """Where gold answer ``answer`` is found: ``in document [2]``, ``in documents [1], [3]``."""
+    refs = [f"[{j + 1}]" for j, d in enumerate(docs) if d["answers_found"][answer]]
+    return f"in document{'s' if len(refs) > 1 else ''} {', '.join(refs)}"
+
+
 def _explanation(
     item: TrustItem,
     answers: Sequence[Sequence[str]],
@@ -168,12 +174,7 @@ def _explanation(
         )
     found = [i for i, s in enumerate(item.supported) if s]
     if found:
-        which = ", ".join(
-            f"{i + 1} (in document"
-            + ", ".join(f" [{j + 1}]" for j, d in enumerate(docs) if d["answers_found"][i])
-            + ")"
-            for i in found
-        )
+        which = ", ".join(f"{i + 1} ({_found_in(docs, i)})" for i in found)
         lines += [
             "",
             f"**Answerable:** yes: gold answer(s) {which} are found in the shown "

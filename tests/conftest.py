@@ -152,6 +152,13 @@ def prompt_cache(cache_root, monkeypatch) -> Path:
     return cache_root
 
 
+def sample_prompt(sample: Any) -> str:
+    """The prompt an ALCE task built for ``sample`` (``metadata["alce_prompt"]``), else its input."""
+    from inspect_cite.alce.prompts import TASK_PROMPT_KEY
+
+    return str((sample.metadata or {}).get(TASK_PROMPT_KEY, sample.input))
+
+
 def load_fixture(name: str) -> list[dict]:
     return json.loads((FIXTURES / name).read_text())
 
