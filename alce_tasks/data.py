@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from inspect_cite.alce.prompts import AlceDatasetName
+from inspect_cite.alce.prompts import TASK_PROMPT_KEY, AlceDatasetName
 
 # Document fields carried into metadata["docs"] besides id/title/text.
 _DOC_EXTRAS = ("summary", "extraction", "score", "url", "sent")
@@ -14,12 +14,26 @@ def record_to_sample(
     dataset: AlceDatasetName,
     prompt: str,
     docs: list[dict[str, Any]],
+    *,
+    question_input: bool = False,
 ) -> Any:
     """Turn a validated ALCE item into an Inspect ``Sample``.
 
     ``metadata["docs"]`` holds the documents shown (full passages, prompt order) with ids
     ``"1".."n"`` as in the prompt; ALCE's own passage id, when present, is kept as ``passage_id``.
     Every other field of the item except the 100 retrieved ``docs`` is kept as metadata.
+
+    Args:
+        item: The item.
+        index: Its position in the file (its id when it has none).
+        dataset: Its ALCE dataset.
+        prompt: The prompt the task built for it, or its question when the solver builds one.
+        docs: The documents the prompt shows.
+        question_input: The sample input is the item's question and a prompt the task built
+            goes to ``metadata["alce_prompt"]`` (:data:`TASK_PROMPT_KEY`), which the solver
+            sends unchanged: Inspect's sample list then shows each question, not the
+            instruction every prompt begins with. Otherwise the prompt is the input.
+
     """
     from inspect_ai.dataset import Sample
 
@@ -38,4 +52,7 @@ def record_to_sample(
         target: str | list[str] = [group[0] for group in item["answers"] if group]
     else:
         target = item.get("answer", "")
+    if question_input and prompt != item["question"]:
+        metadata[TASK_PROMPT_KEY] = prompt
+        prompt = item["question"]
     return Sample(id=str(sample_id), input=prompt, target=target, metadata=metadata)

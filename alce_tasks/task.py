@@ -147,9 +147,10 @@ def alce_dataset(
 
     The pinned data is downloaded here when it was not on this machine. The prompts are built
     from ``inputs.prompt_file`` (the file of the run's variant, or ``prompt_file`` when given):
-    by the task or, when the strategy's solver builds its own, by the solver (the sample input
-    is then the question). A strategy that chooses among the item's whole retrieval list gets
-    all of it. ``quick_test`` keeps the items run.py's ``--quick_test`` draws.
+    by the task (into ``metadata["alce_prompt"]``, which the solver sends) or, when the strategy's
+    solver builds its own, by the solver. The sample input is the question either way, so that
+    Inspect's sample list shows it. A strategy that chooses among the item's whole retrieval list
+    gets all of it. ``quick_test`` keeps the items run.py's ``--quick_test`` draws.
     """
     o, spec = run.options, run.spec
     data_name, dataset_path, quick_test = run.data_name, o.dataset_path, o.quick_test
@@ -179,6 +180,7 @@ def alce_dataset(
             dataset,
             builder.build(items[i]) if spec.task_prompt else items[i]["question"],
             items[i]["docs"] if spec.pool else builder.docs(items[i]),
+            question_input=True,
         )
         for i in indices
     ]

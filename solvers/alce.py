@@ -19,7 +19,8 @@ def alce_vanilla(
 ) -> Solver:
     """VANILLA: answer the ALCE prompt (demonstrations, documents, question) in one generation.
 
-    The ALCE tasks put the full ALCE prompt in the sample input. As ALCE's run.py does for chat
+    The ALCE tasks put the full ALCE prompt in ``metadata["alce_prompt"]`` (the input is the
+    question). As ALCE's run.py does for chat
     models, the prompt is sent as the user message after a fixed system message. A sample of
     one's own task (its input is the question, its documents in ``metadata["docs"]``) gets
     VANILLA's prompt built around its question and all its documents, from the prompt file of

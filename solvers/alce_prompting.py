@@ -1,14 +1,14 @@
 """What ALCE's baseline solvers share: building the prompt, choosing documents, sampling.
 
 The ALCE tasks put the item's question, documents and dataset in the sample's metadata, and
-VANILLA's prompt in its input only for the strategies that send it (for the others the input
-is the question). A baseline needs another prompt (closed-book, summaries, interactive) and
-sometimes other documents, so it builds its prompt from the metadata with its own settings
-(ALCE's defaults), replacing whatever the input held. ``metadata["docs"]`` is read as the
-pool of retrieved documents the sample comes with, and each solver leaves there the
-documents its output's ``[n]`` refer to, renumbered ``"1".."k"`` in prompt order, so
-citation scorers check the right passages (always the full text, even when the prompt
-showed summaries).
+VANILLA's prompt in ``metadata["alce_prompt"]`` only for the strategies that send it; the input is
+the question (TRUST-SCORE's and HELMET's samples still carry their prompt as the input). A baseline
+needs another prompt (closed-book, summaries, interactive) and sometimes other documents, so it
+builds its prompt from the metadata with its own settings (ALCE's defaults), replacing whatever the
+input held. ``metadata["docs"]`` is read as the pool of retrieved documents the sample comes with,
+and each solver leaves there the documents its output's ``[n]`` refer to, renumbered ``"1".."k"`` in
+prompt order, so citation scorers check the right passages (always the full text, even when the
+prompt showed summaries).
 
 A task of one's own has the question as the input and the documents in ``metadata["docs"]``:
 VANILLA, RERANK and ``constrained_citations`` give it VANILLA's prompt (:func:`use_alce_prompt`),
@@ -27,6 +27,7 @@ from inspect_ai.solver import Generate, TaskState
 
 from inspect_cite.alce.prompts import (
     ALCE_SYSTEM_MESSAGE,
+    TASK_PROMPT_KEY,
     AlceDatasetName,
     AlcePromptBuilder,
     PromptVariant,
@@ -74,6 +75,12 @@ def sample_question(state: TaskState) -> str:
     if state.input_text.strip():
         return state.input_text.strip()
     raise ValueError(f'sample {state.sample_id}: ALCE solvers need metadata["question"]')
+
+
+def task_prompt(state: TaskState) -> str | None:
+    """The prompt the sample's task built for it (``metadata["alce_prompt"]``), if any."""
+    prompt = (state.metadata or {}).get(TASK_PROMPT_KEY)
+    return prompt if isinstance(prompt, str) else None
 
 
 def input_is_prompt(state: TaskState) -> bool:
@@ -251,17 +258,22 @@ def set_prompt(state: TaskState, prompt: str, system_message: str | None) -> Non
 def use_alce_prompt(state: TaskState, prompts: AlcePrompts) -> None:
     """Make the conversation the sample's ALCE prompt, with its documents in it.
 
-    A sample whose input is its prompt (:func:`input_is_prompt`) is sent as it is, after the
-    system message. Any other sample gets VANILLA's prompt from ``prompts`` (the dataset's
-    prompt file, its demonstrations with :data:`VANILLA_NDOC` documents each) around its
-    question and every document in ``metadata["docs"]``, in order, as ``Document [1]``..;
-    ``metadata["docs"]`` then holds them numbered as shown, each original id kept as
-    ``passage_id``.
+    A prompt the sample's task built (:func:`task_prompt`, the ALCE tasks') replaces the input, its
+    question; a sample whose input is its prompt (:func:`input_is_prompt`, as TRUST-SCORE's and
+    HELMET's) is sent as it is; either after the system message. Any other sample gets VANILLA's
+    prompt from ``prompts`` (the dataset's prompt file, its demonstrations with :data:`VANILLA_NDOC`
+    documents each) around its question and every document in ``metadata["docs"]``, in order, as
+    ``Document [1]``..; ``metadata["docs"]`` then holds them numbered as shown, each original id
+    kept as ``passage_id``.
 
     Raises:
         DocumentError: When the sample has no valid ``metadata["docs"]``.
 
     """
+    built = task_prompt(state)
+    if built is not None:
+        set_prompt(state, built, prompts.system_message)
+        return
     if input_is_prompt(state):
         add_system_message(state.messages, prompts.system_message)
         return
@@ -296,13 +308,13 @@ def vanilla_prompts(
     )
 
 
-# Set while a task builds its strategy's solver: its samples carry the prompt in their input.
+# Set while a task builds its strategy's solver: its samples carry the prompt it built.
 _TASK_BUILT_PROMPTS: ContextVar[bool] = ContextVar("task_built_prompts", default=False)
 
 
 @contextmanager
 def task_built_prompts() -> Iterator[None]:
-    """Solvers built in this block send the prompt their task put in each sample's input.
+    """Solvers built in this block send the prompt their task put in each sample.
 
     The ALCE tasks build every sample's prompt themselves (and check its file first), so the
     VANILLA prompt files :func:`check_vanilla_prompts` would check are never read.

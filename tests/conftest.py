@@ -1,13 +1,17 @@
+import atexit
 import inspect
 import json
 import os
 import re
 import shutil
+import subprocess
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -55,6 +59,88 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 # Tests never touch the network.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+# --- each test process on its own -----------------------------------------------------------
+# Every test process (each pytest-xdist worker; the commands a test starts inherit it) gets
+# caches and an Inspect log folder of its own, empty at its start: no test depends on what
+# another worker, an earlier run or the user's ~/.cache holds, and none writes into the
+# checkout (Inspect's default log folder is ./logs). A test that needs a cache of its own
+# still sets one (``cache_root``). The user's inspect-cite settings are dropped too, but for
+# the ones that say where the tests' own inputs are.
+KEPT_SETTINGS = {REFERENCE_ENV, "INSPECT_CITE_REQUIRE_INSTALLED", "INSPECT_CITE_VLLM_PYTHON"}
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
+PRIVATE = Path(tempfile.mkdtemp(prefix=f"inspect-cite-tests-{WORKER}-"))
+PRIVATE_ENV = {
+    "INSPECT_CITE_CACHE_DIR": PRIVATE / "cache",
+    "INSPECT_LOG_DIR": PRIVATE / "logs",
+    "HF_HOME": PRIVATE / "hf",
+    "HF_HUB_CACHE": PRIVATE / "hf" / "hub",
+    "MPLCONFIGDIR": PRIVATE / "matplotlib",
+    "XDG_CACHE_HOME": PRIVATE / "xdg-cache",
+}
+for _name in [n for n in os.environ if n.startswith("INSPECT_CITE_")]:
+    if _name not in KEPT_SETTINGS:
+        del os.environ[_name]
+for _name, _path in PRIVATE_ENV.items():
+    os.environ[_name] = str(_path)
+atexit.register(shutil.rmtree, PRIVATE, ignore_errors=True)
+
+# Property tests draw the same examples in every run and on every worker, however loaded the
+# machine: a fixed seed per test, no example database (kept in the checkout), no timing checks.
+# `pytest --hypothesis-profile=explore` draws new examples each run, to hunt for failures.
+settings.register_profile(
+    "deterministic",
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile("explore", database=None, deadline=None)
+settings.load_profile("deterministic")
+
+
+_EXTRAS = pytest.StashKey[set[str] | None]()
+
+
+def _checkout_extras() -> set[str] | None:
+    """Untracked and ignored paths in the checkout (git's view), or None outside a git checkout."""
+    try:
+        proc = subprocess.run(
+            ["git", "status", "--porcelain", "--ignored", "--untracked-files=normal"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if proc.returncode != 0:
+        return None
+    paths = {line[3:] for line in proc.stdout.splitlines() if line[:2] in ("??", "!!")}
+    return {p for p in paths if "__pycache__" not in p and not p.startswith(".pytest_cache")}
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Note what the checkout holds besides its files, before any test runs (not on workers)."""
+    if not hasattr(session.config, "workerinput"):
+        session.config.stash[_EXTRAS] = _checkout_extras()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Fail the run when tests left files in the checkout: they belong under ``tmp_path``.
+
+    A file written there is seen by every other worker and every later run.
+    """
+    before = session.config.stash.get(_EXTRAS, None)
+    after = _checkout_extras() if before is not None else None
+    if before is None or after is None or not (new := sorted(after - before)):
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    message = f"tests wrote into the checkout (use tmp_path): {', '.join(new)}"
+    if reporter is not None:
+        reporter.ensure_newline()
+        reporter.write_line(message, red=True)
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def reference_dir() -> Path:
@@ -150,6 +236,13 @@ def prompt_cache(cache_root, monkeypatch) -> Path:
     for f in source.glob("*.json"):
         shutil.copy(f, dest / f.name)
     return cache_root
+
+
+def sample_prompt(sample: Any) -> str:
+    """The prompt an ALCE task built for ``sample`` (``metadata["alce_prompt"]``), else its input."""
+    from inspect_cite.alce.prompts import TASK_PROMPT_KEY
+
+    return str((sample.metadata or {}).get(TASK_PROMPT_KEY, sample.input))
 
 
 def load_fixture(name: str) -> list[dict]:

@@ -39,6 +39,12 @@ ALCE_PROMPT_COMMIT = "246c476a4edfc564266b7346b6e29ef4861ae937"
 ALCE_PROMPT_URL = "https://raw.githubusercontent.com/{repo}/{commit}/prompts/{name}.json"
 PROMPT_DIR_ENV = "INSPECT_CITE_ALCE_PROMPT_DIR"
 
+TASK_PROMPT_KEY = "alce_prompt"
+"""The ``Sample.metadata`` key of the prompt an ALCE task built (run.py's), which its solver sends.
+
+The sample's input is the item's question, so that Inspect's sample list tells the samples
+apart (every prompt begins with the same instruction and demonstrations)."""
+
 
 def check_dataset_argument(dataset: str | None, *, who: str) -> None:
     """Refuse a solver's or scorer's ``dataset`` argument that names no ALCE dataset.

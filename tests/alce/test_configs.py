@@ -30,7 +30,7 @@ from inspect_cite.alce.run_configs import (
     AlceConfigError,
     load_alce_config,
 )
-from tests.conftest import FIXTURES, load_fixture, reference_dir
+from tests.conftest import FIXTURES, load_fixture, reference_dir, sample_prompt
 from tests.helpers.scripted_models import scripted_model, scripted_output
 from tests.helpers.tiny_eval_models import minilm_path
 
@@ -326,7 +326,7 @@ def test_a_yaml_config_by_path_sets_the_demo_documents_and_run_py_s_quick_test(
     items = load_fixture("alce_asqa.json")
     assert [s.metadata["question"] for s in task.dataset] == [items[i]["question"] for i in drawn]
     # One document in each demonstration, three with the question.
-    prompt = str(task.dataset[0].input)
+    prompt = sample_prompt(task.dataset[0])
     demos, question = prompt.rsplit("\n\n\n", 1)
     assert demos.count("Document [1]") == 2 and "Document [2]" not in demos
     assert "Document [3]" in question

@@ -8,7 +8,7 @@ from alce_tasks import asqa, eli5, qampari
 from inspect_cite.alce.prompts import ALCE_PROMPT_COMMIT, PROMPT_SHA256, PromptFile
 from inspect_cite.checks.errors import PreflightError
 from inspect_cite.downloads.download import sha256_file
-from tests.conftest import FIXTURES, load_fixture, official_prompts_dir
+from tests.conftest import FIXTURES, load_fixture, official_prompts_dir, sample_prompt
 from tests.helpers.scripted_models import scripted_model
 
 NLI = "python:tests.helpers.nli_fns:word_entail"
@@ -61,16 +61,16 @@ def test_official_prompt_file_is_recorded_by_commit(prompt_cache):
         "sha256": PROMPT_SHA256["eli5_light_inst"],
     }
     official = PromptFile.load(official_prompts_dir() / "eli5_light_inst.json")
-    assert task.dataset[0].input.startswith(official.instruction)
+    assert sample_prompt(task.dataset[0]).startswith(official.instruction)
 
 
 def test_closedbook_and_summary_variants(tiny_model, own_prompts, tmp_path):
     task = asqa(dataset_path=str(FIXTURES / "alce_asqa.json"), prompt="closedbook", nli=NLI)
-    assert "Document [" not in task.dataset[0].input
+    assert "Document [" not in sample_prompt(task.dataset[0])
     task = asqa(dataset_path=str(FIXTURES / "alce_asqa.json"), prompt="sum_or_ext", ndoc=3, nli=NLI)
     sample = task.dataset[0]
     # Summaries in the prompt, full passages kept for scoring, irrelevant ones skipped.
-    assert "Christopher Eccleston played the Ninth Doctor in 2005." in sample.input
+    assert "Christopher Eccleston played the Ninth Doctor in 2005." in sample_prompt(sample)
     assert sample.metadata["docs"][0]["text"].startswith("The Ninth Doctor is an incarnation")
     assert [d["title"] for d in sample.metadata["docs"]] == [
         "Ninth Doctor",
@@ -138,8 +138,10 @@ def test_strategy_table_covers_every_strategy_and_builds_each_prompt_once(own_pr
     for strategy in ("summ", "closedbook"):
         sample = asqa(dataset_path=path, nli=NLI, strategy=strategy).dataset[0]
         assert sample.input == question, strategy
+    # VANILLA's prompt is the task's; the input is the question, as the viewer's list shows it.
     vanilla = asqa(dataset_path=path, nli=NLI, strategy="vanilla").dataset[0]
-    assert vanilla.input != question and question in str(vanilla.input)
+    assert vanilla.input == question and question in vanilla.metadata["alce_prompt"]
+    assert vanilla.metadata["alce_prompt"] != question
 
 
 def test_qa_and_mauve_are_dataset_checked(own_prompts):

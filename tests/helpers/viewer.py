@@ -43,28 +43,47 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _start_viewer(log_dir: Path) -> tuple[subprocess.Popen, str]:
+    """``inspect view`` on a free port, answering: the process and its base URL.
+
+    The port is free when chosen but may be taken before the viewer binds it (by another
+    worker): a viewer that exits (it could not bind) is started again on another port, and the
+    URL counts as ours only while our process runs.
+    """
+    inspect = str(Path(sys.executable).with_name("inspect"))
+    for _ in range(5):
+        port = _free_port()
+        server = subprocess.Popen(
+            [inspect, "view", "start", "--log-dir", str(log_dir), "--host", "127.0.0.1",
+             "--port", str(port)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        base = f"http://127.0.0.1:{port}"
+        for _ in range(240):
+            if server.poll() is not None:
+                break
+            try:
+                urllib.request.urlopen(base, timeout=1)
+            except OSError:
+                time.sleep(0.5)
+                continue
+            if server.poll() is None:
+                return server, base
+            break
+        if server.poll() is None:
+            server.terminate()
+            server.wait(timeout=30)
+            raise AssertionError(f"inspect view did not start on {base}")
+    raise AssertionError("inspect view exited at once on five free ports")
+
+
 @contextlib.contextmanager
 def viewer_page(log_dir: Path) -> Iterator[tuple[str, Any]]:
     """``inspect view`` serving ``log_dir``, and a Chromium page: yields (base URL, page)."""
     from playwright.sync_api import sync_playwright
 
-    port = _free_port()
-    inspect = str(Path(sys.executable).with_name("inspect"))
-    server = subprocess.Popen(
-        [inspect, "view", "start", "--log-dir", str(log_dir), "--host", "127.0.0.1",
-         "--port", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+    server, base = _start_viewer(log_dir)
     try:
-        base = f"http://127.0.0.1:{port}"
-        for _ in range(120):
-            try:
-                urllib.request.urlopen(base, timeout=1)
-                break
-            except OSError:
-                time.sleep(0.5)
-        else:
-            raise AssertionError(f"inspect view did not start on {base}")
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             try:

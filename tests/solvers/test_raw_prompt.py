@@ -14,7 +14,7 @@ from inspect_ai.model import ChatMessageUser, get_model
 
 from alce_tasks import asqa
 from inspect_cite.generation.raw_prompt import RAW_CHAT_TEMPLATE
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, sample_prompt
 from tests.helpers.http_servers import RecordingServer, Reply, Seen
 
 NLI = "python:tests.helpers.nli_fns:word_entail"
@@ -41,7 +41,7 @@ def test_hf_gets_the_prompt_alone_with_run_py_s_budget_and_newline_stop(
     tiny_hf, own_prompts, tmp_path
 ):
     task = raw_task()
-    prompt = str(task.dataset[0].input)
+    prompt = sample_prompt(task.dataset[0])
     [log] = inspect_eval(
         task, model=tiny_hf, limit=1, max_tokens=12, log_dir=str(tmp_path), display="none"
     )
@@ -65,7 +65,7 @@ def test_hf_gets_the_prompt_alone_with_run_py_s_budget_and_newline_stop(
 def test_hf_max_length_caps_the_answer_and_a_prompt_over_it_is_not_scored(
     tiny_hf, own_prompts, tmp_path
 ):
-    prompt = str(raw_task().dataset[0].input)
+    prompt = sample_prompt(raw_task().dataset[0])
     n_prompt = len(tiny_hf.api.tokenizer.tokenize(prompt))
     [log] = inspect_eval(
         raw_task(max_length=n_prompt + 3),
@@ -146,7 +146,7 @@ class CompletionsServer:
 
 def test_vllm_completions_gets_the_prompt_with_run_py_s_budget(own_prompts, tmp_path):
     task = raw_task()
-    prompt = str(task.dataset[0].input)
+    prompt = sample_prompt(task.dataset[0])
     words = len(prompt.split())
     server = CompletionsServer(max_model_len=words + 7)
     with RecordingServer(server.reply) as recording:

@@ -21,7 +21,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from alce_tasks import qampari
 from inspect_cite.alce.prompts import PROMPT_DIR_ENV, PromptFileError
 from solvers import alce_rerank, alce_vanilla, constrained_citations
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, sample_prompt
 from tests.helpers.evals import eval_one
 from tests.helpers.scripted_models import scripted_model
 
@@ -122,7 +122,7 @@ def test_an_alce_task_reads_no_prompt_file_for_its_solver(offline, tmp_path):
             nli=NLI,
             strategy=strategy,
         )
-        assert task.dataset[0].input.startswith(INSTRUCTION)
+        assert sample_prompt(task.dataset[0]).startswith(INSTRUCTION)
 
 
 def test_a_bad_task_prompt_file_is_refused_when_the_task_is_built(offline, tmp_path):

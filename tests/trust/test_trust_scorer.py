@@ -79,6 +79,17 @@ def test_explanations_say_why_answered_refused_answerable(fresh_nli, tmp_path):
     split = scores["7: Who painted the blue door?"]
     assert "Without its citations the ratio is 87: a refusal" in split.explanation
     assert "is 84 (a refusal needs more than 85): answered" in split.explanation
+    # Where each gold answer is found: its documents listed once each, one space apart.
+    found = [s.explanation for s in scores.values() if "(in document" in s.explanation]
+    assert found and not any(",  [" in e or "document ," in e for e in found)
+
+
+def test_found_in_lists_each_document_once():
+    from scorers.trust_score import _found_in
+
+    docs = [{"answers_found": [1, 0]}, {"answers_found": [0, 0]}, {"answers_found": [1, 1]}]
+    assert _found_in(docs, 0) == "in documents [1], [3]"
+    assert _found_in(docs, 1) == "in document [3]"
 
 
 def test_sample_without_answers_found_is_not_scored(fresh_nli, tmp_path):
