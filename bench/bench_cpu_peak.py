@@ -261,11 +261,15 @@ def bench_family(
     print(
         f"  {family}: {row['params_m']:.0f}M params, {row['pairs']} pairs, {row['passes']} passes, "
         f"{row['real_tokens']} real / {row['padded_tokens']} padded tokens; encoder "
-        f"{row['runs_encoder_s']} s, whole call {row['runs_wall_s']} s",
+        f"{row['runs_encoder_s']} s, whole call {row['runs_wall_s']} s; achieved "
+        f"{row['real_gflops']:.1f} GFLOP/s ({row['padded_gflops']:.1f} per padded token), peak "
+        f"{row['peak']:.1f}: {row['real_gflops'] / row['peak']:.0%}",
         flush=True,
     )
     if family == "seq2seq" and args.profile:
         row["profile"] = profile_engine(spec, tok, model, pairs, args.profile_rows)
+        print(f"\ntorch.profiler, {family}, one engine call on {len(pairs)} pairs:\n")
+        print(row["profile"], flush=True)
     return row
 
 
@@ -351,10 +355,6 @@ def main() -> None:
             f"({r['padded_gflops'] / r['peak']:.0%} padded) | {r['wall_s']:.2f} | "
             f"{r['encoder_s'] / r['wall_s']:.0%} |"
         )
-    for r in rows:
-        if "profile" in r:
-            print(f"\ntorch.profiler, {r['family']}, one engine call on {r['pairs']} pairs:\n")
-            print(r["profile"])
 
 
 if __name__ == "__main__":
