@@ -59,9 +59,12 @@ def statement(docs: list[dict[str, Any]], rng: random.Random) -> str:
     ][kind]
 
 
-def synthetic_output(item: dict[str, Any], dataset: str, rng: random.Random) -> str:
+def synthetic_output(
+    item: dict[str, Any], dataset: str, rng: random.Random, statements: tuple[int, int] = (1, 5)
+) -> str:
+    """An output of ``statements`` (inclusive range) statements written from the item's docs."""
     docs = item["docs"]
-    k = rng.randint(1, 5)
+    k = rng.randint(*statements)
     parts = [statement(docs, rng) for _ in range(k)]
     if dataset == "qampari":
         out = ", ".join(parts) + "."

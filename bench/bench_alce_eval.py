@@ -67,14 +67,20 @@ NLI_CONFIGS = (
 
 
 def distinct_items(
-    dataset: str, n: int, *, seed: int = 0, ndoc: int = 5, doc_words: int = 25
+    dataset: str,
+    n: int,
+    *,
+    seed: int = 0,
+    ndoc: int = 5,
+    doc_words: int = 25,
+    statements: tuple[int, int] = (1, 5),
 ) -> list[dict[str, Any]]:
     """``n`` result items in which no document, and so no NLI pair, occurs twice.
 
     Item ``k`` starts from fixture item ``k mod 3``; each of its documents gets a title of its
     own and is lengthened to ``doc_words`` words with words of the fixtures' vocabulary drawn
-    for it. The output is then written from these documents (:func:`synthetic_output`), so its
-    statements differ too.
+    for it. The output (``statements``: how many, an inclusive range) is then written from these
+    documents (:func:`synthetic_output`), so its statements differ too.
     """
     rng = random.Random(seed)
     base = load_fixture(f"alce_{dataset}.json")
@@ -89,9 +95,22 @@ def distinct_items(
             extra = [rng.choice(vocabulary) for _ in range(doc_words - len(words))]
             doc["title"] = f"{doc['title']} ({k}.{j})"
             doc["text"] = " ".join(words + extra).rstrip(".") + "."
-        item["output"] = synthetic_output(item, dataset, rng)
+        item["output"] = synthetic_output(item, dataset, rng, statements)
         items.append(item)
     return items
+
+
+def compared(dataset: str) -> tuple[str, ...]:
+    """The score keys both must agree on for ``dataset``'s files."""
+    if dataset == "qampari":  # eval.py computes no ROUGE for QAMPARI
+        keys = ("num_preds", "qampari_prec", "qampari_rec", "qampari_f1", "qampari_f1_top5")
+        return ("length", "str_em", *keys, "citation_rec", "citation_prec")
+    return (*COMPARED, "claims_nli") if dataset == "eli5" else COMPARED
+
+
+def metrics_of(dataset: str) -> list[str]:
+    """The NLI metrics both are asked for."""
+    return ["--citations", *(["--claims_nli"] if dataset == "eli5" else [])]
 
 
 def build_judge(root: Path, items: list[dict[str, Any]], d_model: int, layers: int) -> Path:
@@ -135,20 +154,23 @@ def compare_file(
     if args.baseline_project:
         projects["alce-eval (baseline)"] = args.baseline_project
     pairs_file = tmp / f"{name}-pairs.json"
+    metrics = metrics_of(args.dataset)
     cmds, files = {}, {}
     for k, who in enumerate(projects):
         # One file each: each process writes <file>.score next to it.
-        path = tmp / str(k) / f"asqa-{name}-{len(items)}.json"
+        # eval.py (and alce-eval) take a file for QAMPARI's when "qampari" is in its name.
+        slug = name.replace(", ", "-").replace(" ", "-")
+        path = tmp / str(k) / f"{args.dataset}-{slug}-{len(items)}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"args": {}, "data": items}))
         files[who] = path
         if who == "eval.py":
             cmd = [sys.executable, str(RUNNER), str(args.alce_dir), str(judge), "--f", str(path)]
-            cmds[who] = [*cmd, "--citations"]
+            cmds[who] = [*cmd, *metrics]
         else:
             cmds[who] = [
                 *(sys.executable, "-m", "alce_tasks.eval_cli", "--f", str(path)),
-                *("--citations", "--nli", f"seq2seq:{judge}"),
+                *(*metrics, "--nli", f"seq2seq:{judge}"),
             ]
     times: dict[str, list[float]] = {who: [] for who in cmds}
     cpus: dict[str, list[float]] = {who: [] for who in cmds}
@@ -169,7 +191,7 @@ def compare_file(
             )
     scores = {who: json.loads(Path(f"{files[who]}.score").read_text()) for who in cmds}
     for who in scores:
-        differ = {k: (scores["eval.py"].get(k), scores[who].get(k)) for k in COMPARED}
+        differ = {k: (scores["eval.py"].get(k), scores[who].get(k)) for k in compared(args.dataset)}
         differ = {k: v for k, v in differ.items() if v[0] != v[1]}
         if differ:
             raise SystemExit(f"{name}: scores differ (eval.py, {who}): {differ}")
@@ -182,7 +204,7 @@ def compare_file(
         "wall": {who: statistics.median(ts) for who, ts in times.items()},
         "cpu": {who: statistics.median(ts) for who, ts in cpus.items()},
         "runs": {who: [round(t, 1) for t in ts] for who, ts in times.items()},
-        "scores": {k: scores["alce-eval"][k] for k in COMPARED},
+        "scores": {k: scores["alce-eval"][k] for k in compared(args.dataset)},
     }
     if args.nli_alone and name != "repeated":
         row["nli_alone"] = nli_alone(judge, sorted(set(pairs)), args.nli_alone)
@@ -233,7 +255,19 @@ def main() -> None:
         default=os.environ.get("ALCE_DIR"),
         help="checkout of princeton-nlp/ALCE holding eval.py and utils.py (default: $ALCE_DIR)",
     )
-    parser.add_argument("--items", type=int, default=60, help="ASQA items per file")
+    parser.add_argument("--items", type=int, default=60, help="items per file")
+    parser.add_argument(
+        "--dataset",
+        choices=("asqa", "qampari", "eli5"),
+        default="asqa",
+        help="the fixtures the items start from (eli5: --claims_nli too)",
+    )
+    parser.add_argument(
+        "--statements",
+        default="1,5",
+        help="statements per output, an inclusive range (MIN,MAX) drawn per item",
+    )
+    parser.add_argument("--ndoc", type=int, default=5, help="documents per item")
     parser.add_argument(
         "--doc-words",
         default="0,25",
@@ -281,12 +315,21 @@ def main() -> None:
     import nltk
 
     os.environ["NLTK_DATA"] = os.pathsep.join(nltk.data.path)
+    low, _, high = args.statements.partition(",")
+    statements = (int(low), int(high or low))
     files: dict[str, list[dict[str, Any]]] = {}
     for words in (int(w) for w in args.doc_words.split(",") if w):
         label = f"distinct, {words}-word docs" if words else "distinct, fixture docs"
-        files[label] = distinct_items("asqa", args.items, seed=11, doc_words=words)
+        files[label] = distinct_items(
+            args.dataset,
+            args.items,
+            seed=11,
+            ndoc=args.ndoc,
+            doc_words=words,
+            statements=statements,
+        )
     if not args.no_repeated:
-        files["repeated"] = synthetic_items("asqa", args.items, seed=11)
+        files["repeated"] = synthetic_items(args.dataset, args.items, seed=11, ndoc=args.ndoc)
     rows = []
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
@@ -295,7 +338,9 @@ def main() -> None:
             rows.append(compare_file(name, items, args, judge, tmp / str(k)))
     threads = f"OMP_NUM_THREADS={args.threads}" if args.threads else "default threads"
     print(
-        f"\nASQA, --citations (with ROUGE, STR-EM), random T5 judge d_model {args.d_model}, "
+        f"\n{args.dataset.upper()}, {' '.join(metrics_of(args.dataset))} (with the default "
+        f"metrics), {args.statements} statements an output, {args.ndoc} docs an item, "
+        f"random T5 judge d_model {args.d_model}, "
         f"{args.layers}+{args.layers} layers, CPU ({os.cpu_count()} cores, {threads}, load "
         f"average {os.getloadavg()[0]:.1f} at the end); median of {args.repeats} run(s) each\n"
     )
@@ -316,7 +361,7 @@ def main() -> None:
             f"| {r['file']} | {r['pairs']} ({r['distinct']}) "
             f"| {wall['eval.py']:.1f} ({cpu['eval.py']:.0f}) | " + " | ".join(cells) + " |"
         )
-    print(f"\nScores equal ({', '.join(COMPARED)}) in every file.")
+    print(f"\nScores equal ({', '.join(compared(args.dataset))}) in every file.")
     for r in rows:
         if "nli_alone" in r:
             base = r["nli_alone"][0]["seconds"]

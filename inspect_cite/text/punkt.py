@@ -12,13 +12,47 @@ citation recall), so it is reported as corrupt, moved aside and written again.
 """
 
 import hashlib
+import sys
 from pathlib import Path
 from threading import Lock
-
-import nltk
+from types import ModuleType
 
 from inspect_cite.downloads.cache import cache_dir, cached_file_problem
 from inspect_cite.downloads.files import write_atomic
+
+NLTK_OPTIONAL = ("sklearn", "scipy")
+"""Packages nltk's own import loads when installed, each inside ``try/except ImportError``
+(``nltk.classify.scikitlearn``, ``nltk.metrics.association``), that nothing here uses."""
+
+
+def import_nltk() -> ModuleType:
+    """``import nltk`` without loading scikit-learn and SciPy along with it.
+
+    Importing nltk imports every subpackage, and with them scikit-learn (which loads pandas,
+    pyarrow and narwhals) and ``scipy.stats`` when they are installed: about 1.5 s of CPU of
+    nltk's 1.9 s here, paid by every process that splits sentences (``alce-eval``, each
+    scorer) for nltk's scikit-learn wrapper and Fisher's exact test, which this project never
+    uses. While nltk imports, the two are marked absent (``sys.modules[name] = None``: their
+    import raises ImportError, which nltk catches); the marks are then removed, so anything
+    that imports them later gets the real packages. Punkt, the stemmer and every other part
+    of nltk this project uses need neither. A process that imported nltk or either package
+    already is left as it is.
+    """
+    if "nltk" in sys.modules:
+        return sys.modules["nltk"]
+    marked = [name for name in NLTK_OPTIONAL if name not in sys.modules]
+    for name in marked:
+        sys.modules[name] = None  # type: ignore[assignment]
+    try:
+        import nltk
+    finally:
+        for name in marked:
+            if name in sys.modules and sys.modules[name] is None:
+                del sys.modules[name]
+    return nltk
+
+
+nltk = import_nltk()
 
 _lock = Lock()
 _ready = False

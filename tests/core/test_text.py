@@ -51,3 +51,22 @@ def test_highlight_markdown_bolds_citations_and_escapes_the_rest():
         r"A \*bold\* claim **[1][2]**. Next **[3]**."
     )
     assert highlight_markdown("x_y", []) == r"x\_y"
+
+
+def test_sentence_splitting_imports_neither_scikit_learn_nor_scipy():
+    """nltk's own import pulls in scikit-learn and SciPy when installed (~1.5 s of CPU a
+    process, bench/README.md); splitting sentences needs neither, and both stay importable."""
+    import subprocess
+    import sys
+
+    code = (
+        "import importlib, importlib.util, sys\n"
+        "from inspect_cite.text.sentences import sent_tokenize\n"
+        "split = sent_tokenize('Dr. Smith went home. He was tired.')\n"
+        "loaded = [m for m in ('sklearn', 'scipy') if m in sys.modules]\n"
+        "later = [m for m in ('sklearn', 'scipy.stats') if importlib.util.find_spec(m.split('.')[0])]\n"
+        "print(split, loaded, all(importlib.import_module(m) for m in later))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "['Dr. Smith went home.', 'He was tired.'] [] True"
