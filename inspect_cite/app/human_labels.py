@@ -35,6 +35,11 @@ Lines) or record, and the field.
   gated Hugging Face dataset ``lytang/LLM-AggreFact`` (``--data-path`` required): the snapshot
   folder (``data/test-*.parquet``) or a test file in parquet, csv or JSON Lines with ``dataset``
   (the subset), ``doc`` (the evidence), ``claim`` and ``label`` (1 supported).
+- ``citecheck``: CiteCheck (Xu et al., 2025; xzy-xzy/CiteCheck, MIT), Chinese RAG citations:
+  ``quote`` (the cited documents) is the evidence, ``statement`` the claim, ``label`` 1
+  supported, 0 not; the subset is ``method`` (``none`` original, ``ch`` information changed,
+  ``del`` information deleted). Pinned: ``dataset/test.jsonl`` at ``a76b3ec`` (the split read
+  by default); ``--data-path`` takes any of its files (``dev.jsonl``, ``train.jsonl``).
 - ``jsonl``: a user's own file, one ``{"evidence": [str, ...], "claim": str, "label": bool,
   "subset": str}`` per line (``subset`` optional); ``--data-path`` is required.
 
@@ -122,12 +127,30 @@ EXPERTQA_SUPPORT = {"complete": True, "missing": False}
 EXPERTQA_PARTIAL = ("partial", "incomplete")
 PARTIAL_SUBSET = "partial"
 
+CITECHECK_REPO = "xzy-xzy/CiteCheck"
+CITECHECK_COMMIT = "a76b3ec0ef0dadf43576a06b75866722886e47c8"
+# Each split with the blob id the commit's tree records. SHA-256 of dev.jsonl
+# 13761ec55cb0fc333d929ecc9044ce6de7f5aec7176fd736d1958b642d208b6f, of test.jsonl
+# e2246a2a4a651cde480ad93aee6032c4f4fb615fc192f6be2f2a2c864826925b (1,000 lines each).
+CITECHECK_FILES = {
+    split: PinnedGitHubFile(CITECHECK_REPO, CITECHECK_COMMIT, f"dataset/{split}.jsonl", blob)
+    for split, blob in (
+        ("train", "cbadf4c2a37cad8434b8a255f331c7504a1104cc"),
+        ("dev", "8c4cffea9cfaa8b2b03a60c174794e5f49aaa28f"),
+        ("test", "899cf128b73192e864809b27234f7252e95f08ee"),
+    )
+}
+CITECHECK_SPLIT = "test"
+"""The split ``--data citecheck`` reads without ``--data-path``."""
+CITECHECK_METHODS = ("none", "ch", "del")
+
 DATASETS = (
     "attributionbench",
     "expertqa",
     "alce-human",
     "fullcite-human",
     "llm-aggrefact",
+    "citecheck",
     "jsonl",
 )
 """The names ``--data`` takes."""
@@ -153,6 +176,8 @@ class LabelledPair:
             lines, a table's rows, ALCE's items in file order, FullCite's records).
         pair: The 0-based place of the pair among the pairs its record yields (0 where a record
             yields one pair; FullCite: the citation's index in its record).
+        texts: The evidence texts ``evidence`` joins (:data:`EVIDENCE_SEPARATOR`), where the
+            record gives several (AttributionBench references, a JSON Lines evidence list).
 
     """
 
@@ -165,6 +190,12 @@ class LabelledPair:
     file: str = ""
     index: int = 0
     pair: int = 0
+    texts: tuple[str, ...] = ()
+
+    @property
+    def evidence_texts(self) -> tuple[str, ...]:
+        """The evidence as its texts (``calibrate --stress`` reorders and quotes them)."""
+        return self.texts or (self.evidence,)
 
     @property
     def record(self) -> tuple[str, int]:
@@ -307,6 +338,7 @@ def attributionbench_pairs(path: Path, data: HumanData) -> None:
                 where=where,
                 file=str(path),
                 index=index,
+                texts=tuple(row["references"]),
             )
         )
 
@@ -839,6 +871,58 @@ def load_llm_aggrefact(data_path: str | None) -> HumanData:
     return data
 
 
+# CiteCheck ---------------------------------------------------------------------------------------
+
+
+def citecheck_pairs(path: Path, data: HumanData) -> None:
+    """Add the pairs of one CiteCheck JSON Lines file: ``quote``, ``statement``, ``label``."""
+    records = read_jsonl(path, "CiteCheck file", HumanDataError, DATA_PATH_FLAG)
+    for index, (where, row) in enumerate(records):
+        if not isinstance(row, dict):
+            raise HumanDataError(f"{where}: expected a JSON object")
+        for name in ("quote", "statement"):
+            if not isinstance(row.get(name), str):
+                raise HumanDataError(f'{where}: field "{name}" must be a string')
+        label = row.get("label")
+        if isinstance(label, bool) or label not in (0, 1):
+            raise HumanDataError(f'{where}: field "label" must be 0 or 1, got {label!r:.40}')
+        method = row.get("method")
+        if method not in CITECHECK_METHODS:
+            raise HumanDataError(
+                f'{where}: field "method" must be one of {", ".join(CITECHECK_METHODS)}, got '
+                f"{method!r:.40}"
+            )
+        if not row["quote"].strip():
+            data.skipped[NO_EVIDENCE] += 1
+            continue
+        if not row["statement"].strip():
+            data.skipped[NO_CLAIM] += 1
+            continue
+        data.pairs.append(
+            LabelledPair(
+                evidence=row["quote"],
+                claim=row["statement"],
+                label=label == 1,
+                subset=method,
+                where=where,
+                file=str(path),
+                index=index,
+            )
+        )
+
+
+def load_citecheck(data_path: str | None) -> HumanData:
+    """CiteCheck's labelled citations: ``data_path``, or the pinned test split."""
+    data = HumanData("citecheck")
+    if data_path:
+        path, source = _local(data_path)
+    else:
+        path, source = _pinned(CITECHECK_FILES[CITECHECK_SPLIT], "CiteCheck")
+    citecheck_pairs(path, data)
+    data.sources.append(source)
+    return data
+
+
 # A user's own JSON Lines ------------------------------------------------------------------------
 
 
@@ -870,6 +954,7 @@ def load_user_jsonl(data_path: str | None) -> HumanData:
                 where,
                 file=str(path),
                 index=index,
+                texts=tuple(row["evidence"]),
             )
         )
     return data
@@ -881,6 +966,7 @@ LOADERS = {
     "alce-human": load_alce_human,
     "fullcite-human": load_fullcite_human,
     "llm-aggrefact": load_llm_aggrefact,
+    "citecheck": load_citecheck,
     "jsonl": load_user_jsonl,
 }
 
