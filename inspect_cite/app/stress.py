@@ -173,11 +173,12 @@ def _x100(value: float) -> float | None:
     return round(100 * value, 4) if math.isfinite(value) else None
 
 
-def _row(name: str, type_: str, lines: Sequence[StressLine]) -> dict[str, Any]:
-    kind = KIND[type_]
-    hits = [x.hit for x in lines if x.hit is not None]
-    # Detected = specificity against an all-"not supported" truth; kept = accuracy against
-    # the source decisions: the project's bootstrap gives either its interval.
+def _rate_of(kind: str, hits: Sequence[bool]) -> tuple[float | None, list[float | None]]:
+    """The share of ``hits`` (x100) and its bootstrap interval.
+
+    Detected is the specificity of verdicts against an all-"not supported" truth; kept, the
+    accuracy of verdicts against the source decisions: the project's bootstrap gives either.
+    """
     if kind == UNSUPPORTED:
         confusion = Confusion.count([False] * len(hits), [not h for h in hits])
         key = "specificity"
@@ -185,17 +186,35 @@ def _row(name: str, type_: str, lines: Sequence[StressLine]) -> dict[str, Any]:
         confusion = Confusion.count([True] * len(hits), list(hits))
         key = "accuracy"
     result = agreement(confusion)
-    return {
+    return _x100(result.values[key]), [_x100(v) for v in result.intervals[key]]
+
+
+def _row(name: str, type_: str, lines: Sequence[StressLine]) -> dict[str, Any]:
+    kind = KIND[type_]
+    hits = [x.hit for x in lines if x.hit is not None]
+    rate, interval = _rate_of(kind, [bool(h) for h in hits])
+    row: dict[str, Any] = {
         "data": name,
         "kind": kind,
         "type": type_,
         "measure": MEASURE[kind],
         "n": len(hits),
         "abstain": len(lines) - len(hits),
-        MEASURE[kind]: sum(hits),
-        "rate": _x100(result.values[key]),
-        "rate_ci": [_x100(v) for v in result.intervals[key]],
+        MEASURE[kind]: sum(bool(h) for h in hits),
+        "rate": rate,
+        "rate_ci": interval,
     }
+    if kind == UNSUPPORTED:
+        # A judge that rejects everything detects everything: read detection where the judge
+        # accepted the source pair, the pairs where being fooled was possible.
+        accepted = [not x.decision for x in lines if x.source_decision and x.decision is not None]
+        rate, interval = _rate_of(kind, accepted)
+        row |= {
+            "n_source_supported": len(accepted),
+            "rate_source_supported": rate,
+            "rate_source_supported_ci": interval,
+        }
+    return row
 
 
 def _reason(error: NLIError) -> str:
@@ -252,23 +271,29 @@ def add_judged(
 # Output ----------------------------------------------------------------------------------------
 
 
-def _rate(row: dict[str, Any]) -> str:
-    if row["rate"] is None:
-        return "nan"
-    low, high = row["rate_ci"]
-    return f"{row['rate']:.1f} [{low:.1f}, {high:.1f}]"
+def _rate(row: dict[str, Any], key: str = "rate") -> str:
+    if row.get(key) is None:
+        return "-" if key not in row else "nan"
+    low, high = row[f"{key}_ci"]
+    return f"{row[key]:.1f} [{low:.1f}, {high:.1f}]"
 
 
 def table(stress: Stress, judge: str) -> str:
-    """A judge's rows: data, kind, type, n, abstain, detected or kept [interval]."""
+    """A judge's rows: counts, detected or kept [interval], detected where it took the source."""
     lines = [
-        "| data | kind | type | n | abstain | detected / kept (x100) |",
-        "|---|---|---|---|---|---|",
+        "| data | kind | type | n | abstain | detected / kept (x100) | source judged supported: "
+        "n, detected |",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in stress.rows(judge):
+        accepted = (
+            f"{r['n_source_supported']}, {_rate(r, 'rate_source_supported')}"
+            if "n_source_supported" in r
+            else "-"
+        )
         lines.append(
             f"| {r['data']} | {r['kind']} | {r['type']} | {r['n']} | {r['abstain']} | "
-            f"{r['measure']} {_rate(r)} |"
+            f"{r['measure']} {_rate(r)} | {accepted} |"
         )
     return "\n".join(lines)
 
@@ -305,7 +330,9 @@ def markdown(stress: Stress) -> str:
         f"{stress.seed}). Unsupported types: the share the judge called *not supported* "
         "(detected). Invariant types: the share whose decision equals the judge's decision on "
         f"the unperturbed pair (kept). x100, {level}% bootstrap intervals ({BOOTSTRAP_DRAWS} "
-        f"draws); abstentions counted apart. Every judged pair is in {STRESS_JSONL}.",
+        f"draws); abstentions counted apart. A judge that rejects everything detects everything: "
+        "the last column counts detection only where the judge called the source pair "
+        f"supported. Every judged pair is in {STRESS_JSONL}.",
     ]
     for judge in stress.judges():
         speeds = [
@@ -340,7 +367,7 @@ def chart(stress: Stress, path: Path) -> None:
     ]
     colours = ["tab:red" if r["kind"] == UNSUPPORTED else "tab:blue" for _, r in bars]
     ax.barh(y, values, xerr=[low, high], capsize=2, color=colours)
-    labels = [f"{r['data']} {r['type']} ({r['measure']}): {judge}"[:80] for judge, r in bars]
+    labels = [f"{judge[-40:]}: {r['data'][:20]} {r['type']} ({r['measure']})" for judge, r in bars]
     ax.set_yticks(y, labels, fontsize=7)
     ax.invert_yaxis()
     ax.set_xlim(0, 100)

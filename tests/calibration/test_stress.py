@@ -146,6 +146,12 @@ def test_every_line_is_the_judges_answer_on_its_own_evidence_and_claim(
         else:
             hits = sum(x["decision"] == x["source_decision"] for x in mine)
         assert (row["n"], row[row["measure"]]) == (len(mine), hits)
+        if row["kind"] == "unsupported":
+            took = [x for x in mine if x["source_decision"]]
+            assert row["n_source_supported"] == len(took)
+            if took:
+                share = 100 * sum(not x["decision"] for x in took) / len(took)
+                assert row["rate_source_supported"] == pytest.approx(share, abs=1e-3)
         if row["n"]:
             assert row["rate"] == pytest.approx(100 * hits / len(mine), abs=1e-3)
             assert row["rate_ci"][0] <= row["rate"] <= row["rate_ci"][1]
@@ -182,6 +188,11 @@ def test_always_and_never_supported_judges(tmp_path, fresh_nli, english):
     for type_ in UNSUPPORTED_TYPES:
         assert always[type_]["n"] > 0
         assert (always[type_]["rate"], never[type_]["rate"]) == (0.0, 100.0)
+        # Where the judge accepted the source: everything (always), nothing (never).
+        assert always[type_]["n_source_supported"] == always[type_]["n"]
+        assert always[type_]["rate_source_supported"] == 0.0
+        assert never[type_]["n_source_supported"] == 0
+        assert never[type_]["rate_source_supported"] is None
     for type_ in INVARIANT_TYPES:
         assert (always[type_]["rate"], never[type_]["rate"]) == (100.0, 100.0)
     assert len(lines) == 2 * sum(r["n"] for r in always.values())
