@@ -863,6 +863,10 @@ examples:
   inspect-cite calibrate --nli SPEC --data llm-aggrefact --data-path llm-aggrefact --out c
   inspect-cite calibrate --nli SPEC --data attributionbench --limit 200 --limit-by subset \\
       --seed 0 --out calibration
+  inspect-cite calibrate --nli SPEC --data attributionbench --stress --out calibration
+    (also: can the judge be fooled? perturbed pairs of every human-supported pair)
+  inspect-cite calibrate --nli SPEC --data citecheck --out calibration
+    (CiteCheck's Chinese citations, pinned test split; --data-path for dev.jsonl, train.jsonl)
 
 NLI specs ({NLI_FLAG}):
 {NLI_SPECS}"""
@@ -898,7 +902,7 @@ def add_parser(sub: Any) -> None:
         "in order): a file; for fullcite-human a clone of anaryegen/incite-manual-eval, a "
         "folder or its human_evaluation_data.json (the ratings files beside it or in "
         "responses/); for llm-aggrefact (required) the hub snapshot folder or its test file "
-        "(parquet, csv, jsonl); required for jsonl",
+        "(parquet, csv, jsonl); for citecheck any of its dataset/*.jsonl; required for jsonl",
     )
     cal.add_argument(
         "--limit",
