@@ -883,14 +883,16 @@ def citecheck_pairs(path: Path, data: HumanData) -> None:
         for name in ("quote", "statement"):
             if not isinstance(row.get(name), str):
                 raise HumanDataError(f'{where}: field "{name}" must be a string')
-        label = row.get("label")
-        if isinstance(label, bool) or label not in (0, 1):
-            raise HumanDataError(f'{where}: field "label" must be 0 or 1, got {label!r:.40}')
-        method = row.get("method")
-        if method not in CITECHECK_METHODS:
+        label = _aggrefact_label(row.get("label"))
+        if label is None:
             raise HumanDataError(
-                f'{where}: field "method" must be one of {", ".join(CITECHECK_METHODS)}, got '
-                f"{method!r:.40}"
+                f'{where}: field "label" must be 0 or 1, got {row.get("label")!r:.40}'
+            )
+        method = row.get("method")
+        if not _text(method):
+            raise HumanDataError(
+                f'{where}: field "method" must be a non-empty string (CiteCheck\'s are '
+                f"{', '.join(CITECHECK_METHODS)}), got {method!r:.40}"
             )
         if not row["quote"].strip():
             data.skipped[NO_EVIDENCE] += 1
@@ -902,8 +904,8 @@ def citecheck_pairs(path: Path, data: HumanData) -> None:
             LabelledPair(
                 evidence=row["quote"],
                 claim=row["statement"],
-                label=label == 1,
-                subset=method,
+                label=label,
+                subset=method.strip(),
                 where=where,
                 file=str(path),
                 index=index,

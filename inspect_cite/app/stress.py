@@ -200,7 +200,9 @@ def _row(name: str, type_: str, lines: Sequence[StressLine]) -> dict[str, Any]:
         "measure": MEASURE[kind],
         "n": len(hits),
         "abstain": len(lines) - len(hits),
-        MEASURE[kind]: sum(bool(h) for h in hits),
+        "hits": sum(bool(h) for h in hits),
+        MEASURE[kind]: rate,
+        f"{MEASURE[kind]}_ci": interval,
         "rate": rate,
         "rate_ci": interval,
     }

@@ -145,7 +145,7 @@ def test_every_line_is_the_judges_answer_on_its_own_evidence_and_claim(
             hits = sum(not x["decision"] for x in mine)
         else:
             hits = sum(x["decision"] == x["source_decision"] for x in mine)
-        assert (row["n"], row[row["measure"]]) == (len(mine), hits)
+        assert (row["n"], row["hits"]) == (len(mine), hits)
         if row["kind"] == "unsupported":
             took = [x for x in mine if x["source_decision"]]
             assert row["n_source_supported"] == len(took)
@@ -155,6 +155,8 @@ def test_every_line_is_the_judges_answer_on_its_own_evidence_and_claim(
         if row["n"]:
             assert row["rate"] == pytest.approx(100 * hits / len(mine), abs=1e-3)
             assert row["rate_ci"][0] <= row["rate"] <= row["rate_ci"][1]
+            measure = row["measure"]
+            assert (row[measure], row[f"{measure}_ci"]) == (row["rate"], row["rate_ci"])
     # The source decisions are the judge's decisions on the unperturbed pairs.
     rows_by_index = {}
     for line in lines:
@@ -187,14 +189,14 @@ def test_always_and_never_supported_judges(tmp_path, fresh_nli, english):
     always, never = ({r["type"]: r for r in j["types"]} for j in stress["judges"])
     for type_ in UNSUPPORTED_TYPES:
         assert always[type_]["n"] > 0
-        assert (always[type_]["rate"], never[type_]["rate"]) == (0.0, 100.0)
+        assert (always[type_]["detected"], never[type_]["detected"]) == (0.0, 100.0)
         # Where the judge accepted the source: everything (always), nothing (never).
         assert always[type_]["n_source_supported"] == always[type_]["n"]
         assert always[type_]["rate_source_supported"] == 0.0
         assert never[type_]["n_source_supported"] == 0
         assert never[type_]["rate_source_supported"] is None
     for type_ in INVARIANT_TYPES:
-        assert (always[type_]["rate"], never[type_]["rate"]) == (100.0, 100.0)
+        assert (always[type_]["kept"], never[type_]["kept"]) == (100.0, 100.0)
     assert len(lines) == 2 * sum(r["n"] for r in always.values())
 
 
@@ -265,8 +267,8 @@ def test_citecheck_counts_equal_an_independent_count(tmp_path, fresh_nli):
     ("change", "field"),
     [
         (lambda r: r.update(label=2), "label"),
-        (lambda r: r.update(label=True), "label"),
-        (lambda r: r.update(method="swap"), "method"),
+        (lambda r: r.update(label="yes"), "label"),
+        (lambda r: r.update(method=""), "method"),
         (lambda r: r.pop("quote"), "quote"),
         (lambda r: r.update(statement=3), "statement"),
     ],
