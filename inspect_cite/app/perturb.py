@@ -331,18 +331,28 @@ def entities(text: str) -> list[Entity]:
 
 
 def entity_pool(claims: Sequence[str]) -> dict[str, list[str]]:
-    """Every entity the claims of a dataset name, by type, each once in first-seen order."""
+    """Every entity the claims of a dataset name, each once in first-seen order.
+
+    Keyed by type (``name``) and by type and word count (``name/2``).
+    """
     pool: dict[str, dict[str, None]] = {}
     for claim in claims:
         for entity in entities(claim):
-            pool.setdefault(entity.type, {})[entity.text] = None
-    return {kind: list(names) for kind, names in pool.items()}
+            for key in (entity.type, f"{entity.type}/{len(entity.text.split())}"):
+                pool.setdefault(key, {})[entity.text] = None
+    return {key: list(names) for key, names in pool.items()}
+
+
+_DRAWS = 50
+"""Random draws for a replacement the pair never names, before the next candidate list."""
 
 
 def swap_entity(
     claim: str, evidence: str, pool: dict[str, list[str]], rng: random.Random
 ) -> tuple[str | None, str]:
     """The claim with one entity swapped for another of its type that the pair never names.
+
+    A replacement of the same word count is drawn first, then any of the type.
 
     Returns:
         The new claim (or None) and why none was made.
@@ -355,13 +365,12 @@ def swap_entity(
     # Swap a name the evidence holds (what supported the claim), else the first one.
     found.sort(key=lambda e: e.text.lower() not in evidence.lower())
     for entity in found:
-        words = len(entity.text.split())
-        others = [n for n in pool.get(entity.type, []) if n.lower() not in lowered]
-        if not others:
-            continue
-        alike = [n for n in others if len(n.split()) == words] or others
-        new = rng.choice(alike)
-        return claim[: entity.start] + new + claim[entity.end :], ""
+        alike = f"{entity.type}/{len(entity.text.split())}"
+        for candidates in (pool.get(alike, []), pool.get(entity.type, [])):
+            for _ in range(min(_DRAWS, len(candidates))):
+                new = rng.choice(candidates)
+                if new.lower() not in lowered:
+                    return claim[: entity.start] + new + claim[entity.end :], ""
     return None, "no other entity of its type in the data"
 
 
@@ -400,7 +409,7 @@ class Neighbours:
         for word in self.words[i]:
             postings = self.index[word]
             # A word in most claims says nothing of the topic.
-            if len(postings) <= max(50, len(self.sources) // 10):
+            if len(postings) <= max(50, len(self.sources) // 100):
                 shared.update(j for j in postings if j != i)
         mine = set(self.sources[i].evidence)
         for j, _ in sorted(shared.items(), key=lambda item: (-item[1], item[0])):

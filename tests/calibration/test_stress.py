@@ -279,3 +279,40 @@ def test_a_malformed_citecheck_record_names_its_line_and_field(tmp_path, change,
     path = write_jsonl(tmp_path / "test.jsonl", rows)
     with pytest.raises(HumanDataError, match=rf'{path}:2: field "{field}"'):
         load_human_data("citecheck", str(path))
+
+
+def test_citecheck_is_pinned_to_its_test_split_verified_and_cached(
+    cache_root, monkeypatch, tmp_path
+):
+    from inspect_cite.app import human_labels
+    from inspect_cite.downloads import hub_files
+    from inspect_cite.downloads.download import git_blob_sha1
+    from tests.helpers.http_servers import RecordingServer, Reply
+
+    assert human_labels.CITECHECK_FILES["test"].path == "dataset/test.jsonl"
+    assert human_labels.CITECHECK_FILES["test"].commit.startswith("a76b3ec")
+    path = citecheck_file(tmp_path / "test.jsonl")
+    real = human_labels.CITECHECK_FILES["test"]
+    pin = hub_files.PinnedGitHubFile(real.repo, real.commit, real.path, git_blob_sha1(path))
+    monkeypatch.setitem(human_labels.CITECHECK_FILES, "test", pin)
+    content = path.read_bytes()
+    url = f"/{pin.repo}/{pin.commit}/{pin.path}"
+
+    def server(body: bytes) -> RecordingServer:
+        return RecordingServer(
+            lambda seen: Reply(200, body) if seen.path == url else Reply(404, b"")
+        )
+
+    with server(content) as served:
+        monkeypatch.setattr(hub_files, "GITHUB_RAW_URL", served.url + "/{repo}/{commit}/{path}")
+        data = load_human_data("citecheck")
+        assert len(data.pairs) == len(CITECHECK_ROWS) - 1
+        assert data.sources[0]["git_blob"] == pin.git_blob and "sha256" in data.sources[0]
+        load_human_data("citecheck")  # cached: no second request
+        assert len(served.requests) == 1
+    for cached in cache_root.glob("calibration/*/*/test.jsonl"):
+        cached.unlink()
+    with server(content + b"\n") as served:
+        monkeypatch.setattr(hub_files, "GITHUB_RAW_URL", served.url + "/{repo}/{commit}/{path}")
+        with pytest.raises(HumanDataError, match="expected git blob"):
+            load_human_data("citecheck")
