@@ -227,8 +227,11 @@ def _other(options: Sequence[str], current: str, rng: random.Random) -> str:
     return rng.choice([o for o in options if o != current])
 
 
-def change_number(claim: str, lang: str, rng: random.Random) -> str | None:
-    """The claim with one number, month or number word changed; None where it holds none."""
+def change_number(claim: str, lang: str, rng: random.Random, evidence: str = "") -> str | None:
+    """The claim with one number, month or number word changed; None where it holds none.
+
+    A changed number is one the evidence does not hold where a digit allows it.
+    """
     numbers = list(_NUMBER.finditer(claim))
     if numbers:
         match = rng.choice(numbers)
@@ -237,8 +240,10 @@ def change_number(claim: str, lang: str, rng: random.Random) -> str | None:
         # A year changes in its last digit (1932 -> 1937), any other number in its first.
         year = len(text) == 4 and text.isdigit() and 1000 <= int(text) <= 2100
         at = digits[-1] if year else digits[0]
-        pool = "0123456789" if year or len(digits) == 1 else "123456789"
-        new = text[:at] + _other(pool, text[at], rng) + text[at + 1 :]
+        pool = [d for d in ("0123456789" if year or len(digits) == 1 else "123456789")]
+        rng.shuffle(pool)
+        options = [text[:at] + d + text[at + 1 :] for d in pool if d != text[at]]
+        new = next((o for o in options if o not in evidence), options[0])
         return claim[: match.start()] + new + claim[match.end() :]
     if lang == "zh":
         found = [m for m in re.finditer(f"[{_ZH_DIGITS}]", claim)]
@@ -390,6 +395,10 @@ class Neighbours:
         self.words = [topic_words(s.claim) for s in self.sources]
         self.evidence_words: dict[int, frozenset[str]] = {}
         self.index: dict[str, list[int]] = {}
+        # Every evidence text a claim is paired with anywhere in the data.
+        self.claim_evidence: dict[str, set[str]] = {}
+        for source in self.sources:
+            self.claim_evidence.setdefault(source.claim.strip(), set()).update(source.evidence)
         for i, words in enumerate(self.words):
             for word in words:
                 self.index.setdefault(word, []).append(i)
@@ -402,8 +411,8 @@ class Neighbours:
     def similar(self, i: int) -> int | None:
         """The pair whose claim shares most words with pair ``i``'s, on other evidence.
 
-        Ties go to the pair first in data order; a pair sharing an evidence text with ``i``
-        is never chosen.
+        Ties go to the pair first in data order; a pair with the same claim, or with an
+        evidence text the data pairs with ``i``'s claim anywhere, is never chosen.
         """
         shared: Counter[int] = Counter()
         for word in self.words[i]:
@@ -411,9 +420,12 @@ class Neighbours:
             # A word in most claims says nothing of the topic.
             if len(postings) <= max(50, len(self.sources) // 100):
                 shared.update(j for j in postings if j != i)
-        mine = set(self.sources[i].evidence)
+        claim = self.sources[i].claim.strip()
+        # Evidence the data pairs with this claim anywhere may support it: never "another's".
+        mine = self.claim_evidence[claim]
         for j, _ in sorted(shared.items(), key=lambda item: (-item[1], item[0])):
-            if not mine & set(self.sources[j].evidence):
+            other = self.sources[j]
+            if other.claim.strip() != claim and mine.isdisjoint(other.evidence):
                 return j
         return None
 
@@ -520,7 +532,7 @@ def perturb(
             if type_ == "negation":
                 claim = negate(source.claim, lang)
             elif type_ == "number":
-                claim = change_number(source.claim, lang, rng)
+                claim = change_number(source.claim, lang, rng, evidence_text)
             elif type_ == "entity":
                 claim, why = swap_entity(source.claim, evidence_text, pool, rng)
             elif type_ == "partial":

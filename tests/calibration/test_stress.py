@@ -90,6 +90,12 @@ def test_rules_change_what_they_name():
     assert changed != "It opened in 1932 with 40 lanes." and changed is not None
     assert change_number("It may open in May.", "en", random.Random(0)).startswith("It may")
     assert change_number("No number here.", "en", random.Random(0)) is None
+    # The evidence holds every year but 1936: the change is never a year it names.
+    years = " ".join(f"{y}" for y in range(1930, 1940) if y != 1936)
+    for seed in range(5):
+        assert change_number("It opened in 1932.", "en", random.Random(seed), years) == (
+            "It opened in 1936."
+        )
     found = {(e.text, e.type) for e in entities("The Beatles played in Paris for Sony Records.")}
     assert found == {("Beatles", "name"), ("Paris", "place"), ("Sony Records", "organisation")}
     assert [e.type for e in entities("He sang 'Blue Morning Rain' twice.")] == ["title"]
@@ -316,3 +322,16 @@ def test_citecheck_is_pinned_to_its_test_split_verified_and_cached(
         monkeypatch.setattr(hub_files, "GITHUB_RAW_URL", served.url + "/{repo}/{commit}/{path}")
         with pytest.raises(HumanDataError, match="expected git blob"):
             load_human_data("citecheck")
+
+
+def test_misattribution_never_takes_the_same_claim_or_an_evidence_text(tmp_path):
+    rows = [
+        {"evidence": ["Otters eat fish in rivers."], "claim": "Otters eat fish.", "label": True},
+        {"evidence": ["Rivers feed otters fish."], "claim": "Otters eat fish.", "label": True},
+        {"evidence": ["Otters eat fish in rivers."], "claim": "Otters eat crabs.", "label": False},
+        {"evidence": ["Seals eat fish at sea."], "claim": "Seals eat fish.", "label": False},
+    ]
+    data = load_human_data("jsonl", str(write_jsonl(tmp_path / "own.jsonl", rows)))
+    made = perturb_data(data, seed=0)
+    taken = {p.position: p.evidence for p in made.pairs if p.type == "misattribution"}
+    assert taken == {0: ("Seals eat fish at sea.",), 1: ("Seals eat fish at sea.",)}
