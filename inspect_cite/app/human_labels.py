@@ -815,7 +815,7 @@ def _aggrefact_rows(path: Path) -> list[tuple[str, Any]]:
     ]
 
 
-def _aggrefact_label(value: Any) -> bool | None:
+def _zero_one_label(value: Any) -> bool | None:
     if isinstance(value, bool):
         return value
     if isinstance(value, int | float) and value in (0, 1):
@@ -841,7 +841,7 @@ def load_llm_aggrefact(data_path: str | None) -> HumanData:
                 raise HumanDataError(
                     f"{where}: expected a record with {', '.join(AGGREFACT_FIELDS)}"
                 )
-            label = _aggrefact_label(row.get("label"))
+            label = _zero_one_label(row.get("label"))
             if label is None:
                 raise HumanDataError(
                     f'{where}: field "label" must be 0 or 1, got {row.get("label")!r:.40}'
@@ -883,7 +883,7 @@ def citecheck_pairs(path: Path, data: HumanData) -> None:
         for name in ("quote", "statement"):
             if not isinstance(row.get(name), str):
                 raise HumanDataError(f'{where}: field "{name}" must be a string')
-        label = _aggrefact_label(row.get("label"))
+        label = _zero_one_label(row.get("label"))
         if label is None:
             raise HumanDataError(
                 f'{where}: field "label" must be 0 or 1, got {row.get("label")!r:.40}'
@@ -905,7 +905,7 @@ def citecheck_pairs(path: Path, data: HumanData) -> None:
                 evidence=row["quote"],
                 claim=row["statement"],
                 label=label,
-                subset=method.strip(),
+                subset=str(method).strip(),
                 where=where,
                 file=str(path),
                 index=index,
