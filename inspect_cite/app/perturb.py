@@ -27,10 +27,11 @@ here) and no ``casing``. Any ``other`` language gets ``number`` (digits only),
 script has case.
 
 The entity recogniser is a rule, not a model: a run of capitalised words (joined by ``of``,
-``the``, ``de``), leaving out a sentence's first word when that is a common
-word, months and weekdays; or a quoted title ("..." or '...' of 2 to 12 words). Its types:
-``title`` (quoted), ``organisation`` (ending in a word such as University, Inc, Party, Band),
-``place`` (after in, at, from, near, to) and ``name`` (the rest).
+``the``, ``de``) or a quoted title ("..." or '...' of 2 to 12 words), leaving out function
+words, months and weekdays, a single word the data also writes in lower case ("However"), and
+a single word opening a sentence unless the data or the pair's evidence writes it capitalised
+inside a sentence. Its types: ``title`` (quoted), ``organisation`` (ending in a word such as
+University, Inc, Party, Band), ``place`` (after in, at, from, near, to) and ``name`` (the rest).
 """
 
 import random
@@ -171,9 +172,12 @@ def _end(text: str, lang: str) -> str:
 
 
 def _lower_first(text: str) -> str:
-    # "The river ..." reads on as "the river ..."; a name ("Paris ...") keeps its capital.
+    # "The river ..." / "However, ..." read on as "the river ..." / "however, ..."; a name
+    # ("Paris ...") keeps its capital.
+    text = text.strip()
     first = text.split(" ", 1)[0]
-    return text[0].lower() + text[1:] if first.lower() in _STOPWORDS else text
+    lower = first.lower() in _STOPWORDS or (first.endswith(",") and first[:-1].isalpha())
+    return text[0].lower() + text[1:] if lower and text else text
 
 
 # Negation --------------------------------------------------------------------------------------
@@ -296,8 +300,39 @@ class Entity:
     type: str
 
 
-def entities(text: str) -> list[Entity]:
-    """The entities :mod:`this module's <inspect_cite.app.perturb>` rule recognises, in order."""
+def lowercase_words(texts: Sequence[str]) -> frozenset[str]:
+    """Words the texts write in lower case: a capitalised one of them is no name ("However")."""
+    return frozenset(w for text in texts for w in _WORD.findall(text) if w.islower())
+
+
+def midsentence_names(texts: Sequence[str]) -> frozenset[str]:
+    """Capitalised words the texts write inside a sentence (not after its end): names."""
+    names = set()
+    for text in texts:
+        words = text.split()
+        for before, word in zip(words, words[1:], strict=False):
+            if word[:1].isupper() and not before.endswith(_SENTENCE_ENDS):
+                names.add(word.strip(_PUNCTUATION))
+    return frozenset(names)
+
+
+_SENTENCE_ENDS = (".", "!", "?", ":", "•", "*", "-")
+_PUNCTUATION = ".,;:!?'\"’”()[]"
+
+
+def entities(
+    text: str, common: frozenset[str] = frozenset(), named: frozenset[str] | None = None
+) -> list[Entity]:
+    """The entities :mod:`this module's <inspect_cite.app.perturb>` rule recognises, in order.
+
+    Args:
+        text: A claim.
+        common: Words the data writes in lower case (:func:`lowercase_words`): one of them
+            alone, capitalised ("Meanwhile", "If" starting a sentence), is not a name.
+        named: Words seen capitalised inside a sentence (:func:`midsentence_names`): a single
+            word opening a sentence is a name only if it is one of them (None: any).
+
+    """
     found: list[Entity] = []
     taken: list[tuple[int, int]] = []
     for match in _QUOTED.finditer(text):
@@ -319,10 +354,14 @@ def entities(text: str) -> list[Entity]:
         if not tokens:
             continue
         start = tokens[0][0]
-        name = text[start : tokens[-1][1]].rstrip(".,;:")
+        name = text[start : tokens[-1][1]].rstrip(".,;:'\"’”)")
         end = start + len(name)
         if len(name) < 2 or name in _NOT_NAMES or any(s < end and start < e for s, e in taken):
             continue
+        if " " not in name:
+            opening = not text[:start].rstrip() or text[:start].rstrip().endswith(_SENTENCE_ENDS)
+            if name.lower() in common or (opening and named is not None and name not in named):
+                continue
         before = text[:start].split()[-1:]
         last = tokens[-1][2]
         if last in _ORGANISATION or last.rstrip(".") in _ORGANISATION:
@@ -335,14 +374,16 @@ def entities(text: str) -> list[Entity]:
     return sorted(found, key=lambda e: e.start)
 
 
-def entity_pool(claims: Sequence[str]) -> dict[str, list[str]]:
+def entity_pool(
+    claims: Sequence[str], common: frozenset[str], named: frozenset[str]
+) -> dict[str, list[str]]:
     """Every entity the claims of a dataset name, each once in first-seen order.
 
     Keyed by type (``name``) and by type and word count (``name/2``).
     """
     pool: dict[str, dict[str, None]] = {}
     for claim in claims:
-        for entity in entities(claim):
+        for entity in entities(claim, common, named):
             for key in (entity.type, f"{entity.type}/{len(entity.text.split())}"):
                 pool.setdefault(key, {})[entity.text] = None
     return {key: list(names) for key, names in pool.items()}
@@ -353,7 +394,12 @@ _DRAWS = 50
 
 
 def swap_entity(
-    claim: str, evidence: str, pool: dict[str, list[str]], rng: random.Random
+    claim: str,
+    evidence: str,
+    pool: dict[str, list[str]],
+    rng: random.Random,
+    common: frozenset[str] = frozenset(),
+    named: frozenset[str] | None = None,
 ) -> tuple[str | None, str]:
     """The claim with one entity swapped for another of its type that the pair never names.
 
@@ -363,7 +409,10 @@ def swap_entity(
         The new claim (or None) and why none was made.
 
     """
-    found = entities(claim)
+    if named is not None:
+        # A name the pair's own evidence writes inside a sentence ("by Milira") is one.
+        named = named | midsentence_names([evidence])
+    found = entities(claim, common, named)
     if not found:
         return None, "no named entity recognised"
     lowered = (claim + "\n" + evidence).lower()
@@ -513,7 +562,9 @@ def perturb(
     """
     result = Perturbations()
     neighbours = Neighbours(sources)
-    pool = entity_pool([s.claim for s in sources])
+    claims = [s.claim for s in sources]
+    common, named = lowercase_words(claims), midsentence_names(claims)
+    pool = entity_pool(claims, common, named)
     for i in supported:
         source = sources[i]
         # The claim and the start of its evidence: a Chinese claim may be mostly Latin letters.
@@ -534,7 +585,7 @@ def perturb(
             elif type_ == "number":
                 claim = change_number(source.claim, lang, rng, evidence_text)
             elif type_ == "entity":
-                claim, why = swap_entity(source.claim, evidence_text, pool, rng)
+                claim, why = swap_entity(source.claim, evidence_text, pool, rng, common, named)
             elif type_ == "partial":
                 j = neighbours.unrelated(i, rng)
                 claim = None if j is None else _partial(source, sources[j], lang)

@@ -99,6 +99,10 @@ def test_rules_change_what_they_name():
     found = {(e.text, e.type) for e in entities("The Beatles played in Paris for Sony Records.")}
     assert found == {("Beatles", "name"), ("Paris", "place"), ("Sony Records", "organisation")}
     assert [e.type for e in entities("He sang 'Blue Morning Rain' twice.")] == ["title"]
+    # A capitalised common word opening a sentence is no name; a name seen mid-sentence is.
+    text = "Meanwhile, Milira sang. However, it rained in Quito."
+    named = {e.text for e in entities(text, frozenset({"however"}), frozenset({"Milira"}))}
+    assert named == {"Milira", "Quito"}
     assert (language("The bridge is old."), language("他是医生。")) == ("en", "zh")
 
 
