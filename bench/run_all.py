@@ -29,6 +29,7 @@ SMALL: dict[str, list[str]] = {
     "align": ["--citations", "100"],
     "scoring": ["--t5-sizes", "100", "--python-sizes", "100,1000,10000"],
     "calibrate": ["--pairs", "120", "--baseline", "30"],
+    "stress": ["--pairs", "100"],
     "minicheck": ["--pairs", "80", "--baseline", "20"],
     "verbatim": ["--sizes", "10000,20000,50000", "--old-max", "20000"],
     "helmet_prompts": ["--items", "20", "--repeats", "3"],

@@ -36,6 +36,8 @@ import numpy as np
 
 from inspect_cite.app.human_labels import DATASETS, AlceSentence, HumanData, load_human_data
 from inspect_cite.app.limits import LIMIT_BY, limit_records
+from inspect_cite.app.stress import Stress, add_judged, judged_pairs, perturb_data, write_stress
+from inspect_cite.app.stress import terminal as stress_terminal
 from inspect_cite.checks.errors import PreflightError, Refusals
 from inspect_cite.downloads.files import unwritable_dir_problem, write_atomic
 from inspect_cite.downloads.http_client import redact_text
@@ -388,6 +390,7 @@ class Calibration:
     limit_by: str | None = None
     seed: int = 0
     judgements: list[Judgement] = field(default_factory=list)
+    stress: Stress | None = None
 
     def notes(self) -> list[str]:
         """What the data cannot measure: each dataset's own notes, then missing label classes."""
@@ -545,6 +548,7 @@ def calibrate(
     seed: int = 0,
     nli_cache: str | None = None,
     refusals: Refusals | None = None,
+    stress: bool = False,
 ) -> Calibration:
     """Judge every dataset's labelled pairs with every judge.
 
@@ -556,9 +560,10 @@ def calibrate(
             (:func:`inspect_cite.app.limits.limit_records`).
         limit_by: ``subset``: the records drawn at random (``seed``) from every subset in
             proportion to its pairs; None: the first records in file order.
-        seed: Seed of the ``subset`` draw.
+        seed: Seed of the ``subset`` draw and of ``stress``'s perturbations.
         nli_cache: SQLite file caching decisions (default ``$INSPECT_CITE_NLI_CACHE``).
-
+        stress: Also judge perturbed pairs made from every human-supported pair
+            (:mod:`inspect_cite.app.stress`), with the same backend and cache.
         refusals: Problems found before (the output folder), reported with these.
 
     Raises:
@@ -599,13 +604,18 @@ def calibrate(
                 limit_records(data, limit, by=limit_by, seed=seed)
             datasets.append(data)
     refusals.raise_any()
-    backends = open_judges(specs, nli_cache)
     result = Calibration(datasets, [], {}, limit, limit_by, seed)
+    if stress:
+        # Perturbations depend on the data only: made once, judged by every judge.
+        result.stress = Stress(seed, {d.name: perturb_data(d, seed=seed) for d in datasets})
+    backends = open_judges(specs, nli_cache)
     for spec, backend in zip(specs, backends, strict=True):
         rows = []
         judge = redact_text(spec.strip())
         for data in datasets:
             judged = run_judge(backend, data)
+            if result.stress is not None:
+                _judge_stress(result.stress, judge, backend, data, judged)
             result.abstentions[(judge, data.name)] = judged.abstentions
             rows += dataset_rows(data, judged)
             result.judgements += [
@@ -616,6 +626,20 @@ def calibrate(
             ]
         result.judges.append((judge, rows))
     return result
+
+
+def _judge_stress(
+    stress: Stress, judge: str, backend: CachedNLI, data: HumanData, judged: Judged
+) -> None:
+    """Judge ``data``'s perturbed pairs as its own pairs were judged (same backend, cache)."""
+    pairs = judged_pairs(stress.perturbations[data.name])
+    calls = backend.model_pairs
+    start = time.perf_counter()
+    results = asyncio.run(judge_pairs(backend, pairs))
+    seconds = time.perf_counter() - start
+    add_judged(
+        stress, judge, data, results, judged.verdicts, (seconds, backend.model_pairs - calls)
+    )
 
 
 # Output ----------------------------------------------------------------------------------------
@@ -826,7 +850,10 @@ def write_outputs(calibration: Calibration, out: Path) -> list[Path]:
         for j in calibration.judgements
     )
     write_atomic(out / JUDGEMENTS_FILE, "".join(lines))
-    return [out / JSON_FILE, out / MARKDOWN_FILE, out / CHART_FILE, out / JUDGEMENTS_FILE]
+    written = [out / JSON_FILE, out / MARKDOWN_FILE, out / CHART_FILE, out / JUDGEMENTS_FILE]
+    if calibration.stress is not None:
+        written += write_stress(calibration.stress, out)
+    return written
 
 
 # Command line ----------------------------------------------------------------------------------
@@ -861,6 +888,10 @@ examples:
   inspect-cite calibrate --nli SPEC --data llm-aggrefact --data-path llm-aggrefact --out c
   inspect-cite calibrate --nli SPEC --data attributionbench --limit 200 --limit-by subset \\
       --seed 0 --out calibration
+  inspect-cite calibrate --nli SPEC --data attributionbench --stress --out calibration
+    (also: can the judge be fooled? perturbed pairs of every human-supported pair)
+  inspect-cite calibrate --nli SPEC --data citecheck --out calibration
+    (CiteCheck's Chinese citations, pinned test split; --data-path for dev.jsonl, train.jsonl)
 
 NLI specs ({NLI_FLAG}):
 {NLI_SPECS}"""
@@ -896,7 +927,7 @@ def add_parser(sub: Any) -> None:
         "in order): a file; for fullcite-human a clone of anaryegen/incite-manual-eval, a "
         "folder or its human_evaluation_data.json (the ratings files beside it or in "
         "responses/); for llm-aggrefact (required) the hub snapshot folder or its test file "
-        "(parquet, csv, jsonl); required for jsonl",
+        "(parquet, csv, jsonl); for citecheck any of its dataset/*.jsonl; required for jsonl",
     )
     cal.add_argument(
         "--limit",
@@ -918,7 +949,15 @@ def add_parser(sub: Any) -> None:
         type=_seed,
         default=0,
         metavar="S",
-        help="seed of --limit-by's draw (default 0)",
+        help="seed of --limit-by's draw and of --stress's perturbations (default 0)",
+    )
+    cal.add_argument(
+        "--stress",
+        action="store_true",
+        help="also judge perturbed pairs made from every human-supported pair: unsupported by "
+        "construction (negation, number, entity, partial, misattribution, stitched) and "
+        "meaning-preserving (evidence_order, whitespace, casing); writes DIR/stress.jsonl, "
+        "stress.json, stress.md, stress.png (seeded by --seed)",
     )
     cal.add_argument("--out", required=True, metavar="DIR", help="output directory")
     cal.add_argument(
@@ -946,12 +985,15 @@ def main(args: Any) -> int:
             seed=args.seed,
             nli_cache=args.nli_cache,
             refusals=refusals,
+            stress=args.stress,
         )
         written = write_outputs(result, Path(args.out))
     except (PreflightError, ValueError, OSError) as e:
         print(f"inspect-cite calibrate: {e}", file=sys.stderr)
         return 2
     print(terminal_table(result))
+    if result.stress is not None:
+        print(stress_terminal(result.stress))
     for path in written:
         print(f"wrote {path}")
     return 0

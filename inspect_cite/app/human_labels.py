@@ -35,6 +35,11 @@ Lines) or record, and the field.
   gated Hugging Face dataset ``lytang/LLM-AggreFact`` (``--data-path`` required): the snapshot
   folder (``data/test-*.parquet``) or a test file in parquet, csv or JSON Lines with ``dataset``
   (the subset), ``doc`` (the evidence), ``claim`` and ``label`` (1 supported).
+- ``citecheck``: CiteCheck (Xu et al., 2025; xzy-xzy/CiteCheck, MIT), Chinese RAG citations:
+  ``quote`` (the cited documents) is the evidence, ``statement`` the claim, ``label`` 1
+  supported, 0 not; the subset is ``method`` (``none`` original, ``ch`` information changed,
+  ``del`` information deleted). Pinned: ``dataset/test.jsonl`` at ``a76b3ec`` (the split read
+  by default); ``--data-path`` takes any of its files (``dev.jsonl``, ``train.jsonl``).
 - ``jsonl``: a user's own file, one ``{"evidence": [str, ...], "claim": str, "label": bool,
   "subset": str}`` per line (``subset`` optional); ``--data-path`` is required.
 
@@ -123,12 +128,30 @@ EXPERTQA_SUPPORT = {"complete": True, "missing": False}
 EXPERTQA_PARTIAL = ("partial", "incomplete")
 PARTIAL_SUBSET = "partial"
 
+CITECHECK_REPO = "xzy-xzy/CiteCheck"
+CITECHECK_COMMIT = "a76b3ec0ef0dadf43576a06b75866722886e47c8"
+# Each split with the blob id the commit's tree records. SHA-256 of dev.jsonl
+# 13761ec55cb0fc333d929ecc9044ce6de7f5aec7176fd736d1958b642d208b6f, of test.jsonl
+# e2246a2a4a651cde480ad93aee6032c4f4fb615fc192f6be2f2a2c864826925b (1,000 lines each).
+CITECHECK_FILES = {
+    split: PinnedGitHubFile(CITECHECK_REPO, CITECHECK_COMMIT, f"dataset/{split}.jsonl", blob)
+    for split, blob in (
+        ("train", "cbadf4c2a37cad8434b8a255f331c7504a1104cc"),
+        ("dev", "8c4cffea9cfaa8b2b03a60c174794e5f49aaa28f"),
+        ("test", "899cf128b73192e864809b27234f7252e95f08ee"),
+    )
+}
+CITECHECK_SPLIT = "test"
+"""The split ``--data citecheck`` reads without ``--data-path``."""
+CITECHECK_METHODS = ("none", "ch", "del")
+
 DATASETS = (
     "attributionbench",
     "expertqa",
     "alce-human",
     "fullcite-human",
     "llm-aggrefact",
+    "citecheck",
     "jsonl",
 )
 """The names ``--data`` takes."""
@@ -154,6 +177,8 @@ class LabelledPair:
             lines, a table's rows, ALCE's items in file order, FullCite's records).
         pair: The 0-based place of the pair among the pairs its record yields (0 where a record
             yields one pair; FullCite: the citation's index in its record).
+        texts: The evidence texts ``evidence`` joins (:data:`EVIDENCE_SEPARATOR`), where the
+            record gives several (AttributionBench references, a JSON Lines evidence list).
 
     """
 
@@ -166,6 +191,12 @@ class LabelledPair:
     file: str = ""
     index: int = 0
     pair: int = 0
+    texts: tuple[str, ...] = ()
+
+    @property
+    def evidence_texts(self) -> tuple[str, ...]:
+        """The evidence as its texts (``calibrate --stress`` reorders and quotes them)."""
+        return self.texts or (self.evidence,)
 
     @property
     def record(self) -> tuple[str, int]:
@@ -308,6 +339,7 @@ def attributionbench_pairs(path: Path, data: HumanData) -> None:
                 where=where,
                 file=str(path),
                 index=index,
+                texts=tuple(row["references"]),
             )
         )
 
@@ -789,7 +821,7 @@ def _aggrefact_rows(path: Path) -> list[tuple[str, Any]]:
     ]
 
 
-def _aggrefact_label(value: Any) -> bool | None:
+def _zero_one_label(value: Any) -> bool | None:
     if isinstance(value, bool):
         return value
     if isinstance(value, int | float) and value in (0, 1):
@@ -815,7 +847,7 @@ def load_llm_aggrefact(data_path: str | None) -> HumanData:
                 raise HumanDataError(
                     f"{where}: expected a record with {', '.join(AGGREFACT_FIELDS)}"
                 )
-            label = _aggrefact_label(row.get("label"))
+            label = _zero_one_label(row.get("label"))
             if label is None:
                 raise HumanDataError(
                     f'{where}: field "label" must be 0 or 1, got {row.get("label")!r:.40}'
@@ -842,6 +874,60 @@ def load_llm_aggrefact(data_path: str | None) -> HumanData:
                     index=index,
                 )
             )
+    return data
+
+
+# CiteCheck ---------------------------------------------------------------------------------------
+
+
+def citecheck_pairs(path: Path, data: HumanData) -> None:
+    """Add the pairs of one CiteCheck JSON Lines file: ``quote``, ``statement``, ``label``."""
+    records = read_jsonl(path, "CiteCheck file", HumanDataError, DATA_PATH_FLAG)
+    for index, (where, row) in enumerate(records):
+        if not isinstance(row, dict):
+            raise HumanDataError(f"{where}: expected a JSON object")
+        for name in ("quote", "statement"):
+            if not isinstance(row.get(name), str):
+                raise HumanDataError(f'{where}: field "{name}" must be a string')
+        label = _zero_one_label(row.get("label"))
+        if label is None:
+            raise HumanDataError(
+                f'{where}: field "label" must be 0 or 1, got {row.get("label")!r:.40}'
+            )
+        method = row.get("method")
+        if not _text(method):
+            raise HumanDataError(
+                f'{where}: field "method" must be a non-empty string (CiteCheck\'s are '
+                f"{', '.join(CITECHECK_METHODS)}), got {method!r:.40}"
+            )
+        if not row["quote"].strip():
+            data.skipped[NO_EVIDENCE] += 1
+            continue
+        if not row["statement"].strip():
+            data.skipped[NO_CLAIM] += 1
+            continue
+        data.pairs.append(
+            LabelledPair(
+                evidence=row["quote"],
+                claim=row["statement"],
+                label=label,
+                subset=str(method).strip(),
+                where=where,
+                file=str(path),
+                index=index,
+            )
+        )
+
+
+def load_citecheck(data_path: str | None) -> HumanData:
+    """CiteCheck's labelled citations: ``data_path``, or the pinned test split."""
+    data = HumanData("citecheck")
+    if data_path:
+        path, source = _local(data_path)
+    else:
+        path, source = _pinned(CITECHECK_FILES[CITECHECK_SPLIT], "CiteCheck")
+    citecheck_pairs(path, data)
+    data.sources.append(source)
     return data
 
 
@@ -876,6 +962,7 @@ def load_user_jsonl(data_path: str | None) -> HumanData:
                 where,
                 file=str(path),
                 index=index,
+                texts=tuple(row["evidence"]),
             )
         )
     return data
@@ -887,6 +974,7 @@ LOADERS = {
     "alce-human": load_alce_human,
     "fullcite-human": load_fullcite_human,
     "llm-aggrefact": load_llm_aggrefact,
+    "citecheck": load_citecheck,
     "jsonl": load_user_jsonl,
 }
 

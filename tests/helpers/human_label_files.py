@@ -243,3 +243,82 @@ def write_user_jsonl(path: Path) -> Path:
         {"evidence": ["Dogs bark."], "claim": "Dogs meow.", "label": False, "subset": "dogs"},
     ]
     return write_jsonl(path, rows)
+
+
+# English claims with names, titles, places, numbers and dates, as AttributionBench's are.
+_PEOPLE = [
+    "Toby Keith",
+    "Marty Robbins",
+    "Ada Lovelace",
+    "Nina Simone",
+    "Louis Armstrong",
+    "Grace Hopper",
+    "Miles Davis",
+    "Ella Fitzgerald",
+    "Alan Turing",
+    "Marie Curie",
+    "Johnny Cash",
+    "Dolly Parton",
+]
+_PLACES = ["Paris", "Toronto", "Nairobi", "Lisbon", "Denver", "Osaka", "Glasgow", "Quito"]
+_TOPICS = [
+    ("song", "sang the song '{t}' in {y}", "'{t}' is a song recorded by {p} in {y}."),
+    ("river", "crossed the {t} river near {c}", "{p} crossed the {t} river near {c} in {y}."),
+    ("book", "wrote the book '{t}' in {c}", "The book '{t}' was written by {p} in {c}."),
+    ("prize", "won {n} prizes in {y}", "In {y}, {p} won {n} prizes at a ceremony in {c}."),
+]
+_TITLES = [
+    "Blue Morning Rain",
+    "Songs of the Valley",
+    "The Quiet Harbour",
+    "A Winter Road",
+    "Light over Water",
+    "The Long Table",
+    "Stone and Salt",
+    "Open Fields Tonight",
+]
+_FILLER = [
+    "Critics praised the work for its careful detail.",
+    "The archive keeps a copy of the original notes.",
+    "Several later editions added a short preface.",
+    "Local newspapers covered the event at length.",
+]
+
+
+def english_attributionbench_rows(n: int = 260, seed: int = 3) -> list[dict]:
+    """AttributionBench-format rows of English claims (most supported, some with 2 references)."""
+    import random
+
+    rng = random.Random(seed)
+    rows = []
+    for i in range(n):
+        person, place = rng.choice(_PEOPLE), rng.choice(_PLACES)
+        title, year, count = rng.choice(_TITLES), rng.randint(1900, 2020), rng.randint(2, 40)
+        topic, claim_form, evidence_form = _TOPICS[i % len(_TOPICS)]
+        values = {"p": person, "c": place, "t": title, "y": year, "n": count}
+        claim = f"{person} {claim_form.format(**values)}."
+        if i % 5 == 0:
+            claim = f"{person} did not stay in {place} after {year}."
+            evidence_form = "{p} did not stay in {c} after {y}, and moved away."
+        evidence = (
+            f"Title: {title}\n\n" + evidence_form.format(**values) + " " + rng.choice(_FILLER)
+        )
+        refs = [evidence] + (
+            [rng.choice(_FILLER) + " " + rng.choice(_FILLER)] if i % 3 == 0 else []
+        )
+        label = 1 if i % 7 else 0
+        rows.append(attributionbench_row(claim, refs, label, rng.choice(["LFQA", "ExpertQA"]), i))
+    return rows
+
+
+def citecheck_row(idx: int, quote: str, statement: str, label: int, method: str) -> dict:
+    """One line as xzy-xzy/CiteCheck's dataset/*.jsonl writes it."""
+    return {
+        "idx": idx,
+        "query": "问题？",
+        "answer": statement,
+        "statement": statement,
+        "quote": quote,
+        "label": label,
+        "method": method,
+    }

@@ -110,3 +110,19 @@ def hang(premise: str, hypothesis: str) -> bool:
         Path(marker).touch()
     time.sleep(3600)
     return False
+
+
+def always_supported(premise: str, hypothesis: str) -> bool:
+    """Says "supported" to every pair (``calibrate --stress``: detects nothing)."""
+    return True
+
+
+def never_supported(premise: str, hypothesis: str) -> bool:
+    """Says "not supported" to every pair (``calibrate --stress``: detects everything)."""
+    return False
+
+
+def char_overlap(premise: str, hypothesis: str) -> bool:
+    """Entailed iff 80% of the hypothesis's letters and digits occur in the premise (Chinese)."""
+    hyp = [c for c in hypothesis if c.isalnum()]
+    return bool(hyp) and sum(c in premise for c in hyp) / len(hyp) >= 0.8

@@ -1,0 +1,622 @@
+"""Perturbed (evidence, claim) pairs for ``inspect-cite calibrate --stress``.
+
+From a human-supported pair, each perturbation makes one new pair of a named type:
+
+- **unsupported by construction** (a judge should say "not supported"):
+  ``negation`` (the claim negated, or its negation removed), ``number`` (a number, a month
+  or a number word changed), ``entity`` (a name swapped for another of the same type from
+  the same data), ``partial`` (the claim joined to a clause: another pair's claim on another
+  topic), ``misattribution`` (the claim with the evidence of another pair on a similar topic),
+  ``stitched`` (the claim replaced by a quote of two sentences: one from the pair's evidence,
+  one from the evidence of a pair on another topic);
+- **meaning-preserving** (the decision should not change): ``evidence_order`` (the evidence
+  texts reordered), ``whitespace`` (spacing and line breaks), ``casing`` (the claim lower-cased).
+
+Everything is deterministic: choices come from ``random.Random`` seeded with the run's seed,
+the source pair's position and the type, over candidates in data order. A perturbation that
+cannot apply (no number in the claim, one evidence text, a language without letter case) or
+that would leave the pair unchanged is skipped and counted with its reason, never emitted.
+
+Languages (:func:`language`, from the script of the claim and its evidence's start): ``en``
+(Latin script with English function words) gets every type; ``zh`` (CJK characters) gets
+``negation`` (不是/是 and 并非), ``number`` (Arabic digits, then 二..九), ``partial``
+(joined with "，并且"), ``misattribution``, ``stitched`` (sentences end at 。！？),
+``evidence_order`` and ``whitespace``; it has no ``entity`` (no recogniser for Chinese names
+here) and no ``casing``. Any ``other`` language gets ``number`` (digits only),
+``misattribution``, ``stitched``, ``evidence_order``, ``whitespace`` and ``casing`` where its
+script has case.
+
+The entity recogniser is a rule, not a model: a run of capitalised words (joined by ``of``,
+``the``, ``de``) or a quoted title ("..." or '...' of 2 to 12 words), leaving out function
+words, months and weekdays, a single word the data also writes in lower case ("However"), and
+a single word opening a sentence unless the data or the pair's evidence writes it capitalised
+inside a sentence. Its types: ``title`` (quoted), ``organisation`` (ending in a word such as
+University, Inc, Party, Band), ``place`` (after in, at, from, near, to) and ``name`` (the rest).
+"""
+
+import random
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+UNSUPPORTED = "unsupported"
+INVARIANT = "invariant"
+UNSUPPORTED_TYPES = ("negation", "number", "entity", "partial", "misattribution", "stitched")
+INVARIANT_TYPES = ("evidence_order", "whitespace", "casing")
+TYPES = UNSUPPORTED_TYPES + INVARIANT_TYPES
+KIND = {t: UNSUPPORTED for t in UNSUPPORTED_TYPES} | {t: INVARIANT for t in INVARIANT_TYPES}
+MAX_PER_PAIR = 12
+"""At most this many perturbed pairs per source pair (one per type: 9)."""
+
+LANGUAGE_TYPES = {
+    "en": TYPES,
+    "zh": (
+        "negation",
+        "number",
+        "partial",
+        "misattribution",
+        "stitched",
+        "evidence_order",
+        "whitespace",
+    ),
+    "other": ("number", "misattribution", "stitched", "evidence_order", "whitespace", "casing"),
+}
+"""The types each language gets; the others are skipped with a count."""
+
+UNCHANGED = "would leave the pair unchanged"
+
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_LETTER = re.compile(r"[^\W\d_]")
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+_ENGLISH = frozenset(
+    "the a an of and or to in on at is are was were be been has have had it its this that "
+    "by for with as from not which who".split()
+)
+_STOPWORDS = _ENGLISH | frozenset(
+    "he she they we you i his her their our your them him there these those what when where "
+    "how also can could may might will would should does do did than then into about after "
+    "before over under such some many most more other only".split()
+)
+
+
+def language(text: str) -> str:
+    """``zh`` (a third or more of its letters CJK), ``en`` (English function words), ``other``."""
+    letters = _LETTER.findall(text)
+    if letters and len(_CJK.findall(text)) * 3 >= len(letters):
+        return "zh"
+    words = [w.lower() for w in _WORD.findall(text)]
+    ascii_letters = sum(c.isascii() for c in letters)
+    if any(w in _ENGLISH for w in words) and ascii_letters >= 0.9 * len(letters):
+        return "en"
+    return "other"
+
+
+def topic_words(text: str) -> frozenset[str]:
+    """Content words (lower-cased, no function words) and CJK character bigrams of ``text``."""
+    words = {w.lower() for w in _WORD.findall(text) if not _CJK.search(w)}
+    words = {w for w in words if len(w) > 2 and w not in _STOPWORDS}
+    for run in re.findall(r"[\u3400-\u9fff\uf900-\ufaff]+", text):
+        words.update(run[i : i + 2] for i in range(len(run) - 1))
+    return frozenset(words)
+
+
+@dataclass(frozen=True)
+class Source:
+    """A human-supported pair to perturb.
+
+    Attributes:
+        position: Its place among the dataset's pairs.
+        evidence: Its evidence texts, as its record gives them.
+        claim: Its claim.
+
+    """
+
+    position: int
+    evidence: tuple[str, ...]
+    claim: str
+
+
+@dataclass(frozen=True)
+class Perturbed:
+    """One perturbed pair: its source's position, type, the evidence texts and the claim."""
+
+    position: int
+    type: str
+    evidence: tuple[str, ...]
+    claim: str
+
+    @property
+    def kind(self) -> str:
+        """``unsupported`` or ``invariant``."""
+        return KIND[self.type]
+
+
+@dataclass
+class Perturbations:
+    """A dataset's perturbed pairs, what was skipped and the languages of its source pairs."""
+
+    pairs: list[Perturbed] = field(default_factory=list)
+    skipped: dict[str, Counter[str]] = field(default_factory=dict)
+    languages: Counter[str] = field(default_factory=Counter)
+    sources: int = 0
+
+    def skip(self, type_: str, reason: str) -> None:
+        """Count a perturbation of ``type_`` that was not made, under ``reason``."""
+        self.skipped.setdefault(type_, Counter())[reason] += 1
+
+
+# Sentences -------------------------------------------------------------------------------------
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+|(?<=[。！？])|\n+")
+
+
+def sentences(text: str, lang: str) -> list[str]:
+    """Sentences of ``text`` worth quoting: 4+ words (8+ characters in Chinese), no headers."""
+    out = []
+    for part in _SENTENCE_END.split(text):
+        part = part.strip()
+        if not part or part.lower().startswith(("title:", "section:")):
+            continue
+        long_enough = len(part) >= 8 if lang == "zh" else len(part.split()) >= 4
+        if long_enough and part[-1] in ".!?。！？\"'”":
+            out.append(part)
+    return out
+
+
+def _end(text: str, lang: str) -> str:
+    text = text.rstrip()
+    if lang == "zh":
+        return text if text.endswith(("。", "！", "？")) else text + "。"
+    return text if text.endswith((".", "!", "?", '"', "'")) else text + "."
+
+
+def _lower_first(text: str) -> str:
+    # "The river ..." / "However, ..." read on as "the river ..." / "however, ..."; a name
+    # ("Paris ...") keeps its capital.
+    text = text.strip()
+    first = text.split(" ", 1)[0]
+    lower = first.lower() in _STOPWORDS or (first.endswith(",") and first[:-1].isalpha())
+    return text[0].lower() + text[1:] if lower and text else text
+
+
+# Negation --------------------------------------------------------------------------------------
+
+_AUXILIARIES = "is|are|was|were|can|could|will|would|should|has|have|had|does|do|did|must|may|might"
+_NEGATED = re.compile(rf"\b({_AUXILIARIES}) not\b", re.I)
+_CONTRACTED = {"can't": "can", "won't": "will", "cannot": "can"}
+_NT = re.compile(r"\b(\w+)n['’]t\b", re.I)
+_AUXILIARY = re.compile(rf"\b({_AUXILIARIES})\b")
+
+
+def negate(claim: str, lang: str) -> str | None:
+    """The claim negated (or its negation removed); None where the language has no rule."""
+    if lang == "zh":
+        if "不是" in claim:
+            return claim.replace("不是", "是", 1)
+        if claim.startswith("并非"):
+            return claim[2:]
+        match = re.search(r"(?<![但于还就可只总要凡若而不])是", claim)
+        if match:
+            return claim[: match.start()] + "不" + claim[match.start() :]
+        return "并非" + claim
+    if lang != "en":
+        return None
+    if match := _NEGATED.search(claim):
+        return claim[: match.end(1)] + claim[match.end() :]
+    for word, positive in _CONTRACTED.items():
+        if match := re.search(rf"\b{word}\b", claim, re.I):
+            return claim[: match.start()] + positive + claim[match.end() :]
+    if match := _NT.search(claim):
+        return claim[: match.start()] + match.group(1) + claim[match.end() :]
+    if match := re.search(r"\bnever\b", claim):
+        return claim[: match.start()] + "at some time" + claim[match.end() :]
+    if match := _AUXILIARY.search(claim):
+        return claim[: match.end()] + " not" + claim[match.end() :]
+    return "It is not the case that " + _lower_first(claim)
+
+
+# Numbers and dates -----------------------------------------------------------------------------
+
+_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
+_MONTHS = (
+    "January February March April May June July August September October November December"
+).split()
+_NUMBER_WORDS = "two three four five six seven eight nine ten eleven twelve".split()
+_ORDINALS = "second third fourth fifth sixth seventh eighth ninth tenth".split()
+_ZH_DIGITS = "二三四五六七八九"
+
+
+def _other(options: Sequence[str], current: str, rng: random.Random) -> str:
+    return rng.choice([o for o in options if o != current])
+
+
+def change_number(claim: str, lang: str, rng: random.Random, evidence: str = "") -> str | None:
+    """The claim with one number, month or number word changed; None where it holds none.
+
+    A changed number is one the evidence does not hold where a digit allows it.
+    """
+    numbers = list(_NUMBER.finditer(claim))
+    if numbers:
+        match = rng.choice(numbers)
+        text = match.group()
+        digits = [i for i, c in enumerate(text) if c.isdigit()]
+        # A year changes in its last digit (1932 -> 1937), any other number in its first.
+        year = len(text) == 4 and text.isdigit() and 1000 <= int(text) <= 2100
+        at = digits[-1] if year else digits[0]
+        pool = [d for d in ("0123456789" if year or len(digits) == 1 else "123456789")]
+        rng.shuffle(pool)
+        options = [text[:at] + d + text[at + 1 :] for d in pool if d != text[at]]
+        new = next((o for o in options if o not in evidence), options[0])
+        return claim[: match.start()] + new + claim[match.end() :]
+    if lang == "zh":
+        found = [m for m in re.finditer(f"[{_ZH_DIGITS}]", claim)]
+        if not found:
+            return None
+        match = rng.choice(found)
+        return (
+            claim[: match.start()] + _other(_ZH_DIGITS, match.group(), rng) + claim[match.end() :]
+        )
+    if lang != "en":
+        return None
+    for words in (_MONTHS, _NUMBER_WORDS, _ORDINALS):
+        pattern = r"\b(" + "|".join(words) + r")\b"
+        # Months only capitalised: "may" is a verb; number words in either case.
+        found = list(re.finditer(pattern, claim, 0 if words is _MONTHS else re.I))
+        if found:
+            match = rng.choice(found)
+            old = match.group()
+            new = _other(words, old.capitalize() if words is _MONTHS else old.lower(), rng)
+            new = new.capitalize() if old[0].isupper() else new.lower()
+            return claim[: match.start()] + new + claim[match.end() :]
+    return None
+
+
+# Entities --------------------------------------------------------------------------------------
+
+_CAP = r"[A-Z][\w'’.-]*"
+_JOINS = ("of", "the", "de")
+_ENTITY = re.compile(rf"{_CAP}(?:\s+(?:(?:of|the|de)\s+)?{_CAP})*")
+_QUOTED = re.compile(r"(?<!\w)([\"“'‘])([^\"“”'‘’\n]{2,120}?)[\"”'’](?!\w)")
+_ORGANISATION = frozenset(
+    "Inc Inc. Corp Corp. Corporation Company Co. Ltd Ltd. LLC University College Institute "
+    "School Association Party Bank Group Council Committee Agency Foundation Society Church "
+    "Club Records Band Academy Ministry Department Court Army Navy Museum Hospital League "
+    "Union Organization Organisation Times News Airlines".split()
+)
+_PLACE_CUES = frozenset("in at from near to into across".split())
+_NOT_NAMES = frozenset(w.capitalize() for w in _STOPWORDS) | frozenset(
+    _MONTHS + "Monday Tuesday Wednesday Thursday Friday Saturday Sunday I".split()
+)
+
+
+@dataclass(frozen=True)
+class Entity:
+    """A recognised entity: where it is in its text, its words and its type."""
+
+    start: int
+    end: int
+    text: str
+    type: str
+
+
+def lowercase_words(texts: Sequence[str]) -> frozenset[str]:
+    """Words the texts write in lower case: a capitalised one of them is no name ("However")."""
+    return frozenset(w for text in texts for w in _WORD.findall(text) if w.islower())
+
+
+def midsentence_names(texts: Sequence[str]) -> frozenset[str]:
+    """Capitalised words the texts write inside a sentence (not after its end): names."""
+    names = set()
+    for text in texts:
+        words = text.split()
+        for before, word in zip(words, words[1:], strict=False):
+            if word[:1].isupper() and not before.endswith(_SENTENCE_ENDS):
+                names.add(word.strip(_PUNCTUATION))
+    return frozenset(names)
+
+
+_SENTENCE_ENDS = (".", "!", "?", ":", "•", "*", "-")
+_PUNCTUATION = ".,;:!?'\"’”()[]"
+
+
+def entities(
+    text: str, common: frozenset[str] = frozenset(), named: frozenset[str] | None = None
+) -> list[Entity]:
+    """The entities :mod:`this module's <inspect_cite.app.perturb>` rule recognises, in order.
+
+    Args:
+        text: A claim.
+        common: Words the data writes in lower case (:func:`lowercase_words`): one of them
+            alone, capitalised ("Meanwhile", "If" starting a sentence), is not a name.
+        named: Words seen capitalised inside a sentence (:func:`midsentence_names`): a single
+            word opening a sentence is a name only if it is one of them (None: any).
+
+    """
+    found: list[Entity] = []
+    taken: list[tuple[int, int]] = []
+    for match in _QUOTED.finditer(text):
+        inner = match.group(2).strip()
+        if 2 <= len(inner.split()) <= 12:
+            start = match.start(2) + match.group(2).index(inner)
+            found.append(Entity(start, start + len(inner), inner, "title"))
+            taken.append((match.start(), match.end()))
+    for match in _ENTITY.finditer(text):
+        tokens = [
+            (match.start() + m.start(), match.start() + m.end(), m.group())
+            for m in re.finditer(r"\S+", match.group())
+        ]
+        # Leading common words ("The", "In") and connectors are not part of a name.
+        while tokens and (tokens[0][2].rstrip(".,") in _NOT_NAMES or tokens[0][2] in _JOINS):
+            tokens.pop(0)
+        while tokens and tokens[-1][2] in _JOINS:
+            tokens.pop()
+        if not tokens:
+            continue
+        start = tokens[0][0]
+        name = text[start : tokens[-1][1]].rstrip(".,;:'\"’”)")
+        end = start + len(name)
+        if len(name) < 2 or name in _NOT_NAMES or any(s < end and start < e for s, e in taken):
+            continue
+        if " " not in name:
+            opening = not text[:start].rstrip() or text[:start].rstrip().endswith(_SENTENCE_ENDS)
+            if name.lower() in common or (opening and named is not None and name not in named):
+                continue
+        before = text[:start].split()[-1:]
+        last = tokens[-1][2]
+        if last in _ORGANISATION or last.rstrip(".") in _ORGANISATION:
+            kind = "organisation"
+        elif before and before[0].lower() in _PLACE_CUES:
+            kind = "place"
+        else:
+            kind = "name"
+        found.append(Entity(start, end, name, kind))
+    return sorted(found, key=lambda e: e.start)
+
+
+def entity_pool(
+    claims: Sequence[str], common: frozenset[str], named: frozenset[str]
+) -> dict[str, list[str]]:
+    """Every entity the claims of a dataset name, each once in first-seen order.
+
+    Keyed by type (``name``) and by type and word count (``name/2``).
+    """
+    pool: dict[str, dict[str, None]] = {}
+    for claim in claims:
+        for entity in entities(claim, common, named):
+            for key in (entity.type, f"{entity.type}/{len(entity.text.split())}"):
+                pool.setdefault(key, {})[entity.text] = None
+    return {key: list(names) for key, names in pool.items()}
+
+
+_DRAWS = 50
+"""Random draws for a replacement the pair never names, before the next candidate list."""
+
+
+def swap_entity(
+    claim: str,
+    evidence: str,
+    pool: dict[str, list[str]],
+    rng: random.Random,
+    common: frozenset[str] = frozenset(),
+    named: frozenset[str] | None = None,
+) -> tuple[str | None, str]:
+    """The claim with one entity swapped for another of its type that the pair never names.
+
+    A replacement of the same word count is drawn first, then any of the type.
+
+    Returns:
+        The new claim (or None) and why none was made.
+
+    """
+    if named is not None:
+        # A name the pair's own evidence writes inside a sentence ("by Milira") is one.
+        named = named | midsentence_names([evidence])
+    found = entities(claim, common, named)
+    if not found:
+        return None, "no named entity recognised"
+    lowered = (claim + "\n" + evidence).lower()
+    # Swap a name the evidence holds (what supported the claim), else the first one.
+    found.sort(key=lambda e: e.text.lower() not in evidence.lower())
+    for entity in found:
+        alike = f"{entity.type}/{len(entity.text.split())}"
+        for candidates in (pool.get(alike, []), pool.get(entity.type, [])):
+            for _ in range(min(_DRAWS, len(candidates))):
+                new = rng.choice(candidates)
+                if new.lower() not in lowered:
+                    return claim[: entity.start] + new + claim[entity.end :], ""
+    return None, "no other entity of its type in the data"
+
+
+# Choosing other pairs ---------------------------------------------------------------------------
+
+
+class Neighbours:
+    """Other pairs of a dataset by topic: word overlap of claims, deterministic.
+
+    Args:
+        sources: Every pair of the dataset (position, evidence texts, claim), in data order.
+
+    """
+
+    def __init__(self, sources: Sequence[Source]) -> None:
+        self.sources = list(sources)
+        self.words = [topic_words(s.claim) for s in self.sources]
+        self.evidence_words: dict[int, frozenset[str]] = {}
+        self.index: dict[str, list[int]] = {}
+        # Every evidence text a claim is paired with anywhere in the data.
+        self.claim_evidence: dict[str, set[str]] = {}
+        for source in self.sources:
+            self.claim_evidence.setdefault(source.claim.strip(), set()).update(source.evidence)
+        for i, words in enumerate(self.words):
+            for word in words:
+                self.index.setdefault(word, []).append(i)
+
+    def _evidence_words(self, i: int) -> frozenset[str]:
+        if i not in self.evidence_words:
+            self.evidence_words[i] = topic_words("\n".join(self.sources[i].evidence))
+        return self.evidence_words[i]
+
+    def similar(self, i: int) -> int | None:
+        """The pair whose claim shares most words with pair ``i``'s, on other evidence.
+
+        Ties go to the pair first in data order; a pair with the same claim, or with an
+        evidence text the data pairs with ``i``'s claim anywhere, is never chosen.
+        """
+        shared: Counter[int] = Counter()
+        for word in self.words[i]:
+            postings = self.index[word]
+            # A word in most claims says nothing of the topic.
+            if len(postings) <= max(50, len(self.sources) // 100):
+                shared.update(j for j in postings if j != i)
+        claim = self.sources[i].claim.strip()
+        # Evidence the data pairs with this claim anywhere may support it: never "another's".
+        mine = self.claim_evidence[claim]
+        for j, _ in sorted(shared.items(), key=lambda item: (-item[1], item[0])):
+            other = self.sources[j]
+            if other.claim.strip() != claim and mine.isdisjoint(other.evidence):
+                return j
+        return None
+
+    def unrelated(self, i: int, rng: random.Random, tries: int = 50) -> int | None:
+        """A pair drawn at random whose claim shares no word with pair ``i``'s claim or evidence."""
+        mine = self.words[i] | self._evidence_words(i)
+        texts = set(self.sources[i].evidence)
+        for _ in range(min(tries, len(self.sources))):
+            j = rng.randrange(len(self.sources))
+            if j != i and not self.words[j] & mine and not texts & set(self.sources[j].evidence):
+                return j
+        return None
+
+
+# Perturbing ------------------------------------------------------------------------------------
+
+
+def _partial(source: Source, other: Source, lang: str) -> str | None:
+    clause = other.claim.strip()
+    if lang == "zh":
+        return source.claim.rstrip().rstrip("。！？") + "，并且" + _end(clause, lang)
+    if lang != "en":
+        return None
+    return source.claim.rstrip().rstrip(".!?") + ", and " + _end(_lower_first(clause), lang)
+
+
+def _stitched(source: Source, other: Source, lang: str, rng: random.Random) -> str | None:
+    own = [s for text in source.evidence for s in sentences(text, lang)]
+    mine = "\n".join(source.evidence)
+    theirs = [s for text in other.evidence for s in sentences(text, lang) if s not in mine]
+    if not own or not theirs:
+        return None
+    claim_words = topic_words(source.claim)
+    # The sentence of its own evidence nearest the claim: the part a judge can find.
+    first = max(own, key=lambda s: (len(topic_words(s) & claim_words), -own.index(s)))
+    joiner = "" if lang == "zh" else " "
+    return first + joiner + rng.choice(theirs)
+
+
+def _whitespace(source: Source) -> tuple[tuple[str, ...], str]:
+    evidence = tuple(re.sub(r"(?<=[.!?。！？])[ \t]+", "\n", t) for t in source.evidence)
+    claim = "  " + re.sub(r"\s+", "  ", source.claim.strip()) + "\n"
+    return evidence, claim
+
+
+def _casing(claim: str) -> str | None:
+    if claim.lower() != claim:
+        return claim.lower()
+    return claim.upper() if claim.upper() != claim else None
+
+
+def _reordered(evidence: tuple[str, ...]) -> tuple[str, ...] | None:
+    if len(evidence) < 2:
+        return None
+    reordered = evidence[::-1]
+    if reordered == evidence:
+        reordered = evidence[1:] + evidence[:1]
+    return reordered if reordered != evidence else None
+
+
+_SKIP_REASONS = {
+    "negation": "no negation rule for the language",
+    "number": "no number, date or number word",
+    "partial": "no pair on another topic, or no rule for the language",
+    "misattribution": "no other pair with other evidence on a similar topic",
+    "stitched": "no pair on another topic, or no sentence to quote",
+    "evidence_order": "one evidence text",
+    "casing": "no letter case",
+}
+
+
+def perturb(
+    sources: Sequence[Source],
+    supported: Sequence[int],
+    *,
+    seed: int = 0,
+) -> Perturbations:
+    """Perturbed pairs of every supported pair, in source order then :data:`TYPES` order.
+
+    Args:
+        sources: Every pair of the dataset, in data order (candidates for swaps and joins).
+        supported: The places in ``sources`` of the human-supported pairs to perturb.
+        seed: Seed of every random choice.
+
+    """
+    result = Perturbations()
+    neighbours = Neighbours(sources)
+    claims = [s.claim for s in sources]
+    common, named = lowercase_words(claims), midsentence_names(claims)
+    pool = entity_pool(claims, common, named)
+    for i in supported:
+        source = sources[i]
+        # The claim and the start of its evidence: a Chinese claim may be mostly Latin letters.
+        lang = language(source.claim + "\n" + "\n".join(source.evidence)[:1000])
+        result.languages[lang] += 1
+        result.sources += 1
+        evidence_text = "\n".join(source.evidence)
+        made = 0
+        for type_ in TYPES:
+            if type_ not in LANGUAGE_TYPES[lang]:
+                result.skip(type_, f"not for language {lang}")
+                continue
+            rng = random.Random(f"{seed}/{source.position}/{type_}")
+            evidence, claim = source.evidence, None
+            why = _SKIP_REASONS.get(type_, "")
+            if type_ == "negation":
+                claim = negate(source.claim, lang)
+            elif type_ == "number":
+                claim = change_number(source.claim, lang, rng, evidence_text)
+            elif type_ == "entity":
+                claim, why = swap_entity(source.claim, evidence_text, pool, rng, common, named)
+            elif type_ == "partial":
+                j = neighbours.unrelated(i, rng)
+                claim = None if j is None else _partial(source, sources[j], lang)
+            elif type_ == "misattribution":
+                j = neighbours.similar(i)
+                if j is not None:
+                    evidence, claim = sources[j].evidence, source.claim
+            elif type_ == "stitched":
+                j = neighbours.unrelated(i, rng)
+                claim = None if j is None else _stitched(source, sources[j], lang, rng)
+            elif type_ == "evidence_order":
+                reordered = _reordered(source.evidence)
+                if reordered is not None:
+                    evidence, claim = reordered, source.claim
+            elif type_ == "whitespace":
+                evidence, claim = _whitespace(source)
+            elif type_ == "casing":
+                claim = _casing(source.claim)
+            if claim is None:
+                result.skip(type_, why)
+                continue
+            # Every type but these two changes the claim; these two change the evidence.
+            keeps_claim = type_ in ("misattribution", "evidence_order")
+            if (claim == source.claim and not keeps_claim) or (
+                evidence == source.evidence and claim == source.claim
+            ):
+                result.skip(type_, UNCHANGED)
+                continue
+            if made == MAX_PER_PAIR:
+                result.skip(type_, f"more than {MAX_PER_PAIR} perturbations of one pair")
+                continue
+            result.pairs.append(Perturbed(source.position, type_, tuple(evidence), claim))
+            made += 1
+    return result
