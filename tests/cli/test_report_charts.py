@@ -85,7 +85,8 @@ def test_a_nan_run_reads_nan_and_a_zero_run_a_zero(figures, tmp_path):
     report._bar_chart(table, "asqa", tmp_path / "m.png")
     [ax] = [ax for ax in figures[0].axes if ax.get_visible()]
     marks = [(t.get_text(), t.xy[0]) for t in ax.texts]
-    assert marks == [("nan", 0)]
+    assert marks == [("nan", 0), ("0", 1)]
+    assert [p.get_visible() for p in ax.patches] == [False, True]
 
 
 def test_a_metric_nan_in_every_run_keeps_its_panel_with_the_reason(figures, tmp_path):
@@ -136,6 +137,7 @@ def test_many_runs_make_charts_of_bounded_size(figures, tmp_path):
     report._bar_chart(table[table["task"] == "asqa"], "asqa", tmp_path / "m.png")
     positions, bars = figures
     titles = [ax.get_title() for ax in positions.axes if ax.get_visible()]
+    assert "by task, runs pooled" in positions._suptitle.get_text()
     assert [t.split(":")[0] for t in titles] == [
         "asqa (200 runs pooled)",
         "qampari (200 runs pooled)",
