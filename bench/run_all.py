@@ -34,6 +34,7 @@ SMALL: dict[str, list[str]] = {
     "helmet_prompts": ["--items", "20", "--repeats", "3"],
     "longcite": ["--sizes", "62500,125000,250000", "--zh-sizes", "100000,200000,400000"],
     "alce_eval": ["--items", "20", "--doc-words", "25"],
+    "report": ["--logs", "100"],
 }  # fmt: skip
 """Small settings per benchmark (``bench/bench_<name>.py``)."""
 

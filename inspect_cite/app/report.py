@@ -810,7 +810,7 @@ _TITLE_FONT_SIZE = 11
 # numbers under the bars are thinned to about _MAX_TICKS; charts with a panel per run pool
 # their runs by task past _MAX_RUN_PANELS panels.
 _MAX_LEGEND_RUNS = 40
-_MAX_TICKS = 40
+_MAX_TICKS = 12
 _MAX_RUN_PANELS = 30
 # A figure title may take up to this share of the figure's width: constrained layout makes
 # room above the panels for a title's height, never its width, so a wider one is cut off.
@@ -904,9 +904,14 @@ def _legend_rows(labels: list[str]) -> int:
 
 def _run_ticks(ax: Any, n: int) -> None:
     """Run numbers under the bars: every one for few runs, evenly spaced ones for many."""
-    step = max(1, -(-n // _MAX_TICKS))
-    ticks = list(range(0, n, step))
-    ax.set_xticks(ticks, [str(i + 1) for i in ticks], fontsize=7)
+    least = 1 if n <= _MAX_LEGEND_RUNS // 2 else -(-n // (_MAX_TICKS - 1))
+    # A round step (1, 2, 5, 10, 20, 50, ...) at least that wide.
+    step = min(
+        m * 10**e for e in range(len(str(least)) + 1) for m in (1, 2, 5) if m * 10**e >= least
+    )
+    # Run 1, then every step-th run (20, 40, ...): numbers a reader finds in metrics.md.
+    numbers = sorted({1, *range(step, n + 1, step)})
+    ax.set_xticks([k - 1 for k in numbers], [str(k) for k in numbers], fontsize=7)
 
 
 def _bar_chart(
@@ -941,7 +946,10 @@ def _bar_chart(
             ax.set_yticks([])
             continue
         err = _error_bars(group, m, values)
-        ax.bar(x, [0.0 if pd.isna(v) else v for v in values], color=colors, yerr=err, capsize=3)
+        # Caps on hundreds of thin bars would merge into one black band.
+        capsize = 3 if len(x) <= _MAX_LEGEND_RUNS else 0
+        bars = [0.0 if pd.isna(v) else v for v in values]
+        ax.bar(x, bars, color=colors, yerr=err, capsize=capsize)
         for xi, v in zip(x, values, strict=True):
             if pd.isna(v) or v == 0:
                 # Not computable for that run: no bar, and "nan" where it would stand; a 0
