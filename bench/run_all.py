@@ -36,6 +36,7 @@ SMALL: dict[str, list[str]] = {
     "longcite": ["--sizes", "62500,125000,250000", "--zh-sizes", "100000,200000,400000"],
     "alce_eval": ["--items", "20", "--doc-words", "25"],
     "cpu_peak": ["--pairs", "8", "--repeats", "1", "--families", "seq2seq,classifier,minicheck"],
+    "report": ["--logs", "100"],
 }  # fmt: skip
 """Small settings per benchmark (``bench/bench_<name>.py``)."""
 

@@ -25,6 +25,7 @@ import json
 import math
 import re
 import sys
+import textwrap
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -60,6 +61,8 @@ JSON_FILE = "calibration.json"
 JUDGEMENTS_FILE = "judgements.jsonl"
 MARKDOWN_FILE = "calibration.md"
 CHART_FILE = "calibration.png"
+# A judge's label in the chart wraps at this many characters (whole, never cut).
+_CHART_LABEL_CHARS = 60
 NLI_FLAG = "--nli"
 NLI_CACHE_FLAG = "--nli-cache"
 OUT_FLAG = "--out"
@@ -815,23 +818,31 @@ def chart(calibration: Calibration, path: Path) -> None:
         for row in rows
         if row["subset"] == ALL_SUBSET
     ]
-    fig, ax = plt.subplots(figsize=(8, 1.2 + 0.45 * len(bars)), layout="constrained")
-    labels, values, low, high = [], [], [], []
-    for spec, row in bars:
+    # Each judge's label whole, wrapped (a spec with its path is long): the figure grows to
+    # hold the labels and the title, which sits over the whole figure, not the axes alone.
+    labels = [textwrap.fill(f"{row['data']}: {spec}", _CHART_LABEL_CHARS) for spec, row in bars]
+    lines = sum(label.count("\n") + 1 for label in labels)
+    fig = plt.figure(figsize=(10, 1.6 + 0.2 * lines + 0.25 * len(bars)), layout="constrained")
+    ax = fig.subplots()
+    values, low, high = [], [], []
+    for _, row in bars:
         value = row["balanced_accuracy"]
         lo, hi = row["balanced_accuracy_ci"]
-        labels.append(f"{row['data']}: {spec}"[:80])
         values.append(math.nan if value is None else value)
         low.append(0.0 if value is None or lo is None else value - lo)
         high.append(0.0 if value is None or hi is None else hi - value)
     y = list(range(len(bars)))
     ax.barh(y, [0.0 if math.isnan(v) else v for v in values], xerr=[low, high], capsize=3)
+    for yi, v in zip(y, values, strict=True):
+        if math.isnan(v):
+            # Not computable (a judge that abstained on every pair): said, never a 0 bar.
+            ax.annotate("nan", (1, yi), va="center", fontsize=8, color="dimgrey")
     ax.axvline(50, linestyle=":", color="grey")
     ax.set_yticks(y, labels, fontsize=8)
     ax.invert_yaxis()
     ax.set_xlim(0, 100)
     ax.set_xlabel(f"balanced accuracy against people ({round(100 * CONFIDENCE)}% interval)")
-    ax.set_title("Judges against human labels (50 = chance)")
+    fig.suptitle("Judges against human labels (50 = chance)")
     fig.savefig(path, dpi=100)
     plt.close(fig)
 

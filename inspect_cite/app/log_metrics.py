@@ -105,7 +105,13 @@ def metric_direction(column: str) -> str:
     scorers' are ``UNKNOWN_DIRECTION``). ``column`` is a score name or a report column named
     after one (``pos_1 (weighted)``, ``n_citations (citation_bias)``).
     """
-    score = column.split(" (", 1)[0]
-    if _POSITION.match(score):
+    score, _, rest = column.partition(" (")
+    # A scorer whose one metric reports many keys (TRUST-SCORE's trust_corpus) gives columns
+    # "<score> (<key>)": the key's direction, not the score's (a count is never "higher is
+    # better" for being reported beside the headline).
+    key = rest.removesuffix(")")
+    if key in _SCORE_DIRECTIONS:
+        return _SCORE_DIRECTIONS[key]
+    if _POSITION.match(score) or _POSITION.match(key):
         return NO_DIRECTION
     return _SCORE_DIRECTIONS.get(score, UNKNOWN_DIRECTION)

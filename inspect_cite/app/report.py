@@ -27,6 +27,7 @@ import re
 import urllib.parse
 import urllib.request
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -61,6 +62,11 @@ _MAX_ERROR_CHARS = 200
 _CORRECTED_METRIC = "corrected"
 _CORRECTED = " (corrected)"
 _BOUNDS = tuple(f"{_CORRECTED}{b}" for b in ("_low", "_high"))
+# The runs table's attrs key for the metrics nan in every run of a task, with their reasons.
+_ALL_NAN = "all_nan"
+# A local log up to this size (compressed) is read whole, not a sample at a time.
+_WHOLE_LOG_BYTES = 16 * 2**20
+_UNREAD_FIELDS = {"events", "messages"}
 
 
 def _strategy(spec: EvalSpec) -> str:
@@ -124,6 +130,10 @@ class _SampleFacts(NamedTuple):
     """Samples with at least one score value known (not nan)."""
     reasons: Counter[str]
     """Why scores were nan, by reason (the scorers' ``reason`` metadata)."""
+    nan_reasons: dict[str, Counter[str]] = {}
+    """Per score key (a dict value's key, else the score's name): why its values were nan."""
+    misattributed: Counter[tuple[int, int]] = Counter()
+    """``(cited, supporting)`` positions of misattributed claims (``diagnose=true`` runs)."""
 
 
 class _Logs(NamedTuple):
@@ -148,7 +158,7 @@ def _read_logs(log_dir: str | Path, *, samples: bool = False) -> _Logs:
     A log that cannot be read is skipped and named with the reason, like a failed run: one
     damaged file never stops the report.
     """
-    from inspect_ai.log import list_eval_logs, read_eval_log
+    from inspect_ai.log import list_eval_logs
 
     if "://" not in str(log_dir) and not Path(log_dir).is_dir():
         raise ValueError(f"log directory {log_dir} does not exist")
@@ -160,9 +170,10 @@ def _read_logs(log_dir: str | Path, *, samples: bool = False) -> _Logs:
     for location in locations:
         shown = _shown_location(location)
         try:
-            log = read_eval_log(location, header_only=True)
+            log = _read_log(location, samples=samples)
             if log.status == "success" and samples:
-                logs.facts[shown] = _sample_facts(location)
+                logs.facts[shown] = _sample_facts(location, log.samples)
+            log.samples = None  # the facts hold what the report needs of them
         # Whatever a damaged log raises (a zip without its end record, bad JSON, a header that
         # fails validation), it concerns this log alone.
         except Exception as e:  # noqa: BLE001
@@ -294,6 +305,26 @@ def _task_args(spec: EvalSpec) -> tuple[dict[str, Any], set[str]]:
     return args, defaults
 
 
+# Task arguments another argument sets when a run leaves them out: HELMET's row (-T context)
+# sets the passages and demonstrations (metadata["helmet"] records the row).
+_SET_BY = {"context": ("helmet", ("ndoc", "shot"))}
+
+
+def _set_by_other_argument(spec: EvalSpec, defaults: set[str]) -> dict[str, str]:
+    """The arguments left out (``defaults``) whose value another given argument set.
+
+    ``{"ndoc": "context"}`` for a HELMET run given ``-T context`` and no ``-T ndoc``: its
+    ndoc is the row's, not the task's default.
+    """
+    passed = set(getattr(spec, "task_args_passed", None) or {})
+    metadata = spec.metadata or {}
+    by: dict[str, str] = {}
+    for option, (record, names) in _SET_BY.items():
+        if option in passed and isinstance(metadata.get(record), dict):
+            by |= {name: option for name in names if name in defaults}
+    return by
+
+
 def _facets(log: EvalLog) -> dict[tuple[str, str], str]:
     """Everything a run was given that can set it apart, as ``{(flag, name): value}``.
 
@@ -324,6 +355,7 @@ def _settings(
     models: list[str],
     strategies: list[str],
     defaults: list[set[str]] | None = None,
+    set_by: list[dict[str, str]] | None = None,
 ) -> list[str]:
     """For the runs of one task, what sets each apart (``ndoc=2, model_path=/m/b``), or ``-``.
 
@@ -332,9 +364,12 @@ def _settings(
     solver arguments between runs of the same solver (another model or solver has other
     arguments, and its name already tells it apart); ``-T strategy`` is left out where the
     strategy column shows it. A task argument a run left at its default (``defaults``: the
-    names, per run) reads ``ndoc=5 (default)``.
+    names, per run) reads ``ndoc=5 (default)``, or ``default`` where the task left it unset
+    (null), as a model argument or option a run lacks does; one another argument set
+    (``set_by``: name -> that argument, per run) reads ``ndoc=30 (by context)``.
     """
     defaults = defaults or [set() for _ in facets]
+    set_by = set_by or [{} for _ in facets]
     peers_by = {_MODEL_ARG: models, _SOLVER_ARG: strategies}
     keys = list(dict.fromkeys(key for run in facets for key in run))
 
@@ -350,17 +385,28 @@ def _settings(
     # A name that two kinds share (-T x and -M x) is shown with its flag.
     flags = Counter(name for _, name in {k for run_keys in shown for k in run_keys})
 
-    def shown_value(run: dict[tuple[str, str], str], key: tuple[str, str], left: set[str]) -> str:
+    def shown_value(
+        run: dict[tuple[str, str], str], key: tuple[str, str], left: set[str], by: dict[str, str]
+    ) -> str:
         value = run.get(key, _UNSET)
-        return f"{value} (default)" if key[0] == _TASK_ARG and key[1] in left else value
+        if key[0] != _TASK_ARG:
+            return value
+        if key[1] in by:
+            # Resolved from another argument the run gave (HELMET's ndoc from its context).
+            return f"{value} (by {by[key[1]]})"
+        if key[1] in left:
+            # A default the task left unresolved (null) reads as a missing option does.
+            return _UNSET if value == "null" else f"{value} (default)"
+        return value
 
     return [
         ", ".join(
-            f"{name if flags[name] == 1 else flag + name}={shown_value(run, (flag, name), left)}"
+            f"{name if flags[name] == 1 else flag + name}="
+            + shown_value(run, (flag, name), left, by)
             for flag, name in run_keys
         )
         or _NO_SETTING
-        for run, run_keys, left in zip(facets, shown, defaults, strict=True)
+        for run, run_keys, left, by in zip(facets, shown, defaults, set_by, strict=True)
     ]
 
 
@@ -395,14 +441,19 @@ def _runs(logs: _Logs, log_dir: str | Path) -> pd.DataFrame:
             "context": [(log.eval.task_args or {}).get("context") for log in runs],
         }
     )
-    # Task names alone are ambiguous (ALCE's and FullCite's asqa): when both benchmarks'
-    # runs share a directory, the benchmark recorded in the task metadata prefixes the name.
-    benchmark = pd.Series([_benchmark(log.eval.metadata) for log in runs])
-    for name, group in df.groupby("task"):
-        if benchmark[group.index].nunique() > 1:
-            df.loc[group.index, "task"] = benchmark[group.index] + "/" + str(name)
+    # Task names alone are ambiguous (ALCE's, FullCite's and TRUST-SCORE's asqa): when two
+    # benchmarks' runs share a directory, the benchmark recorded in the task metadata
+    # prefixes every task's name, so that sections are named alike (``alce/asqa`` beside
+    # ``alce/qampari``, never beside a bare ``qampari``). Other tasks record none.
+    benchmark = pd.Series([_benchmark(log.eval.metadata) for log in runs], index=df.index)
+    recorded = benchmark != "-"
+    if benchmark[recorded].nunique() > 1:
+        df.loc[recorded, "task"] = benchmark[recorded] + "/" + df.loc[recorded, "task"]
     facets = [_facets(log) for log in runs]
     defaults = [_task_args(log.eval)[1] for log in runs]
+    set_by = [
+        _set_by_other_argument(log.eval, left) for log, left in zip(runs, defaults, strict=True)
+    ]
     df["setting"] = _NO_SETTING
     for _, group in df.groupby("task"):
         settings = _settings(
@@ -410,6 +461,7 @@ def _runs(logs: _Logs, log_dir: str | Path) -> pd.DataFrame:
             group["model"].tolist(),
             group["strategy"].tolist(),
             [defaults[i] for i in group.index],
+            [set_by[i] for i in group.index],
         )
         # Arguments may hold credentials (a model's api_key, a spec recorded before specs
         # with credentials were refused).
@@ -426,9 +478,38 @@ def _runs(logs: _Logs, log_dir: str | Path) -> pd.DataFrame:
         for s, name in zip(df.loc[repeated, "setting"], names, strict=True)
     ]
     df["label"] = [_label(*r) for r in zip(df["model"], df["strategy"], df["setting"], strict=True)]
-    metrics = pd.DataFrame([_metric_values(log) for log in runs], index=df.index)
-    out = pd.concat([df[_RUN_COLUMNS], metrics[sorted(metrics.columns)]], axis=1)
-    return out.sort_values([*_ID_COLUMNS, "log"], kind="stable").reset_index(drop=True)
+    values = [_metric_values(log) for log in runs]
+    # Columns in the order the scorers report them (TRUST-SCORE's headline first), not by name.
+    metrics = pd.DataFrame(values, index=df.index)
+    out = pd.concat([df[_RUN_COLUMNS], metrics], axis=1)
+    all_nan = _all_nan_metrics(out, values, logs.facts)
+    out = out.sort_values([*_ID_COLUMNS, "log"], kind="stable").reset_index(drop=True)
+    out.attrs[_ALL_NAN] = all_nan
+    return out
+
+
+def _all_nan_metrics(
+    runs: pd.DataFrame, values: list[dict[str, float]], facts: dict[str, _SampleFacts]
+) -> dict[str, dict[str, str]]:
+    """Per task, the metrics its runs logged as nan in every run, each with the logged reason.
+
+    The reason is the commonest one the scorers gave for the key's nan values over the
+    task's samples (where the samples were read).
+    """
+    found: dict[str, dict[str, str]] = {}
+    for task, group in runs.groupby("task", sort=True):
+        logged = list(dict.fromkeys(c for i in group.index for c in values[i]))
+        for metric in metric_names(runs[logged]):
+            if group[metric].notna().any():
+                continue
+            key = metric.split(" (", 1)[0]
+            why: Counter[str] = Counter()
+            for log in group["log"]:
+                why.update(facts[log].nan_reasons.get(key, Counter()) if log in facts else {})
+            common = why.most_common(1)
+            reason = f"{common[0][0]} ({common[0][1]} samples)" if common else "no reason logged"
+            found.setdefault(str(task), {})[metric] = reason
+    return found
 
 
 def load_runs(log_dir: str | Path) -> pd.DataFrame:
@@ -457,14 +538,29 @@ def _interval(run: pd.Series, metric: str) -> tuple[float, float] | None:
 def _cell(run: pd.Series, metric: str) -> str:
     value, err = run[metric], run.get(f"{metric}_stderr")
     if pd.isna(value):
-        return "-"
+        # Not computable for this run: never a blank that reads as "not measured" or a 0.
+        return "nan"
     if (bounds := _interval(run, metric)) is not None:
         return f"{value:.2f} [{bounds[0]:.2f}, {bounds[1]:.2f}]"
     return f"{value:.2f} ± {err:.2f}" if err is not None and pd.notna(err) else f"{value:.2f}"
 
 
-def _task_metrics(group: pd.DataFrame) -> list[str]:
-    return [m for m in metric_names(group) if group[m].notna().any()]
+def _task_metrics(group: pd.DataFrame, all_nan: dict[str, str] | None = None) -> list[str]:
+    """The metrics of a task's runs: those known in a run, and those logged nan in every run."""
+    return [m for m in metric_names(group) if group[m].notna().any() or m in (all_nan or {})]
+
+
+def _all_nan(runs: pd.DataFrame, task: Any) -> dict[str, str]:
+    """The metrics of ``task`` that are nan in every run, with why (``_runs`` records them)."""
+    return runs.attrs.get(_ALL_NAN, {}).get(str(task), {})
+
+
+def _nan_notes(all_nan: dict[str, str]) -> str:
+    """A line per metric nan in every run of a task, with its logged reason."""
+    if not all_nan:
+        return ""
+    lines = "\n".join(f"- {_md(m)}: nan in every run: {_md(why)}" for m, why in all_nan.items())
+    return f"\n\nnan in every run:\n\n{lines}"
 
 
 def _md(text: Any) -> str:
@@ -479,7 +575,8 @@ def markdown_table(runs: pd.DataFrame) -> str:
     """
     parts = []
     for task, group in runs.groupby("task", sort=True):
-        metrics = _task_metrics(group)
+        all_nan = _all_nan(runs, task)
+        metrics = _task_metrics(group, all_nan)
         columns = ["model", "strategy", "setting", "samples", *metrics, "log"]
         rows = [
             [
@@ -492,7 +589,7 @@ def markdown_table(runs: pd.DataFrame) -> str:
         lines = [columns, *rows]
         header, *body = ("| " + " | ".join(cells) + " |" for cells in lines)
         rule = "|" + "---|" * len(columns)
-        parts.append(f"### {task}\n\n{header}\n{rule}\n" + "\n".join(body))
+        parts.append(f"### {task}\n\n{header}\n{rule}\n" + "\n".join(body) + _nan_notes(all_nan))
     return "\n\n".join(parts) + "\n"
 
 
@@ -507,15 +604,20 @@ def terminal_table(runs: pd.DataFrame) -> str:
     """
     parts = []
     for task, group in runs.groupby("task", sort=True):
+        all_nan = _all_nan(runs, task)
         legend = [f"{i}. {_legend(r)}: {r['log']}" for i, (_, r) in enumerate(group.iterrows(), 1)]
         header = "| metric | " + " | ".join(str(i) for i in range(1, len(group) + 1)) + " |"
         rule = "|---|" + "---|" * len(group)
         rows = [
             f"| {m} | " + " | ".join(_cell(r, m) for _, r in group.iterrows()) + " |"
-            for m in _task_metrics(group)
+            for m in _task_metrics(group, all_nan)
         ]
         parts.append(
-            f"### {task}\n\n" + "\n".join(legend) + f"\n\n{header}\n{rule}\n" + "\n".join(rows)
+            f"### {task}\n\n"
+            + "\n".join(legend)
+            + f"\n\n{header}\n{rule}\n"
+            + "\n".join(rows)
+            + _nan_notes(all_nan)
         )
     return "\n\n".join(parts) + "\n"
 
@@ -567,31 +669,102 @@ def sample_positions(sample: Any) -> list[int]:
 
 
 def _known(value: Any) -> bool:
-    """Whether a score value holds a number that is not nan (a dict: any of its values)."""
-    values = value.values() if isinstance(value, dict) else [value]
-    return any(
-        isinstance(v, int | float) and not isinstance(v, bool) and not math.isnan(v) for v in values
-    )
+    """Whether a score value is known: anything but nan or nothing (a dict: any of its values).
+
+    Inspect's own scorers (``match()``, ``includes()``, ``choice()``) give ``"C"``/``"I"``
+    (and ``"P"``, ``"N"``): a string value is a grade, as known as a number.
+    """
+    if isinstance(value, dict):
+        return any(_known(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_known(v) for v in value)
+    if isinstance(value, float):
+        return not math.isnan(value)
+    if isinstance(value, str):
+        return bool(value.strip())
+    return isinstance(value, int)
 
 
-def _sample_facts(location: str) -> _SampleFacts:
-    """The positions a log's samples cite, how many were scored, and why the others were not."""
+def _nan_reason(score: Any, key: str) -> str | None:
+    """Why a score's value for ``key`` is nan, as the scorer logged it, or None.
+
+    A scorer gives one reason per key (``metadata["reasons"]``, LongBench-Cite's citation
+    keys), or one for the score (``metadata["reason"]``); else its explanation says why when it
+    starts "**Not scored:**" or "**nan:**" (the project's scorers' form).
+    """
+    metadata = score.metadata or {}
+    per_key = metadata.get("reasons")
+    reason = per_key.get(key) if isinstance(per_key, dict) else None
+    reason = reason or metadata.get("reason")
+    if not (isinstance(reason, str) and reason.strip()):
+        explanation = score.explanation or ""
+        for prefix in ("**Not scored:**", "**nan:**"):
+            if explanation.startswith(prefix):
+                reason = explanation[len(prefix) :]
+                break
+        else:
+            return None
+    return _first_line(reason) or None
+
+
+def _read_log(location: str, *, samples: bool) -> EvalLog:
+    """A log's header; with ``samples``, a small local log's samples too, in the same read.
+
+    Inspect's sample-by-sample reader opens the log again for every sample (0.15 s for a
+    log of 20 samples where reading it whole takes 0.07 s: most of the report's time on many
+    small logs, issue 52 item 6). Neither the samples' events nor
+    their messages (most of a log: every prompt, twice) are read. A large or remote log is
+    read as its header alone, and its samples streamed (``_sample_facts``), so that they are
+    never all in memory at once.
+    """
+    from inspect_ai.log import read_eval_log
+
+    local = Path(_shown_location(location))
+    if samples and local.is_file() and local.stat().st_size <= _WHOLE_LOG_BYTES:
+        try:
+            return read_eval_log(location, exclude_fields=_UNREAD_FIELDS)
+        # A log whose samples cannot be read whole (unfinished, damaged) is read as the
+        # header-only path reads it, which says why it is skipped.
+        except Exception:  # noqa: BLE001
+            pass
+    return read_eval_log(location, header_only=True)
+
+
+def _sample_facts(location: str, samples: Iterable[Any] | None = None) -> _SampleFacts:
+    """The positions a log's samples cite, how many were scored, and why the others were not.
+
+    ``samples``: the log's samples where it was read whole; else they are streamed.
+    """
     from inspect_ai.log import read_eval_log_samples
 
+    if samples is None:
+        samples = read_eval_log_samples(
+            location, all_samples_required=False, exclude_fields=_UNREAD_FIELDS
+        )
     cited: Counter[int] = Counter()
     scored = 0
     reasons: Counter[str] = Counter()
-    for sample in read_eval_log_samples(location, all_samples_required=False):
+    nan_reasons: dict[str, Counter[str]] = {}
+    misattributed: Counter[tuple[int, int]] = Counter()
+    for sample in samples:
         cited.update(sample_positions(sample))
-        scores = (sample.scores or {}).values()
-        if any(_known(s.value) for s in scores):
+        misattributed.update(misattributed_positions(sample))
+        scores = (sample.scores or {}).items()
+        for name, s in scores:
+            values = s.value if isinstance(s.value, dict) else {name: s.value}
+            for key, value in values.items():
+                if not _known(value):
+                    why = _nan_reason(s, str(key))
+                    if why:
+                        nan_reasons.setdefault(str(key), Counter())[why] += 1
+        if any(_known(s.value) for _, s in scores):
             scored += 1
             continue
-        for s in scores:
+        for _, s in scores:
             reason = (s.metadata or {}).get("reason")
             if isinstance(reason, str) and reason:
                 reasons[_first_line(redact_text(reason))] += 1
-    return _SampleFacts(cited, scored, reasons)
+    return _SampleFacts(cited, scored, reasons, nan_reasons, misattributed)
 
 
 def _cited_positions(location: str) -> Counter[int]:
@@ -633,6 +806,12 @@ _MAX_WIDTH_PX = 2000
 _LABEL_WIDTH = 70
 _PANEL_TITLE_WIDTH = 40
 _TITLE_FONT_SIZE = 11
+# Past this many runs a chart names them in metrics.md, not in a legend line each; run
+# numbers under the bars are thinned to about _MAX_TICKS; charts with a panel per run pool
+# their runs by task past _MAX_RUN_PANELS panels.
+_MAX_LEGEND_RUNS = 40
+_MAX_TICKS = 12
+_MAX_RUN_PANELS = 30
 # A figure title may take up to this share of the figure's width: constrained layout makes
 # room above the panels for a title's height, never its width, so a wider one is cut off.
 _TITLE_SHARE = 0.95
@@ -695,38 +874,104 @@ def _error_bars(group: pd.DataFrame, metric: str, values: list[float]) -> Any:
     return None
 
 
-def _bar_chart(group: pd.DataFrame, task: str, path: Path) -> None:
-    """Every metric of a task in its own panel, one coloured bar per run, runs named below."""
+def _run_legend(fig: Any, labels: list[str], colors: list[Any]) -> None:
+    """The runs named below the panels; past ``_MAX_LEGEND_RUNS`` runs, one line that says so."""
+    from matplotlib.patches import Patch
+
+    if len(labels) > _MAX_LEGEND_RUNS:
+        # A legend line per run makes a chart taller than any screen (issue 52, item 6):
+        # the runs are numbered as in metrics.md and the terminal table, which name them.
+        fig.legend(
+            [Patch(color="none")],
+            [f"{len(labels)} runs, numbered as in metrics.md (its rows, in order)"],
+            loc="outside lower center",
+            fontsize=8,
+            handlelength=0,
+        )
+        return
+    legend_cols = 2 if len(labels) > 3 else 1
+    handles = [Patch(color=c) for c in colors]
+    fig.legend(handles, labels, loc="outside lower center", ncols=legend_cols, fontsize=8)
+
+
+def _legend_rows(labels: list[str]) -> int:
+    """The legend's height in lines (``_run_legend``)."""
+    if len(labels) > _MAX_LEGEND_RUNS:
+        return 1
+    legend_cols = 2 if len(labels) > 3 else 1
+    return sum(label.count("\n") + 1 for label in labels) // legend_cols + 1
+
+
+def _run_ticks(ax: Any, n: int) -> None:
+    """Run numbers under the bars: every one for few runs, evenly spaced ones for many."""
+    least = 1 if n <= _MAX_LEGEND_RUNS // 2 else -(-n // (_MAX_TICKS - 1))
+    # A round step (1, 2, 5, 10, 20, 50, ...) at least that wide.
+    step = min(
+        m * 10**e for e in range(len(str(least)) + 1) for m in (1, 2, 5) if m * 10**e >= least
+    )
+    # Run 1, then every step-th run (20, 40, ...): numbers a reader finds in metrics.md.
+    numbers = sorted({1, *range(step, n + 1, step)})
+    ax.set_xticks([k - 1 for k in numbers], [str(k) for k in numbers], fontsize=7)
+
+
+def _bar_chart(
+    group: pd.DataFrame, task: str, path: Path, all_nan: dict[str, str] | None = None
+) -> None:
+    """Every metric of a task in its own panel, one coloured bar per run, runs named below.
+
+    A run whose value is nan shows ``nan`` where its bar would be (a 0 is a bar of height
+    0 with its value axis); a metric nan in every run (``all_nan``) keeps its panel, saying
+    why. Panels are in the order the scorers report their metrics.
+    """
     import textwrap
 
     import matplotlib.pyplot as plt
-    from matplotlib.patches import Patch
 
-    metrics = _task_metrics(group)
+    all_nan = all_nan or {}
+    metrics = _task_metrics(group, all_nan)
     labels = [_wrap(f"{i}. {_legend(r)}") for i, (_, r) in enumerate(group.iterrows(), 1)]
     colors = [plt.get_cmap("tab20")(i % 20) for i in range(len(labels))]
-    legend_cols = 2 if len(labels) > 3 else 1
-    legend_rows = sum(label.count("\n") + 1 for label in labels) // legend_cols + 1
-    fig, axes = _figure(len(metrics), legend_rows)
+    fig, axes = _figure(len(metrics), _legend_rows(labels))
     x = list(range(len(labels)))
     for ax, m in zip(axes, metrics, strict=True):
         values = group[m].astype(float).tolist()
-        err = _error_bars(group, m, values)
-        # A nan value (not computable for that run) gets no bar rather than a bar at 0.
-        ax.bar(x, [0.0 if pd.isna(v) else v for v in values], color=colors, yerr=err, capsize=3)
-        for xi, v in zip(x, values, strict=True):
-            if pd.isna(v):
-                ax.patches[xi].set_visible(False)
         # A long name (a rescore's judge) wraps to the panel's width.
         name = "\n".join(textwrap.wrap(m, _PANEL_TITLE_WIDTH)) or m
         ax.set_title(f"{name}\n{metric_direction(m)}", fontsize=9)
-        ax.set_xticks(x, [str(i + 1) for i in x], fontsize=7)
+        ax.tick_params(axis="y", labelsize=7)
+        if m in all_nan:
+            why = "\n".join(textwrap.wrap(f"nan in every run: {all_nan[m]}", 34))
+            ax.text(0.5, 0.5, why, ha="center", va="center", fontsize=7, transform=ax.transAxes)
+            ax.set_xticks([])
+            ax.set_yticks([])
+            continue
+        err = _error_bars(group, m, values)
+        # Caps on hundreds of thin bars would merge into one black band.
+        capsize = 3 if len(x) <= _MAX_LEGEND_RUNS else 0
+        bars = [0.0 if pd.isna(v) else v for v in values]
+        ax.bar(x, bars, color=colors, yerr=err, capsize=capsize)
+        for xi, v in zip(x, values, strict=True):
+            if pd.isna(v) or v == 0:
+                # Not computable for that run: no bar, and "nan" where it would stand; a 0
+                # (a bar of no height) says "0", so the two never look alike.
+                ax.patches[xi].set_visible(not pd.isna(v))
+                ax.annotate(
+                    "nan" if pd.isna(v) else "0",
+                    (xi, 0),
+                    xycoords=("data", "axes fraction"),
+                    xytext=(0, 2),
+                    textcoords="offset points",
+                    ha="center",
+                    va="bottom",
+                    rotation=90,
+                    fontsize=6,
+                    color="dimgrey",
+                )
+        _run_ticks(ax, len(x))
         # Each panel says what its error bars are: a corrected rate shows its interval.
         ax.set_xlabel(f"run; bars: {_bar_kind(m, err)}", fontsize=7)
-        ax.tick_params(axis="y", labelsize=7)
         _value_axis(ax, values, err[1] if m.endswith(_CORRECTED) else err)
-    handles = [Patch(color=c) for c in colors]
-    fig.legend(handles, labels, loc="outside lower center", ncols=legend_cols, fontsize=8)
+    _run_legend(fig, labels, colors)
     _suptitle(fig, f"{task}: metrics by run (mean over n samples)")
     _save(fig, path)
 
@@ -812,7 +1057,7 @@ def _context_chart(runs: pd.DataFrame, path: Path) -> bool:
         ", ".join(
             p
             for p in str(s).split(", ")
-            if not p.startswith("context=") and not p.endswith("(default)")
+            if not p.startswith("context=") and not p.endswith(("(default)", "(by context)"))
         )
         or _NO_SETTING
         for s in data["setting"]
@@ -857,26 +1102,40 @@ def _positions_chart(runs: pd.DataFrame, cited: dict[str, Counter[int]], path: P
     charts; a run that cited nothing gets an empty panel saying so.
     """
     import matplotlib.pyplot as plt
-    from matplotlib.patches import Patch
 
     panels = [
-        (str(task), i, run, cited.get(str(run["log"]), Counter()))
+        (str(task), str(i), run["samples"], cited.get(str(run["log"]), Counter()))
         for task, group in runs.groupby("task", sort=True)
         for i, (_, run) in enumerate(group.iterrows(), 1)
     ]
     if not any(sum(counter.values()) for *_, counter in panels):
         return False
-    labels = [_wrap(f"{task} {i}. {_legend(run)}") for task, i, run, _ in panels]
-    colors = [plt.get_cmap("tab20")((i - 1) % 20) for _, i, _, _ in panels]
-    legend_cols = 2 if len(labels) > 3 else 1
-    legend_rows = sum(label.count("\n") + 1 for label in labels) // legend_cols + 1
-    fig, axes = _figure(len(panels), legend_rows)
-    for ax, (task, i, run, counter), color in zip(axes, panels, colors, strict=True):
+    labels = [
+        _wrap(f"{task} {i}. {_legend(run)}")
+        for task, group in runs.groupby("task", sort=True)
+        for i, (_, run) in enumerate(group.iterrows(), 1)
+    ]
+    colors = [plt.get_cmap("tab20")((int(i) - 1) % 20) for _, i, _, _ in panels]
+    pooled_runs = len(panels) > _MAX_RUN_PANELS
+    if pooled_runs:
+        # A panel per run would make a chart thousands of pixels tall: a panel per task, its
+        # runs' citations pooled.
+        panels = []
+        for task, group in runs.groupby("task", sort=True):
+            pooled: Counter[int] = Counter()
+            for log in group["log"]:
+                pooled.update(cited.get(str(log), Counter()))
+            samples = int(group["samples"].sum())
+            panels.append((str(task), f"({len(group)} runs pooled)", samples, pooled))
+        colors = [plt.get_cmap("tab20")(0)] * len(panels)
+        labels = [f"{len(runs)} runs, their citations pooled by task"]
+    fig, axes = _figure(len(panels), _legend_rows(labels))
+    for ax, (task, i, samples, counter), color in zip(axes, panels, colors, strict=True):
         total = sum(counter.values())
         ax.set_xlabel("cited context position", fontsize=8)
         ax.set_ylabel("% of citations", fontsize=8)
         if not total:
-            ax.set_title(f"{task} {i}: no citations\nn = {run['samples']} samples", fontsize=9)
+            ax.set_title(f"{task} {i}: no citations\nn = {samples} samples", fontsize=9)
             ax.set_xticks([])
             ax.set_ylim(0, 100)
             continue
@@ -888,19 +1147,14 @@ def _positions_chart(runs: pd.DataFrame, cited: dict[str, Counter[int]], path: P
         first_two = 100 * (counter[1] + counter[2]) / total
         ax.set_title(
             f"{task} {i}: {first_two:.1f}% to the first two\n"
-            f"{total} citations, n = {run['samples']} samples",
+            f"{total} citations, n = {samples} samples",
             fontsize=9,
         )
         ax.set_ylim(0, max(shares) * 1.05)
-    fig.legend(
-        [Patch(color=c) for c in colors],
-        labels,
-        loc="outside lower center",
-        ncols=legend_cols,
-        fontsize=8,
-    )
+    _run_legend(fig, labels, colors[: len(labels)])
     # A position's share describes the bias; which share is right depends on the evidence.
-    _suptitle(fig, f"Cited positions, by run ({metric_direction('first_two_share')})")
+    by = "by task, runs pooled" if pooled_runs else "by run"
+    _suptitle(fig, f"Cited positions, {by} ({metric_direction('first_two_share')})")
     _save(fig, path)
     return True
 
@@ -973,28 +1227,31 @@ def misattributed_positions(sample: Any) -> list[tuple[int, int]]:
     return pairs
 
 
-def _misattribution_chart(runs: pd.DataFrame, path: Path) -> bool:
-    """Per diagnosed run with misattributed claims: cited position against supporting one."""
-    from inspect_ai.log import read_eval_log_samples
+def _misattribution_chart(
+    runs: pd.DataFrame, pairs: dict[str, Counter[tuple[int, int]]], path: Path
+) -> bool:
+    """Per diagnosed run with misattributed claims: cited position against supporting one.
 
-    panels = []
-    for _, run in _diagnosed(runs).iterrows():
-        if not run["misattributed"] > 0:
-            continue
-        counts: Counter[tuple[int, int]] = Counter()
-        try:
-            for sample in read_eval_log_samples(str(run["log"]), all_samples_required=False):
-                counts.update(misattributed_positions(sample))
-        # As in _read_logs: whatever one log raises concerns that log alone (its table row
-        # is written; its panel is left out).
-        except Exception:  # noqa: BLE001
-            continue
-        if counts:
-            panels.append((run, counts))
+    ``pairs``: each log's ``(cited, supporting)`` counts, read with its samples' other facts.
+    """
+    panels: list[tuple[Any, Counter[tuple[int, int]]]] = [
+        (run, pairs[str(run["log"])])
+        for _, run in _diagnosed(runs).iterrows()
+        if run["misattributed"] > 0 and pairs.get(str(run["log"]))
+    ]
     if not panels:
         return False
+    titles = [f"{run['task']}: {run['label']}" for run, _ in panels]
+    if len(panels) > _MAX_RUN_PANELS:
+        # A panel per task, its runs pooled, as the positions chart does.
+        pooled: dict[str, tuple[int, Counter[tuple[int, int]]]] = {}
+        for run, counts in panels:
+            n, total = pooled.get(str(run["task"]), (0, Counter()))
+            pooled[str(run["task"])] = (n + 1, total + counts)
+        titles = [f"{task} ({n} runs pooled)" for task, (n, _) in pooled.items()]
+        panels = [(None, counts) for _, counts in pooled.values()]
     fig, axes = _figure(len(panels))
-    for ax, (run, counts) in zip(axes, panels, strict=True):
+    for ax, title, (_, counts) in zip(axes, titles, panels, strict=True):
         size = max(max(pair) for pair in counts)
         grid = [[counts[(c, s)] for c in range(1, size + 1)] for s in range(1, size + 1)]
         ax.imshow(grid, origin="lower", cmap="Oranges", extent=(0.5, size + 0.5, 0.5, size + 0.5))
@@ -1008,7 +1265,7 @@ def _misattribution_chart(runs: pd.DataFrame, path: Path) -> bool:
         ax.set_yticks(ticks, [str(t) for t in ticks], fontsize=7)
         ax.set_xlabel("cited position", fontsize=8)
         ax.set_ylabel("supporting document's position", fontsize=8)
-        ax.set_title(_wrap(f"{run['task']}: {run['label']}"), fontsize=7)
+        ax.set_title(_wrap(title), fontsize=7)
     _suptitle(fig, "Misattributed claims: the document cited vs the one that supports the claim")
     _save(fig, path)
     return True
@@ -1037,7 +1294,7 @@ def write_report(log_dir: str | Path, out_dir: str | Path) -> Report:
         # A task name is the user's text: only letters, digits, '.', '_' and '-' name a file.
         stem = re.sub(r"[^A-Za-z0-9._-]+", "_", str(task)).strip("._") or "task"
         path = out / f"{stem}_metrics.png"
-        _bar_chart(group, str(task), path)
+        _bar_chart(group, str(task), path, _all_nan(runs, task))
         written.append(path)
     if _doc_vs_snippet(runs, out / "fullcite_doc_vs_snippet.png"):
         written.append(out / "fullcite_doc_vs_snippet.png")
@@ -1048,6 +1305,7 @@ def write_report(log_dir: str | Path, out_dir: str | Path) -> Report:
         written.append(out / "citation_positions.png")
     if _classes_chart(runs, out / "diagnose_classes.png"):
         written.append(out / "diagnose_classes.png")
-    if _misattribution_chart(runs, out / "diagnose_positions.png"):
+    pairs = {log: facts.misattributed for log, facts in logs.facts.items()}
+    if _misattribution_chart(runs, pairs, out / "diagnose_positions.png"):
         written.append(out / "diagnose_positions.png")
     return Report(runs=runs, skipped=logs.skipped, written=written, unscored=unscored)
