@@ -27,7 +27,17 @@ from inspect_cite.downloads.cache import (
 from inspect_cite.downloads.download import describe_failure, hub_blob_problem, sha256_file
 
 GITHUB_RAW_URL = "https://raw.githubusercontent.com/{repo}/{commit}/{path}"
-_MANIFEST = "manifest.json"
+
+
+def manifest_path(target: Path) -> Path:
+    """The manifest recording ``target``'s SHA-256, beside it.
+
+    One manifest per file: several pinned files share a cache folder (TRUST-SCORE's four data
+    files, AttributionBench's two, CiteCheck's three), and a folder-wide manifest held only the
+    last one's checksum, so every other file read as corrupt and was downloaded again (offline:
+    not at all).
+    """
+    return target.with_name(f"{target.name}.manifest.json")
 
 
 @dataclass(frozen=True)
@@ -153,7 +163,7 @@ def cached_pinned_file(
 
     """
     target = directory / Path(pin.filename).name
-    cached = verified_file(target, directory / _MANIFEST, lambda m: m["sha256"])
+    cached = verified_file(target, manifest_path(target), lambda m: m["sha256"])
     if isinstance(cached, Path):
         return cached
     try:
@@ -175,7 +185,7 @@ def cached_pinned_file(
             f"{name} {cached} and could not be downloaded ({describe_failure(e)}). "
             f"Download {pin.url} yourself and pass {flag}=<path>."
         ) from e
-    write_manifest(directory / _MANIFEST, {**pin.provenance(), "sha256": sha256_file(target)})
+    write_manifest(manifest_path(target), {**pin.provenance(), "sha256": sha256_file(target)})
     return target
 
 

@@ -277,3 +277,32 @@ def test_alce_scores_written_as_floats_are_read_as_their_integers(tmp_path):
     path.write_text(json.dumps(content))
     with pytest.raises(HumanDataError, match=r'"automatic_recall_scores\[0\]" must be one of 0, 1'):
         load_human_data("alce-human", str(path))
+
+
+def test_two_pinned_files_of_one_commit_stay_cached_apart(cache_root, monkeypatch, tmp_path):
+    """AttributionBench's two files share a cache folder; each keeps its own checksum.
+
+    With one manifest per folder, the second download recorded only its own SHA-256, the first
+    file then read as corrupt on every run and was fetched again (offline: refused).
+    """
+    first = write_attributionbench(tmp_path / "a.jsonl")
+    second = tmp_path / "b.jsonl"
+    second.write_text("".join(reversed(first.read_text().splitlines(keepends=True))))
+    assert first.read_bytes() != second.read_bytes()
+    files = (first, second)
+    pins = [
+        hub_files.PinnedGitHubFile(p.repo, p.commit, p.path, git_blob_sha1(f))
+        for p, f in zip(ATTRIBUTIONBENCH_FILES, files, strict=True)
+    ]
+    monkeypatch.setattr("inspect_cite.app.human_labels.ATTRIBUTIONBENCH_FILES", tuple(pins))
+    served = {
+        f"/{p.repo}/{p.commit}/{p.path}": f.read_bytes() for p, f in zip(pins, files, strict=True)
+    }
+    with serve_files(served) as server:
+        monkeypatch.setattr(hub_files, "GITHUB_RAW_URL", server.url + "/{repo}/{commit}/{path}")
+        load_human_data("attributionbench")
+        assert len(server.requests) == 2
+        again = load_human_data("attributionbench")  # both verified from the cache
+        assert len(server.requests) == 2
+    assert [s["git_blob"] for s in again.sources] == [p.git_blob for p in pins]
+    assert not list(cache_root.glob("calibration/**/*.corrupt-*"))

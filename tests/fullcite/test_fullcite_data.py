@@ -28,6 +28,7 @@ from fullcite_tasks.data.expertqa import (
 from fullcite_tasks.data.pubmed import Abstract
 from fullcite_tasks.data.spans import gold_spans_for, locate_snippet
 from inspect_cite.downloads.download import hub_blob_problem
+from inspect_cite.downloads.hub_files import manifest_path
 from inspect_cite.evidence.gold_spans import (
     SpansFileError,
     append_spans,
@@ -340,6 +341,12 @@ def test_hub_blob_verification(tmp_path):
     assert "unexpected hub object id" in str(hub_blob_problem(blob("not-an-id")))
 
 
+def hub_online(monkeypatch) -> None:
+    """Downloads go to a faked hub client: as if online (the suite sets HF_HUB_OFFLINE)."""
+    monkeypatch.setattr("inspect_cite.downloads.hub_files.hub_offline", lambda: False)
+    monkeypatch.setattr("inspect_cite.downloads.hub_files.ensure_hub_reachable", lambda: None)
+
+
 def test_expertqa_download_is_pinned_verified_and_cached(cache_root, monkeypatch):
     source = FIXTURES / "fullcite_expertqa.jsonl"
     digest = hashlib.sha256(source.read_bytes()).hexdigest()
@@ -357,6 +364,7 @@ def test_expertqa_download_is_pinned_verified_and_cached(cache_root, monkeypatch
         return str(link)
 
     monkeypatch.setattr("huggingface_hub.hf_hub_download", fake_download)
+    hub_online(monkeypatch)
     path = expertqa_data.expertqa_data_path()
     assert path.read_bytes() == source.read_bytes()
     assert calls == [
@@ -400,12 +408,13 @@ def test_expertqa_corrupt_manifest_is_moved_aside_and_fetched_again(
         return str(blob)
 
     monkeypatch.setattr("huggingface_hub.hf_hub_download", fake_download)
+    hub_online(monkeypatch)
     path = expertqa_data.expertqa_data_path()
-    manifest = path.parent / "manifest.json"
+    manifest = manifest_path(path)
     for text in ("", "[1, 2]", '{"sha256": null}', '{"sha2'):
         manifest.write_text(text)
         assert expertqa_data.expertqa_data_path() == path
         assert json.loads(manifest.read_text())["sha256"] == digest
     assert len(calls) == 5
     assert caplog.text.count(f"cached file {manifest} is corrupt") == 4
-    assert len(list(path.parent.glob("manifest.json.corrupt-*"))) >= 1
+    assert len(list(path.parent.glob(f"{manifest.name}.corrupt-*"))) >= 1
