@@ -78,12 +78,25 @@ PRIVATE_ENV = {
     "MPLCONFIGDIR": PRIVATE / "matplotlib",
     "XDG_CACHE_HOME": PRIVATE / "xdg-cache",
 }
-for _name in [n for n in os.environ if n.startswith("INSPECT_CITE_")]:
-    if _name not in KEPT_SETTINGS:
-        del os.environ[_name]
-for _name, _path in PRIVATE_ENV.items():
-    os.environ[_name] = str(_path)
 atexit.register(shutil.rmtree, PRIVATE, ignore_errors=True)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Isolate this test process (the controller and each worker; before any test module loads).
+
+    Not at import: a command a test starts may import this module, and must keep the settings
+    the test gave it.
+    """
+    for name in [n for n in os.environ if n.startswith("INSPECT_CITE_")]:
+        if name not in KEPT_SETTINGS:
+            del os.environ[name]
+    for name, path in PRIVATE_ENV.items():
+        os.environ[name] = str(path)
+    # Hypothesis keeps its own files in ./.hypothesis otherwise.
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    set_hypothesis_home_dir(PRIVATE / "hypothesis")
+
 
 # Property tests draw the same examples in every run and on every worker, however loaded the
 # machine: a fixed seed per test, no example database (kept in the checkout), no timing checks.
