@@ -218,7 +218,42 @@ def negate(claim: str, lang: str) -> str | None:
 
 # Numbers and dates -----------------------------------------------------------------------------
 
-_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
+# Thousands separated by commas ("1,200"), never a comma after the number ("In 1990, ...").
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:,\d{3})*(?:\.\d+)?(?![\d])")
+_CITATION_MARKER = re.compile(r"\[\s*\d+(?:\s*[,;\-–]\s*\d+)*\s*\]")
+# A list or step enumerator: "4. Turn", "1) Open", "(2)", "Step 5", "包括:1.脑动脉"; a number
+# at the text's or a line's start, or after a colon, semicolon or sentence end, followed by
+# "." ")" or "、"; any number in parentheses alone; or after "step"/"item"/"no.".
+_ENUMERATOR = re.compile(
+    r"(?:(?:^|(?<=[\n:：;；.。!?！？])|(?<=[\n:：;；.。!?！？]\s))\s*(\d{1,2})(?:[.)、](?!\d)|\s*）))"
+    r"|(?<![\w(])\((\d{1,2})\)|(?<!\w)\d{1,2}(?=\)\s)|\b(?:step|item|no\.?|number)\s*#?(\d+)",
+    re.I | re.M,
+)
+NUMBER_MARKERS_ONLY = "only numbers of citation markers or list numbering"
+
+
+def _marker_spans(claim: str) -> list[tuple[int, int]]:
+    spans = [m.span() for m in _CITATION_MARKER.finditer(claim)]
+    for match in _ENUMERATOR.finditer(claim):
+        group = next((g for g in (1, 2, 3) if match.group(g)), 0)
+        spans.append(match.span(group))
+    return spans
+
+
+def numbers(claim: str) -> list[re.Match[str]]:
+    """The numbers of ``claim`` a ``number`` perturbation may change.
+
+    Not one inside a citation marker ("[5]", "[1, 2]") or a list or step enumerator ("4.
+    Turn", "1)", "Step 5"): changing those leaves the claim as supported as it was.
+    """
+    spans = _marker_spans(claim)
+    return [
+        m
+        for m in _NUMBER.finditer(claim)
+        if not any(s <= m.start() and m.end() <= e for s, e in spans)
+    ]
+
+
 _MONTHS = (
     "January February March April May June July August September October November December"
 ).split()
@@ -236,9 +271,9 @@ def change_number(claim: str, lang: str, rng: random.Random, evidence: str = "")
 
     A changed number is one the evidence does not hold where a digit allows it.
     """
-    numbers = list(_NUMBER.finditer(claim))
-    if numbers:
-        match = rng.choice(numbers)
+    found_numbers = numbers(claim)
+    if found_numbers:
+        match = rng.choice(found_numbers)
         text = match.group()
         digits = [i for i, c in enumerate(text) if c.isdigit()]
         # A year changes in its last digit (1932 -> 1937), any other number in its first.
@@ -584,6 +619,8 @@ def perturb(
                 claim = negate(source.claim, lang)
             elif type_ == "number":
                 claim = change_number(source.claim, lang, rng, evidence_text)
+                if claim is None and _NUMBER.search(source.claim):
+                    why = NUMBER_MARKERS_ONLY
             elif type_ == "entity":
                 claim, why = swap_entity(source.claim, evidence_text, pool, rng, common, named)
             elif type_ == "partial":

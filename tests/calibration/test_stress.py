@@ -18,6 +18,7 @@ from inspect_cite.app.perturb import (
     INVARIANT_TYPES,
     KIND,
     MAX_PER_PAIR,
+    NUMBER_MARKERS_ONLY,
     TYPES,
     UNCHANGED,
     UNSUPPORTED_TYPES,
@@ -339,3 +340,40 @@ def test_misattribution_never_takes_the_same_claim_or_an_evidence_text(tmp_path)
     made = perturb_data(data, seed=0)
     taken = {p.position: p.evidence for p in made.pairs if p.type == "misattribution"}
     assert taken == {0: ("Seals eat fish at sea.",), 1: ("Seals eat fish at sea.",)}
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Otters eat fish [5].",
+        "Otters eat fish [1, 2].",
+        "4. Turn the knob left.",
+        "Open it: 1) turn the knob.",
+        "Step 5. Turn the knob.",
+        "包括:1.脑动脉硬化。",
+    ],
+)
+def test_number_leaves_citation_markers_and_list_numbering_alone(claim, tmp_path):
+    import random
+
+    assert change_number(claim, language(claim), random.Random(0)) is None
+    rows = [{"evidence": ["Otters eat fish."], "claim": claim, "label": True}]
+    data = load_human_data("jsonl", str(write_jsonl(tmp_path / "m.jsonl", rows)))
+    made = perturb_data(data, seed=0)
+    assert not [p for p in made.pairs if p.type == "number"]
+    assert made.skipped["number"] == Counter({NUMBER_MARKERS_ONLY: 1})
+    # A real number beside a marker is still the one changed.
+    changed = change_number("It rose 40 points [4].", "en", random.Random(0))
+    assert changed is not None and changed.endswith("points [4].") and "40" not in changed
+
+
+def test_a_year_changes_its_last_digit_whatever_follows():
+    import random
+
+    for seed in range(5):
+        changed = change_number("In 1990, the dam opened.", "en", random.Random(seed))
+        assert (
+            changed is not None
+            and changed.startswith("In 199")
+            and changed[7:] == (", the dam opened.")
+        )
