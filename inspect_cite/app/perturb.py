@@ -10,7 +10,8 @@ From a human-supported pair, each perturbation makes one new pair of a named typ
   ``stitched`` (the claim replaced by a quote of two sentences: one from the pair's evidence,
   one from the evidence of a pair on another topic);
 - **meaning-preserving** (the decision should not change): ``evidence_order`` (the evidence
-  texts reordered), ``whitespace`` (spacing and line breaks), ``casing`` (the claim lower-cased).
+  texts reordered), ``whitespace`` (spacing and line breaks), ``casing`` (the claim lower-cased,
+  but for all-caps and mixed-case words: US, WHO, iPhone).
 
 Everything is deterministic: choices come from ``random.Random`` seeded with the run's seed,
 the source pair's position and the type, over candidates in data order. A perturbation that
@@ -184,35 +185,61 @@ def _lower_first(text: str) -> str:
 
 _AUXILIARIES = "is|are|was|were|can|could|will|would|should|has|have|had|does|do|did|must|may|might"
 _NEGATED = re.compile(rf"\b({_AUXILIARIES}) not\b", re.I)
-_CONTRACTED = {"can't": "can", "won't": "will", "cannot": "can"}
-_NT = re.compile(r"\b(\w+)n['’]t\b", re.I)
+_CONTRACTED = {
+    "can't": "can",
+    "won't": "will",
+    "shan't": "shall",
+    "cannot": "can",
+    "ain't": "is",
+}
+_NT = re.compile(
+    r"\b(is|are|was|were|could|would|should|has|have|had|does|do|did|must|need|might)n['’]t\b",
+    re.I,
+)
 _AUXILIARY = re.compile(rf"\b({_AUXILIARIES})\b")
+# A determiner before an auxiliary's spelling makes it a noun: "The can is red", "his will".
+_DETERMINERS = frozenset("the a an his her its this that their my our your".split())
+# "Never has the team lost": an inverted negation; no rule here makes it positive.
+_INVERTED = re.compile(
+    rf"^\W*(never|nor|neither|not only|no sooner|seldom|rarely)\s+({_AUXILIARIES})\b", re.I
+)
+_ZH_IS = re.compile(r"(?<![但于还就可只总要凡若而不])是(?!否)")
 
 
 def negate(claim: str, lang: str) -> str | None:
-    """The claim negated (or its negation removed); None where the language has no rule."""
+    """The claim negated (or its negation removed); None where no rule here applies.
+
+    None for a language without a rule, for an English claim opening with an inverted
+    negation ("Never has ...") or holding "not only", and for a Chinese one whose only 是 is
+    是否 (whether).
+    """
     if lang == "zh":
         if "不是" in claim:
             return claim.replace("不是", "是", 1)
         if claim.startswith("并非"):
             return claim[2:]
-        match = re.search(r"(?<![但于还就可只总要凡若而不])是", claim)
+        match = _ZH_IS.search(claim)
         if match:
             return claim[: match.start()] + "不" + claim[match.start() :]
-        return "并非" + claim
-    if lang != "en":
+        # "是否" (whether) asks; "并非" before it does not negate what is asked.
+        return None if "是否" in claim else "并非" + claim
+    # "not only ... but": removing or adding a "not" breaks the construction.
+    if lang != "en" or _INVERTED.search(claim) or re.search(r"\bnot only\b", claim, re.I):
         return None
     if match := _NEGATED.search(claim):
         return claim[: match.end(1)] + claim[match.end() :]
     for word, positive in _CONTRACTED.items():
         if match := re.search(rf"\b{word}\b", claim, re.I):
+            positive = positive.capitalize() if match.group()[0].isupper() else positive
             return claim[: match.start()] + positive + claim[match.end() :]
     if match := _NT.search(claim):
         return claim[: match.start()] + match.group(1) + claim[match.end() :]
     if match := re.search(r"\bnever\b", claim):
         return claim[: match.start()] + "at some time" + claim[match.end() :]
-    if match := _AUXILIARY.search(claim):
-        return claim[: match.end()] + " not" + claim[match.end() :]
+    for match in _AUXILIARY.finditer(claim):
+        before = claim[: match.start()].split()[-1:]
+        if not before or before[0].lower() not in _DETERMINERS:
+            return claim[: match.end()] + " not" + claim[match.end() :]
     return "It is not the case that " + _lower_first(claim)
 
 
@@ -555,10 +582,17 @@ def _whitespace(source: Source) -> tuple[tuple[str, ...], str]:
     return evidence, claim
 
 
-def _casing(claim: str) -> str | None:
-    if claim.lower() != claim:
-        return claim.lower()
-    return claim.upper() if claim.upper() != claim else None
+def _keeps_case(word: str) -> bool:
+    # An acronym or all-caps word (US, WHO, NBA) or a mixed-case one (iPhone, McDonald) reads
+    # as another word lower-cased (us, who): it keeps its case.
+    return sum(c.isupper() for c in word) >= 2 or any(c.isupper() for c in word[1:])
+
+
+def _casing(claim: str) -> str:
+    """The claim lower-cased but for acronyms and mixed-case words; upper-cased if no capital."""
+    if not any(c.isupper() for c in claim):
+        return claim.upper()
+    return _WORD.sub(lambda m: m.group() if _keeps_case(m.group()) else m.group().lower(), claim)
 
 
 def _reordered(evidence: tuple[str, ...]) -> tuple[str, ...] | None:
@@ -571,7 +605,7 @@ def _reordered(evidence: tuple[str, ...]) -> tuple[str, ...] | None:
 
 
 _SKIP_REASONS = {
-    "negation": "no negation rule for the language",
+    "negation": "no negation rule for the claim (language, Never has ..., not only, 是否)",
     "number": "no number, date or number word",
     "partial": "no pair on another topic, or no rule for the language",
     "misattribution": "no other pair with other evidence on a similar topic",
@@ -640,7 +674,7 @@ def perturb(
             elif type_ == "whitespace":
                 evidence, claim = _whitespace(source)
             elif type_ == "casing":
-                claim = _casing(source.claim)
+                claim = _casing(source.claim) if _LETTER.search(source.claim) else None
             if claim is None:
                 result.skip(type_, why)
                 continue

@@ -377,3 +377,28 @@ def test_a_year_changes_its_last_digit_whatever_follows():
             and changed.startswith("In 199")
             and changed[7:] == (", the dam opened.")
         )
+
+
+def test_negation_reads_auxiliaries_not_their_spellings():
+    assert negate("The can is red.", "en") == "The can is not red."
+    assert negate("His will was read.", "en") == "His will was not read."
+    assert negate("He shan't go.", "en") == "He shall go."
+    assert negate("They didn't win.", "en") == "They did win."
+    # No rule makes these a clean negation: skipped, never half-negated.
+    assert negate("Never has the team lost.", "en") is None
+    assert negate("It is not only big but tall.", "en") is None
+    assert negate("他是否去过北京。", "zh") is None
+    assert negate("他是否是医生。", "zh") == "他是否不是医生。"
+
+
+def test_casing_keeps_acronyms_and_mixed_case_words(tmp_path):
+    rows = [
+        {"evidence": ["e"], "claim": "The US joined WHO with an iPhone.", "label": True},
+        {"evidence": ["e"], "claim": "US NBA IT", "label": True},
+    ]
+    data = load_human_data("jsonl", str(write_jsonl(tmp_path / "c.jsonl", rows)))
+    made = perturb_data(data, seed=0)
+    assert [p.claim for p in made.pairs if p.type == "casing"] == [
+        "the US joined WHO with an iPhone."
+    ]
+    assert made.skipped["casing"] == Counter({UNCHANGED: 1})
