@@ -77,7 +77,7 @@ _ENGLISH = frozenset(
 _STOPWORDS = _ENGLISH | frozenset(
     "he she they we you i his her their our your them him there these those what when where "
     "how also can could may might will would should does do did than then into about after "
-    "before over under such some many most more other only".split()
+    "before over under such some many most more other only yes not none".split()
 )
 
 
@@ -116,6 +116,25 @@ class Source:
     position: int
     evidence: tuple[str, ...]
     claim: str
+
+
+def source_language(source: Source) -> str:
+    """A pair's :func:`language`: of its claim and its evidence's first 1,000 characters."""
+    # The claim and the start of its evidence: a Chinese claim may be mostly Latin letters.
+    return language(source.claim + "\n" + "\n".join(source.evidence)[:1000])
+
+
+def _script(source: Source, lang: str) -> str:
+    # Partners are matched by this: ``en`` and a short Latin-script ``other`` (no function
+    # word in "Bridges span gorges.") are one; Chinese and other scripts are their own.
+    if lang == "zh":
+        return "zh"
+    letters = _LETTER.findall(source.claim + "".join(source.evidence)[:1000])
+    return "latin" if sum(c.isascii() for c in letters) >= 0.9 * len(letters) else lang
+
+
+HOLDS_CLAIM = 0.8
+"""Evidence holding this share of a claim's content words is never borrowed for it."""
 
 
 @dataclass(frozen=True)
@@ -504,6 +523,11 @@ class Neighbours:
     def __init__(self, sources: Sequence[Source]) -> None:
         self.sources = list(sources)
         self.words = [topic_words(s.claim) for s in self.sources]
+        # A partner is always of the pair's own language: no Chinese clause on an English claim.
+        self.languages = [source_language(s) for s in self.sources]
+        self.scripts = [
+            _script(s, lang) for s, lang in zip(self.sources, self.languages, strict=True)
+        ]
         self.evidence_words: dict[int, frozenset[str]] = {}
         self.index: dict[str, list[int]] = {}
         # Every evidence text a claim is paired with anywhere in the data.
@@ -536,17 +560,41 @@ class Neighbours:
         mine = self.claim_evidence[claim]
         for j, _ in sorted(shared.items(), key=lambda item: (-item[1], item[0])):
             other = self.sources[j]
-            if other.claim.strip() != claim and mine.isdisjoint(other.evidence):
+            if (
+                other.claim.strip() != claim
+                and mine.isdisjoint(other.evidence)
+                and self.scripts[j] == self.scripts[i]
+                and not self._holds_claim(j, i)
+            ):
                 return j
         return None
 
+    def _holds_claim(self, j: int, i: int) -> bool:
+        # Evidence that holds the claim word for word, or most of its content words, may
+        # still support it: no misattribution.
+        text = " ".join(" ".join(self.sources[j].evidence).split()).lower()
+        claim = " ".join(self.sources[i].claim.split()).lower().rstrip(".。!?！？")
+        if claim and claim in text:
+            return True
+        words = self.words[i]
+        return len(words & self._evidence_words(j)) >= HOLDS_CLAIM * len(words)
+
     def unrelated(self, i: int, rng: random.Random, tries: int = 50) -> int | None:
         """A pair drawn at random whose claim shares no word with pair ``i``'s claim or evidence."""
+        # A claim without content words ("Yes.") shares none with anything: no topic to leave.
+        if not self.words[i]:
+            return None
         mine = self.words[i] | self._evidence_words(i)
         texts = set(self.sources[i].evidence)
         for _ in range(min(tries, len(self.sources))):
             j = rng.randrange(len(self.sources))
-            if j != i and not self.words[j] & mine and not texts & set(self.sources[j].evidence):
+            if (
+                j != i
+                and self.words[j]
+                and self.scripts[j] == self.scripts[i]
+                and not self.words[j] & mine
+                and not texts & set(self.sources[j].evidence)
+            ):
                 return j
         return None
 
@@ -554,19 +602,29 @@ class Neighbours:
 # Perturbing ------------------------------------------------------------------------------------
 
 
+def _unmarked(text: str) -> str:
+    """``text`` without citation markers ("[1]"), whose numbers point nowhere once moved."""
+    return re.sub(r"\s+([.,;:!?。，；！？])", r"\1", _CITATION_MARKER.sub("", text)).strip()
+
+
+_CLAUSE_END = ".!?;,:。！？；，：、 "
+
+
 def _partial(source: Source, other: Source, lang: str) -> str | None:
-    clause = other.claim.strip()
+    clause = _unmarked(other.claim).strip()
     if lang == "zh":
-        return source.claim.rstrip().rstrip("。！？") + "，并且" + _end(clause, lang)
+        return source.claim.rstrip().rstrip(_CLAUSE_END) + "，并且" + _end(clause, lang)
     if lang != "en":
         return None
-    return source.claim.rstrip().rstrip(".!?") + ", and " + _end(_lower_first(clause), lang)
+    return source.claim.rstrip().rstrip(_CLAUSE_END) + ", and " + _end(_lower_first(clause), lang)
 
 
 def _stitched(source: Source, other: Source, lang: str, rng: random.Random) -> str | None:
-    own = [s for text in source.evidence for s in sentences(text, lang)]
+    own = [_unmarked(s) for text in source.evidence for s in sentences(text, lang)]
     mine = "\n".join(source.evidence)
-    theirs = [s for text in other.evidence for s in sentences(text, lang) if s not in mine]
+    theirs = [
+        _unmarked(s) for text in other.evidence for s in sentences(text, lang) if s not in mine
+    ]
     if not own or not theirs:
         return None
     claim_words = topic_words(source.claim)
@@ -604,12 +662,16 @@ def _reordered(evidence: tuple[str, ...]) -> tuple[str, ...] | None:
     return reordered if reordered != evidence else None
 
 
+NO_CONTENT = "no content word in the claim"
+_TOPICAL = ("partial", "misattribution", "stitched")
 _SKIP_REASONS = {
     "negation": "no negation rule for the claim (language, Never has ..., not only, 是否)",
     "number": "no number, date or number word",
-    "partial": "no pair on another topic, or no rule for the language",
-    "misattribution": "no other pair with other evidence on a similar topic",
-    "stitched": "no pair on another topic, or no sentence to quote",
+    "partial": "no pair of its language on another topic, or no rule for the language",
+    "misattribution": (
+        "no other pair of its language on a similar topic whose evidence lacks the claim"
+    ),
+    "stitched": "no pair of its language on another topic, or no sentence to quote",
     "evidence_order": "one evidence text",
     "casing": "no letter case",
 }
@@ -636,8 +698,7 @@ def perturb(
     pool = entity_pool(claims, common, named)
     for i in supported:
         source = sources[i]
-        # The claim and the start of its evidence: a Chinese claim may be mostly Latin letters.
-        lang = language(source.claim + "\n" + "\n".join(source.evidence)[:1000])
+        lang = neighbours.languages[i]
         result.languages[lang] += 1
         result.sources += 1
         evidence_text = "\n".join(source.evidence)
@@ -645,6 +706,10 @@ def perturb(
         for type_ in TYPES:
             if type_ not in LANGUAGE_TYPES[lang]:
                 result.skip(type_, f"not for language {lang}")
+                continue
+            if type_ in _TOPICAL and not neighbours.words[i]:
+                # "Yes." has no topic: every pair would count as on another (or the same) one.
+                result.skip(type_, NO_CONTENT)
                 continue
             rng = random.Random(f"{seed}/{source.position}/{type_}")
             evidence, claim = source.evidence, None

@@ -7,6 +7,7 @@ independent count.
 """
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from inspect_cite.app.perturb import (
     INVARIANT_TYPES,
     KIND,
     MAX_PER_PAIR,
+    NO_CONTENT,
     NUMBER_MARKERS_ONLY,
     TYPES,
     UNCHANGED,
@@ -402,3 +404,57 @@ def test_casing_keeps_acronyms_and_mixed_case_words(tmp_path):
         "the US joined WHO with an iPhone."
     ]
     assert made.skipped["casing"] == Counter({UNCHANGED: 1})
+
+
+def test_misattribution_never_borrows_evidence_that_holds_the_claim(tmp_path):
+    rows = [
+        {"evidence": ["Otters eat fish."], "claim": "Otters eat fish in rivers.", "label": True},
+        # Every content word of the claim: may still support it.
+        {"evidence": ["In rivers otters eat fish."], "claim": "Otters eat fish.", "label": False},
+        # The claim word for word.
+        {"evidence": ["Yes: otters eat fish in rivers."], "claim": "Otters eat.", "label": False},
+        # Another language, sharing the topic only through a year.
+        {
+            "evidence": ["水獭1990年吃鱼。"],
+            "claim": "Otters 1990 fish rivers 水獭吃鱼。",
+            "label": False,
+        },
+        {"evidence": ["Seals eat fish at sea."], "claim": "Otters eat crabs.", "label": False},
+    ]
+    data = load_human_data("jsonl", str(write_jsonl(tmp_path / "m.jsonl", rows)))
+    made = perturb_data(data, seed=0)
+    taken = [p.evidence for p in made.pairs if p.type == "misattribution"]
+    assert taken == [("Seals eat fish at sea.",)]
+    alone = rows[:4]
+    made = perturb_data(
+        load_human_data("jsonl", str(write_jsonl(tmp_path / "a.jsonl", alone))), seed=0
+    )
+    assert not [p for p in made.pairs if p.type == "misattribution"]
+    assert sum(made.skipped["misattribution"].values()) == 1
+
+
+def test_partners_share_the_language_and_content_free_claims_are_skipped(tmp_path):
+    rows = [
+        {
+            "evidence": ["Otters eat fish in the lake. They swim well."],
+            "claim": "Otters eat fish [1].",
+            "label": True,
+        },
+        {"evidence": ["Yes, it is."], "claim": "Yes, it is.", "label": True},
+        {"evidence": ["北京是中国的首都。长城很长。"], "claim": "长城很长[2]。", "label": False},
+        {
+            "evidence": ["Bridges span wide gorges. Steel cables hold decks [3]."],
+            "claim": "Steel bridges span gorges [3].",
+            "label": False,
+        },
+    ]
+    data = load_human_data("jsonl", str(write_jsonl(tmp_path / "p.jsonl", rows)))
+    made = perturb_data(data, seed=0)
+    for p in made.pairs:
+        if p.type in ("partial", "stitched"):
+            assert p.position == 0 and not re.search(r"[\u4e00-\u9fff]", p.claim), p
+            # The partner's markers point at nothing here: stripped.
+            assert "[2]" not in p.claim and "[3]" not in p.claim, p
+    assert {p.type for p in made.pairs if p.position == 0} >= {"partial", "stitched"}
+    for type_ in ("partial", "misattribution", "stitched"):
+        assert made.skipped[type_][NO_CONTENT] == 1
