@@ -282,6 +282,7 @@ def test_citecheck_counts_equal_an_independent_count(tmp_path, fresh_nli):
         (lambda r: r.update(label=2), "label"),
         (lambda r: r.update(label="yes"), "label"),
         (lambda r: r.update(method=""), "method"),
+        (lambda r: r.update(method="swap"), "method"),
         (lambda r: r.pop("quote"), "quote"),
         (lambda r: r.update(statement=3), "statement"),
     ],
