@@ -111,6 +111,8 @@ class Stress:
     lines: list[StressLine] = field(default_factory=list)
     speed: dict[tuple[str, str], tuple[float, int, int]] = field(default_factory=dict)
     """Per (judge, dataset): seconds, pairs judged and the pairs the model was asked."""
+    judged: list[str] = field(default_factory=list)
+    """The judges, in the order judged: one with no pair to judge has its rows too (n 0)."""
 
     def rows(self, judge: str) -> list[dict[str, Any]]:
         """Per dataset and type (in :data:`TYPES` order): counts, rate, interval."""
@@ -118,12 +120,26 @@ class Stress:
         for name in self.perturbations:
             mine = [x for x in self.lines if x.judge == judge and x.data.name == name]
             for type_ in TYPES:
-                rows.append(_row(name, type_, [x for x in mine if x.type == type_]))
+                row = _row(name, type_, [x for x in mine if x.type == type_])
+                if not row["n"]:
+                    row["reason"] = self._why_none(name, type_, row["abstain"])
+                rows.append(row)
         return rows
+
+    def _why_none(self, name: str, type_: str, abstained: int) -> str:
+        # Why a row's rate is nan, in the row: never an empty table.
+        made = self.perturbations[name]
+        if not made.sources:
+            return "no human-supported pair in the data"
+        if abstained:
+            return "the judge abstained on every pair"
+        if type_ in made.skipped:
+            return "none made: " + ", ".join(made.skipped[type_])
+        return "none made"
 
     def judges(self) -> list[str]:
         """The judges, in the order judged."""
-        return list(dict.fromkeys(x.judge for x in self.lines))
+        return list(dict.fromkeys([*self.judged, *(x.judge for x in self.lines)]))
 
     def as_json(self) -> dict[str, Any]:
         """The content of ``stress.json``."""
@@ -249,6 +265,8 @@ def add_judged(
 
     """
     perturbed = stress.perturbations[data.name].pairs
+    if judge not in stress.judged:
+        stress.judged.append(judge)
     stress.speed[(judge, data.name)] = (speed[0], len(perturbed), speed[1])
     for p, result in zip(perturbed, results, strict=True):
         line = StressLine(
@@ -293,9 +311,10 @@ def table(stress: Stress, judge: str) -> str:
             if "n_source_supported" in r
             else "-"
         )
+        why = f" ({r['reason']})" if "reason" in r else ""
         lines.append(
             f"| {r['data']} | {r['kind']} | {r['type']} | {r['n']} | {r['abstain']} | "
-            f"{r['measure']} {_rate(r)} | {accepted} |"
+            f"{r['measure']} {_rate(r)}{why} | {accepted} |"
         )
     return "\n".join(lines)
 

@@ -459,3 +459,22 @@ def test_partners_share_the_language_and_content_free_claims_are_skipped(tmp_pat
     assert {p.type for p in made.pairs if p.position == 0} >= {"partial", "stitched"}
     for type_ in ("partial", "misattribution", "stitched"):
         assert made.skipped[type_][NO_CONTENT] == 1
+
+
+def test_data_without_supported_pairs_still_has_each_judges_rows(tmp_path, fresh_nli):
+    rows = [{"evidence": ["Otters eat fish."], "claim": "Seals eat crabs.", "label": False}]
+    path = write_jsonl(tmp_path / "none.jsonl", rows)
+    stress, lines, _ = run(
+        tmp_path, "--nli", ALWAYS, "--data", "jsonl", "--data-path", str(path), "--stress"
+    )
+    assert lines == []
+    [judge] = stress["judges"]
+    assert judge["nli"] == ALWAYS and [r["type"] for r in judge["types"]] == list(TYPES)
+    for row in judge["types"]:
+        assert (row["n"], row["rate"], row["reason"]) == (
+            0,
+            None,
+            "no human-supported pair in the data",
+        )
+    md = (tmp_path / "out" / "stress.md").read_text()
+    assert f"## {ALWAYS}" in md and "| jsonl | unsupported | negation | 0 | 0 | detected nan" in md
