@@ -369,6 +369,34 @@ def markdown(stress: Stress) -> str:
     return "\n\n".join(parts) + "\n"
 
 
+LABEL_WIDTH = 40
+"""Characters per line of a chart label."""
+
+
+def _wrapped(text: str, width: int = LABEL_WIDTH, lines: int = 2) -> list[str]:
+    # Break after ":" "/" "-" where one falls in the line; the start of a judge's name says
+    # which judge it is, so a name too long is shortened at its end, marked with "...".
+    out: list[str] = []
+    while text and len(out) < lines:
+        if len(text) <= width:
+            out.append(text)
+            text = ""
+            break
+        cut = max(text.rfind(c, 0, width) for c in ":/-_ ")
+        cut = cut + 1 if cut >= width // 2 else width
+        out.append(text[:cut])
+        text = text[cut:]
+    if text:
+        out[-1] = out[-1][: width - 3] + "..."
+    return out
+
+
+def chart_label(judge: str, row: dict[str, Any]) -> str:
+    """A bar's label: the judge's name (wrapped, shortened at its end), data, type, measure."""
+    what = f"{row['data'][:20]} {row['type']} ({row['measure']})"
+    return "\n".join([*_wrapped(judge), what])
+
+
 def chart(stress: Stress, path: Path) -> None:
     """Detected / kept per judge, dataset and type, with intervals (100 = never fooled)."""
     import matplotlib
@@ -377,7 +405,7 @@ def chart(stress: Stress, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     bars = [(judge, r) for judge in stress.judges() for r in stress.rows(judge) if r["n"]]
-    fig, ax = plt.subplots(figsize=(8, 1.2 + 0.3 * max(len(bars), 1)), layout="constrained")
+    fig, ax = plt.subplots(figsize=(9, 1.2 + 0.42 * max(len(bars), 1)), layout="constrained")
     y = list(range(len(bars)))
     values = [r["rate"] or 0.0 for _, r in bars]
     low = [
@@ -388,7 +416,7 @@ def chart(stress: Stress, path: Path) -> None:
     ]
     colours = ["tab:red" if r["kind"] == UNSUPPORTED else "tab:blue" for _, r in bars]
     ax.barh(y, values, xerr=[low, high], capsize=2, color=colours)
-    labels = [f"{judge[-40:]}: {r['data'][:20]} {r['type']} ({r['measure']})" for judge, r in bars]
+    labels = [chart_label(judge, r) for judge, r in bars]
     ax.set_yticks(y, labels, fontsize=7)
     ax.invert_yaxis()
     ax.set_xlim(0, 100)

@@ -478,3 +478,17 @@ def test_data_without_supported_pairs_still_has_each_judges_rows(tmp_path, fresh
         )
     md = (tmp_path / "out" / "stress.md").read_text()
     assert f"## {ALWAYS}" in md and "| jsonl | unsupported | negation | 0 | 0 | detected nan" in md
+
+
+def test_chart_labels_keep_the_start_of_a_judges_name():
+    from inspect_cite.app.stress import LABEL_WIDTH, chart_label
+
+    row = {"data": "attributionbench", "type": "negation", "measure": "detected"}
+    judge = "classifier:MoritzLaurer/DeBERTa-v3-large-mnli-fever-anli-ling-wanli-extra-long-name"
+    label = chart_label(judge, row).split("\n")
+    assert label[0].startswith("classifier:") and label[-1] == (
+        "attributionbench negation (detected)"
+    )
+    assert all(len(line) <= LABEL_WIDTH for line in label[:-1])
+    assert "".join(label[:-1]).rstrip(".") in judge and label[-2].endswith("...")
+    assert chart_label("true", row) == "true\nattributionbench negation (detected)"
