@@ -27,12 +27,22 @@ here) and no ``casing``. Any ``other`` language gets ``number`` (digits only),
 ``misattribution``, ``stitched``, ``evidence_order``, ``whitespace`` and ``casing`` where its
 script has case.
 
-The entity recogniser is a rule, not a model: a run of capitalised words (joined by ``of``,
-``the``, ``de``) or a quoted title ("..." or '...' of 2 to 12 words), leaving out function
-words, months and weekdays, a single word the data also writes in lower case ("However"), and
-a single word opening a sentence unless the data or the pair's evidence writes it capitalised
-inside a sentence. Its types: ``title`` (quoted), ``organisation`` (ending in a word such as
-University, Inc, Party, Band), ``place`` (after in, at, from, near, to) and ``name`` (the rest).
+The entity recogniser is a rule, not a model. Candidates: a quoted title ('...' or "..." of 2
+to 12 words, in title case: first word capitalised, at least half of its words over 3 letters
+capitalised, no citation marker), and runs of capitalised words (joined by ``of``, ``the``,
+``de``) outside any quote, leaving out function words, conjunctions (However, While), months
+and weekdays, a single word the data also writes in lower case, and a single word opening a
+sentence unless the data or the pair's evidence writes it capitalised inside a sentence. Types,
+first that applies: ``title`` (quoted); ``award`` (2+ words ending in Award, Prize, Medal, Cup,
+Trophy, Championship, Olympics, Games, Bowl, Festival; or Oscar, Grammy, Emmy); ``organisation``
+(ending in University, Inc, Party, Band, Records, ...); ``place`` (ending in City, River,
+County, Island, State, ...; or 1 to 3 title-case words right after in, at, near, into, across,
+throughout, outside, not a lone demonym such as "Russian"); ``person`` (2 or 3 title-case
+words, not after "the", none of them an organisation, place, award or document word (Charter,
+Treaty, Tour, ...) nor a descriptive word (New, Royal, British, ...)); anything else is
+``other`` and never swapped. A swap takes a name of the same type that the data's claims name
+and the pair never does: one of as many words first, then (not for a person) any of the type;
+none such: skipped with a count.
 """
 
 import random
@@ -365,9 +375,48 @@ _ORGANISATION = frozenset(
     "Club Records Band Academy Ministry Department Court Army Navy Museum Hospital League "
     "Union Organization Organisation Times News Airlines".split()
 )
-_PLACE_CUES = frozenset("in at from near to into across".split())
+_PLACE_CUES = frozenset("in at near into across throughout outside".split())
+_PLACE_WORDS = frozenset(
+    "City River County Island Islands Mountain Mountains Lake State Province Valley Bay Sea "
+    "Ocean Street Avenue Road Park District Region Coast Peninsula Desert Forest Kingdom "
+    "Republic".split()
+)
+_AWARD_WORDS = frozenset(
+    "Award Awards Prize Prizes Medal Cup Trophy Championship Championships Olympics Games Bowl "
+    "Festival".split()
+)
+_AWARD_NAMES = frozenset("Oscar Oscars Grammy Grammys Emmy Emmys".split())
+# Words that open a place or a group, never a person's name or a place alone ("British
+# Shorthair", "New Kingdom", "in Russian").
+_DESCRIPTIVE = frozenset(
+    "New North South East West Northern Southern Eastern Western Central Upper Lower Great "
+    "United Royal National International Old Ancient Modern Holy American British English "
+    "French German Spanish Italian Russian Chinese Japanese Indian European African Asian "
+    "Australian Canadian Mexican Irish Scottish Welsh Dutch Greek Roman Egyptian Persian Arab "
+    "Arabic Turkish Korean Brazilian Jewish Christian Muslim Catholic Protestant".split()
+)
+# Words no person's name holds: documents, events, groups ("UN Charter", "Beatles Tour").
+_NOT_PERSON = (
+    _ORGANISATION
+    | _PLACE_WORDS
+    | _AWARD_WORDS
+    | frozenset(
+        "Charter Treaty Act Declaration Convention Constitution Agreement Tour Album Show War "
+        "Battle Revolution Empire Church Cathedral Temple Bridge Tower Station Airport "
+        "Stadium Hall Center Centre Library Prize Day Week Year Age Era".split()
+    )
+)
+_PERSON_WORD = re.compile(r"(?:[A-Z][a-z]+(?:['’-][A-Z]?[a-z]+)*|[A-Z]\.)")
+SWAPPED_TYPES = ("title", "award", "organisation", "place", "person")
+"""The entity types ``entity`` swaps; any other run of capitals (type ``other``) is left."""
+# Double quotes hold titles that hold apostrophes ("Don't Stop Believin'"): nothing inside a
+# quote is ever swapped on its own.
+_DOUBLE_QUOTED = re.compile(r"\"[^\"\n]{1,300}\"|“[^”\n]{1,300}”")
 _NOT_NAMES = frozenset(w.capitalize() for w in _STOPWORDS) | frozenset(
-    _MONTHS + "Monday Tuesday Wednesday Thursday Friday Saturday Sunday I".split()
+    _MONTHS
+    + "Monday Tuesday Wednesday Thursday Friday Saturday Sunday I Although While Though "
+    "Because Since If Unless Whereas However Meanwhile Moreover Furthermore Thus Therefore "
+    "Yet So But Nor Yes No".split()
 )
 
 
@@ -415,13 +464,18 @@ def entities(
 
     """
     found: list[Entity] = []
-    taken: list[tuple[int, int]] = []
+    taken: list[tuple[int, int]] = [m.span() for m in _DOUBLE_QUOTED.finditer(text)]
     for match in _QUOTED.finditer(text):
         inner = match.group(2).strip()
-        if 2 <= len(inner.split()) <= 12:
+        taken.append((match.start(), match.end()))
+        # A title is in title case: "I Dreamed a Dream", not 'to speak' or a quoted question.
+        long_words = [w for w in inner.split() if len(w) > 3]
+        title_case = inner[:1].isupper() and (
+            sum(w[:1].isupper() for w in long_words) * 2 >= len(long_words)
+        )
+        if 2 <= len(inner.split()) <= 12 and title_case and not _CITATION_MARKER.search(inner):
             start = match.start(2) + match.group(2).index(inner)
             found.append(Entity(start, start + len(inner), inner, "title"))
-            taken.append((match.start(), match.end()))
     for match in _ENTITY.finditer(text):
         tokens = [
             (match.start() + m.start(), match.start() + m.end(), m.group())
@@ -443,16 +497,35 @@ def entities(
             opening = not text[:start].rstrip() or text[:start].rstrip().endswith(_SENTENCE_ENDS)
             if name.lower() in common or (opening and named is not None and name not in named):
                 continue
-        before = text[:start].split()[-1:]
-        last = tokens[-1][2]
-        if last in _ORGANISATION or last.rstrip(".") in _ORGANISATION:
-            kind = "organisation"
-        elif before and before[0].lower() in _PLACE_CUES:
-            kind = "place"
-        else:
-            kind = "name"
-        found.append(Entity(start, end, name, kind))
+        found.append(Entity(start, end, name, _entity_type(text, start, name)))
     return sorted(found, key=lambda e: e.start)
+
+
+def _entity_type(text: str, start: int, name: str) -> str:
+    """``award``, ``organisation``, ``place``, ``person`` or ``other`` (see the module doc)."""
+    words = [w.rstrip(".,;:") for w in name.split()]
+    before = text[:start].split()[-1:]
+    before_word = before[0].lower().strip("(\"'“‘") if before else ""
+    title_case = all(_PERSON_WORD.fullmatch(w) for w in name.split())
+    if (len(words) >= 2 and words[-1] in _AWARD_WORDS) or name in _AWARD_NAMES:
+        return "award"
+    if words[-1] in _ORGANISATION:
+        return "organisation"
+    if words[-1] in _PLACE_WORDS or (
+        before_word in _PLACE_CUES
+        and len(words) <= 3
+        and title_case
+        and not (len(words) == 1 and name in _DESCRIPTIVE)
+        and not any(w in _NOT_PERSON - _PLACE_WORDS for w in words)
+    ):
+        return "place"
+    person = (
+        2 <= len(words) <= 3
+        and before_word != "the"
+        and title_case
+        and not any(w in _NOT_PERSON or w in _DESCRIPTIVE for w in words)
+    )
+    return "person" if person else "other"
 
 
 def entity_pool(
@@ -493,20 +566,22 @@ def swap_entity(
     if named is not None:
         # A name the pair's own evidence writes inside a sentence ("by Milira") is one.
         named = named | midsentence_names([evidence])
-    found = entities(claim, common, named)
+    found = [e for e in entities(claim, common, named) if e.type in SWAPPED_TYPES]
     if not found:
-        return None, "no named entity recognised"
+        return None, "no named entity of a type it swaps (" + ", ".join(SWAPPED_TYPES) + ")"
     lowered = (claim + "\n" + evidence).lower()
     # Swap a name the evidence holds (what supported the claim), else the first one.
     found.sort(key=lambda e: e.text.lower() not in evidence.lower())
     for entity in found:
         alike = f"{entity.type}/{len(entity.text.split())}"
-        for candidates in (pool.get(alike, []), pool.get(entity.type, [])):
+        # A person for a person of as many words; others of the same word count first.
+        fallback = [] if entity.type == "person" else pool.get(entity.type, [])
+        for candidates in (pool.get(alike, []), fallback):
             for _ in range(min(_DRAWS, len(candidates))):
                 new = rng.choice(candidates)
                 if new.lower() not in lowered:
                     return claim[: entity.start] + new + claim[entity.end :], ""
-    return None, "no other entity of its type in the data"
+    return None, "no other entity of its type (and word count, for a person) in the data"
 
 
 # Choosing other pairs ---------------------------------------------------------------------------

@@ -26,8 +26,10 @@ from inspect_cite.app.perturb import (
     UNSUPPORTED_TYPES,
     change_number,
     entities,
+    entity_pool,
     language,
     negate,
+    swap_entity,
 )
 from inspect_cite.app.stress import perturb_data
 from tests.helpers import nli_fns
@@ -100,7 +102,7 @@ def test_rules_change_what_they_name():
             "It opened in 1936."
         )
     found = {(e.text, e.type) for e in entities("The Beatles played in Paris for Sony Records.")}
-    assert found == {("Beatles", "name"), ("Paris", "place"), ("Sony Records", "organisation")}
+    assert found == {("Beatles", "other"), ("Paris", "place"), ("Sony Records", "organisation")}
     assert [e.type for e in entities("He sang 'Blue Morning Rain' twice.")] == ["title"]
     # A capitalised common word opening a sentence is no name; a name seen mid-sentence is.
     text = "Meanwhile, Milira sang. However, it rained in Quito."
@@ -492,3 +494,40 @@ def test_chart_labels_keep_the_start_of_a_judges_name():
     assert all(len(line) <= LABEL_WIDTH for line in label[:-1])
     assert "".join(label[:-1]).rstrip(".") in judge and label[-2].endswith("...")
     assert chart_label("true", row) == "true\nattributionbench negation (detected)"
+
+
+def test_entity_swaps_only_within_a_strict_type_and_never_inside_a_quote():
+    import random
+
+    def typed(text: str) -> set[tuple[str, str]]:
+        return {(e.text, e.type) for e in entities(text)}
+
+    assert typed("Toby Keith signed the UN Charter in New York City.") == {
+        ("Toby Keith", "person"),
+        ("UN Charter", "other"),
+        ("New York City", "place"),
+    }
+    assert typed("Barack Obama won the Nobel Peace Prize.") == {
+        ("Barack Obama", "person"),
+        ("Nobel Peace Prize", "award"),
+    }
+    # A quote is never cut: 'to speak' is no title, and nothing inside a quote is a name.
+    assert typed("He said 'to speak' and sang \"Don't Stop Believin' Now\".") == set()
+    assert typed("The British Shorthair lives in Russian homes.") == {
+        ("British Shorthair", "other"),
+        ("Russian", "other"),
+    }
+    # "The Beatles" is no person, "UN Charter" no candidate for one, "Europe" a place only
+    # after a place cue: nothing to swap; a person of as many words is taken.
+    pool = entity_pool(
+        ["The UN Charter met The Europe.", "Work of Neil Diamond Young."], *_no_words()
+    )
+    new, why = swap_entity("The Beatles met Toby Keith.", "", pool, random.Random(0))
+    assert new is None and why.startswith("no other entity of its type"), new
+    pool = entity_pool(["It was sung by Neil Young."], *_no_words())
+    new, _ = swap_entity("The Beatles met Toby Keith.", "", pool, random.Random(0))
+    assert new == "The Beatles met Neil Young."
+
+
+def _no_words() -> tuple[frozenset[str], None]:
+    return frozenset(), None
