@@ -39,7 +39,8 @@ Trophy, Championship, Olympics, Games, Bowl, Festival; or Oscar, Grammy, Emmy); 
 County, Island, State, ...; or 1 to 3 title-case words right after in, at, near, into, across,
 throughout, outside, not a lone demonym such as "Russian"); ``person`` (2 or 3 title-case
 words, not after "the", none of them an organisation, place, award or document word (Charter,
-Treaty, Tour, ...) nor a descriptive word (New, Royal, British, ...)); anything else is
+Treaty, Tour, ...) nor a descriptive word (New, Royal, British, ...) nor a word the data's
+claims write in lower case ("Quality Control")); anything else is
 ``other`` and never swapped. A swap takes a name of the same type that the data's claims name
 and the pair never does: one of as many words first, then (not for a person) any of the type;
 none such: skipped with a count.
@@ -497,11 +498,11 @@ def entities(
             opening = not text[:start].rstrip() or text[:start].rstrip().endswith(_SENTENCE_ENDS)
             if name.lower() in common or (opening and named is not None and name not in named):
                 continue
-        found.append(Entity(start, end, name, _entity_type(text, start, name)))
+        found.append(Entity(start, end, name, _entity_type(text, start, name, common)))
     return sorted(found, key=lambda e: e.start)
 
 
-def _entity_type(text: str, start: int, name: str) -> str:
+def _entity_type(text: str, start: int, name: str, common: frozenset[str]) -> str:
     """``award``, ``organisation``, ``place``, ``person`` or ``other`` (see the module doc)."""
     words = [w.rstrip(".,;:") for w in name.split()]
     before = text[:start].split()[-1:]
@@ -524,6 +525,8 @@ def _entity_type(text: str, start: int, name: str) -> str:
         and before_word != "the"
         and title_case
         and not any(w in _NOT_PERSON or w in _DESCRIPTIVE for w in words)
+        # "Quality Control", "Get Smart": a word the data writes in lower case is no name's.
+        and not any(w.lower() in common for w in words)
     )
     return "person" if person else "other"
 

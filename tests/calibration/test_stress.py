@@ -511,6 +511,11 @@ def test_entity_swaps_only_within_a_strict_type_and_never_inside_a_quote():
         ("Barack Obama", "person"),
         ("Nobel Peace Prize", "award"),
     }
+    common = frozenset({"quality", "control"})
+    assert {(e.text, e.type) for e in entities("Jim Gilmore led Quality Control.", common)} == {
+        ("Jim Gilmore", "person"),
+        ("Quality Control", "other"),
+    }
     # A quote is never cut: 'to speak' is no title, and nothing inside a quote is a name.
     assert typed("He said 'to speak' and sang \"Don't Stop Believin' Now\".") == set()
     assert typed("The British Shorthair lives in Russian homes.") == {
