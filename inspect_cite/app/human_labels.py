@@ -895,9 +895,10 @@ def citecheck_pairs(path: Path, data: HumanData) -> None:
                 f'{where}: field "label" must be 0 or 1, got {row.get("label")!r:.40}'
             )
         method = row.get("method")
-        if not _text(method):
+        # An unknown method would make a subset of its own, silently: refused.
+        if not _text(method) or str(method).strip() not in CITECHECK_METHODS:
             raise HumanDataError(
-                f'{where}: field "method" must be a non-empty string (CiteCheck\'s are '
+                f'{where}: field "method" must be one of CiteCheck\'s methods ('
                 f"{', '.join(CITECHECK_METHODS)}), got {method!r:.40}"
             )
         if not row["quote"].strip():

@@ -10,7 +10,8 @@ From a human-supported pair, each perturbation makes one new pair of a named typ
   ``stitched`` (the claim replaced by a quote of two sentences: one from the pair's evidence,
   one from the evidence of a pair on another topic);
 - **meaning-preserving** (the decision should not change): ``evidence_order`` (the evidence
-  texts reordered), ``whitespace`` (spacing and line breaks), ``casing`` (the claim lower-cased).
+  texts reordered), ``whitespace`` (spacing and line breaks), ``casing`` (the claim lower-cased,
+  but for all-caps and mixed-case words: US, WHO, iPhone).
 
 Everything is deterministic: choices come from ``random.Random`` seeded with the run's seed,
 the source pair's position and the type, over candidates in data order. A perturbation that
@@ -26,12 +27,23 @@ here) and no ``casing``. Any ``other`` language gets ``number`` (digits only),
 ``misattribution``, ``stitched``, ``evidence_order``, ``whitespace`` and ``casing`` where its
 script has case.
 
-The entity recogniser is a rule, not a model: a run of capitalised words (joined by ``of``,
-``the``, ``de``) or a quoted title ("..." or '...' of 2 to 12 words), leaving out function
-words, months and weekdays, a single word the data also writes in lower case ("However"), and
-a single word opening a sentence unless the data or the pair's evidence writes it capitalised
-inside a sentence. Its types: ``title`` (quoted), ``organisation`` (ending in a word such as
-University, Inc, Party, Band), ``place`` (after in, at, from, near, to) and ``name`` (the rest).
+The entity recogniser is a rule, not a model. Candidates: a quoted title ('...' or "..." of 2
+to 12 words, in title case: first word capitalised, at least half of its words over 3 letters
+capitalised, no citation marker), and runs of capitalised words (joined by ``of``, ``the``,
+``de``) outside any quote, leaving out function words, conjunctions (However, While), months
+and weekdays, a single word the data also writes in lower case, and a single word opening a
+sentence unless the data or the pair's evidence writes it capitalised inside a sentence. Types,
+first that applies: ``title`` (quoted); ``award`` (2+ words ending in Award, Prize, Medal, Cup,
+Trophy, Championship, Olympics, Games, Bowl, Festival; or Oscar, Grammy, Emmy); ``organisation``
+(ending in University, Inc, Party, Band, Records, ...); ``place`` (ending in City, River,
+County, Island, State, ...; or 1 to 3 title-case words right after in, at, near, into, across,
+throughout, outside, not a lone demonym such as "Russian"); ``person`` (2 or 3 title-case
+words, not after "the", none of them an organisation, place, award or document word (Charter,
+Treaty, Tour, ...) nor a descriptive word (New, Royal, British, ...) nor a word the data's
+claims write in lower case ("Quality Control")); anything else is
+``other`` and never swapped. A swap takes a name of the same type that the data's claims name
+and the pair never does: one of as many words first, then (not for a person) any of the type;
+none such: skipped with a count.
 """
 
 import random
@@ -76,7 +88,7 @@ _ENGLISH = frozenset(
 _STOPWORDS = _ENGLISH | frozenset(
     "he she they we you i his her their our your them him there these those what when where "
     "how also can could may might will would should does do did than then into about after "
-    "before over under such some many most more other only".split()
+    "before over under such some many most more other only yes not none".split()
 )
 
 
@@ -115,6 +127,25 @@ class Source:
     position: int
     evidence: tuple[str, ...]
     claim: str
+
+
+def source_language(source: Source) -> str:
+    """A pair's :func:`language`: of its claim and its evidence's first 1,000 characters."""
+    # The claim and the start of its evidence: a Chinese claim may be mostly Latin letters.
+    return language(source.claim + "\n" + "\n".join(source.evidence)[:1000])
+
+
+def _script(source: Source, lang: str) -> str:
+    # Partners are matched by this: ``en`` and a short Latin-script ``other`` (no function
+    # word in "Bridges span gorges.") are one; Chinese and other scripts are their own.
+    if lang == "zh":
+        return "zh"
+    letters = _LETTER.findall(source.claim + "".join(source.evidence)[:1000])
+    return "latin" if sum(c.isascii() for c in letters) >= 0.9 * len(letters) else lang
+
+
+HOLDS_CLAIM = 0.8
+"""Evidence holding this share of a claim's content words is never borrowed for it."""
 
 
 @dataclass(frozen=True)
@@ -184,41 +215,102 @@ def _lower_first(text: str) -> str:
 
 _AUXILIARIES = "is|are|was|were|can|could|will|would|should|has|have|had|does|do|did|must|may|might"
 _NEGATED = re.compile(rf"\b({_AUXILIARIES}) not\b", re.I)
-_CONTRACTED = {"can't": "can", "won't": "will", "cannot": "can"}
-_NT = re.compile(r"\b(\w+)n['’]t\b", re.I)
+_CONTRACTED = {
+    "can't": "can",
+    "won't": "will",
+    "shan't": "shall",
+    "cannot": "can",
+    "ain't": "is",
+}
+_NT = re.compile(
+    r"\b(is|are|was|were|could|would|should|has|have|had|does|do|did|must|need|might)n['’]t\b",
+    re.I,
+)
 _AUXILIARY = re.compile(rf"\b({_AUXILIARIES})\b")
+# A determiner before an auxiliary's spelling makes it a noun: "The can is red", "his will".
+_DETERMINERS = frozenset("the a an his her its this that their my our your".split())
+# "Never has the team lost": an inverted negation; no rule here makes it positive.
+_INVERTED = re.compile(
+    rf"^\W*(never|nor|neither|not only|no sooner|seldom|rarely)\s+({_AUXILIARIES})\b", re.I
+)
+_ZH_IS = re.compile(r"(?<![但于还就可只总要凡若而不])是(?!否)")
 
 
 def negate(claim: str, lang: str) -> str | None:
-    """The claim negated (or its negation removed); None where the language has no rule."""
+    """The claim negated (or its negation removed); None where no rule here applies.
+
+    None for a language without a rule, for an English claim opening with an inverted
+    negation ("Never has ...") or holding "not only", and for a Chinese one whose only 是 is
+    是否 (whether).
+    """
     if lang == "zh":
         if "不是" in claim:
             return claim.replace("不是", "是", 1)
         if claim.startswith("并非"):
             return claim[2:]
-        match = re.search(r"(?<![但于还就可只总要凡若而不])是", claim)
+        match = _ZH_IS.search(claim)
         if match:
             return claim[: match.start()] + "不" + claim[match.start() :]
-        return "并非" + claim
-    if lang != "en":
+        # "是否" (whether) asks; "并非" before it does not negate what is asked.
+        return None if "是否" in claim else "并非" + claim
+    # "not only ... but": removing or adding a "not" breaks the construction.
+    if lang != "en" or _INVERTED.search(claim) or re.search(r"\bnot only\b", claim, re.I):
         return None
     if match := _NEGATED.search(claim):
         return claim[: match.end(1)] + claim[match.end() :]
     for word, positive in _CONTRACTED.items():
         if match := re.search(rf"\b{word}\b", claim, re.I):
+            positive = positive.capitalize() if match.group()[0].isupper() else positive
             return claim[: match.start()] + positive + claim[match.end() :]
     if match := _NT.search(claim):
         return claim[: match.start()] + match.group(1) + claim[match.end() :]
     if match := re.search(r"\bnever\b", claim):
         return claim[: match.start()] + "at some time" + claim[match.end() :]
-    if match := _AUXILIARY.search(claim):
-        return claim[: match.end()] + " not" + claim[match.end() :]
+    for match in _AUXILIARY.finditer(claim):
+        before = claim[: match.start()].split()[-1:]
+        if not before or before[0].lower() not in _DETERMINERS:
+            return claim[: match.end()] + " not" + claim[match.end() :]
     return "It is not the case that " + _lower_first(claim)
 
 
 # Numbers and dates -----------------------------------------------------------------------------
 
-_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
+# Thousands separated by commas ("1,200"), never a comma after the number ("In 1990, ...").
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:,\d{3})*(?:\.\d+)?(?![\d])")
+_CITATION_MARKER = re.compile(r"\[\s*\d+(?:\s*[,;\-–]\s*\d+)*\s*\]")
+# A list or step enumerator: "4. Turn", "1) Open", "(2)", "Step 5", "包括:1.脑动脉"; a number
+# at the text's or a line's start, or after a colon, semicolon or sentence end, followed by
+# "." ")" or "、"; any number in parentheses alone; or after "step"/"item"/"no.".
+_ENUMERATOR = re.compile(
+    r"(?:(?:^|(?<=[\n:：;；.。!?！？])|(?<=[\n:：;；.。!?！？]\s))\s*(\d{1,2})(?:[.)、](?!\d)|\s*）))"
+    r"|(?<![\w(])\((\d{1,2})\)|(?<!\w)\d{1,2}(?=\)\s)|\b(?:step|item|no\.?|number)\s*#?(\d+)",
+    re.I | re.M,
+)
+NUMBER_MARKERS_ONLY = "only numbers of citation markers or list numbering"
+
+
+def _marker_spans(claim: str) -> list[tuple[int, int]]:
+    spans = [m.span() for m in _CITATION_MARKER.finditer(claim)]
+    for match in _ENUMERATOR.finditer(claim):
+        group = next((g for g in (1, 2, 3) if match.group(g)), 0)
+        spans.append(match.span(group))
+    return spans
+
+
+def numbers(claim: str) -> list[re.Match[str]]:
+    """The numbers of ``claim`` a ``number`` perturbation may change.
+
+    Not one inside a citation marker ("[5]", "[1, 2]") or a list or step enumerator ("4.
+    Turn", "1)", "Step 5"): changing those leaves the claim as supported as it was.
+    """
+    spans = _marker_spans(claim)
+    return [
+        m
+        for m in _NUMBER.finditer(claim)
+        if not any(s <= m.start() and m.end() <= e for s, e in spans)
+    ]
+
+
 _MONTHS = (
     "January February March April May June July August September October November December"
 ).split()
@@ -236,9 +328,9 @@ def change_number(claim: str, lang: str, rng: random.Random, evidence: str = "")
 
     A changed number is one the evidence does not hold where a digit allows it.
     """
-    numbers = list(_NUMBER.finditer(claim))
-    if numbers:
-        match = rng.choice(numbers)
+    found_numbers = numbers(claim)
+    if found_numbers:
+        match = rng.choice(found_numbers)
         text = match.group()
         digits = [i for i, c in enumerate(text) if c.isdigit()]
         # A year changes in its last digit (1932 -> 1937), any other number in its first.
@@ -284,9 +376,48 @@ _ORGANISATION = frozenset(
     "Club Records Band Academy Ministry Department Court Army Navy Museum Hospital League "
     "Union Organization Organisation Times News Airlines".split()
 )
-_PLACE_CUES = frozenset("in at from near to into across".split())
+_PLACE_CUES = frozenset("in at near into across throughout outside".split())
+_PLACE_WORDS = frozenset(
+    "City River County Island Islands Mountain Mountains Lake State Province Valley Bay Sea "
+    "Ocean Street Avenue Road Park District Region Coast Peninsula Desert Forest Kingdom "
+    "Republic".split()
+)
+_AWARD_WORDS = frozenset(
+    "Award Awards Prize Prizes Medal Cup Trophy Championship Championships Olympics Games Bowl "
+    "Festival".split()
+)
+_AWARD_NAMES = frozenset("Oscar Oscars Grammy Grammys Emmy Emmys".split())
+# Words that open a place or a group, never a person's name or a place alone ("British
+# Shorthair", "New Kingdom", "in Russian").
+_DESCRIPTIVE = frozenset(
+    "New North South East West Northern Southern Eastern Western Central Upper Lower Great "
+    "United Royal National International Old Ancient Modern Holy American British English "
+    "French German Spanish Italian Russian Chinese Japanese Indian European African Asian "
+    "Australian Canadian Mexican Irish Scottish Welsh Dutch Greek Roman Egyptian Persian Arab "
+    "Arabic Turkish Korean Brazilian Jewish Christian Muslim Catholic Protestant".split()
+)
+# Words no person's name holds: documents, events, groups ("UN Charter", "Beatles Tour").
+_NOT_PERSON = (
+    _ORGANISATION
+    | _PLACE_WORDS
+    | _AWARD_WORDS
+    | frozenset(
+        "Charter Treaty Act Declaration Convention Constitution Agreement Tour Album Show War "
+        "Battle Revolution Empire Church Cathedral Temple Bridge Tower Station Airport "
+        "Stadium Hall Center Centre Library Prize Day Week Year Age Era".split()
+    )
+)
+_PERSON_WORD = re.compile(r"(?:[A-Z][a-z]+(?:['’-][A-Z]?[a-z]+)*|[A-Z]\.)")
+SWAPPED_TYPES = ("title", "award", "organisation", "place", "person")
+"""The entity types ``entity`` swaps; any other run of capitals (type ``other``) is left."""
+# Double quotes hold titles that hold apostrophes ("Don't Stop Believin'"): nothing inside a
+# quote is ever swapped on its own.
+_DOUBLE_QUOTED = re.compile(r"\"[^\"\n]{1,300}\"|“[^”\n]{1,300}”")
 _NOT_NAMES = frozenset(w.capitalize() for w in _STOPWORDS) | frozenset(
-    _MONTHS + "Monday Tuesday Wednesday Thursday Friday Saturday Sunday I".split()
+    _MONTHS
+    + "Monday Tuesday Wednesday Thursday Friday Saturday Sunday I Although While Though "
+    "Because Since If Unless Whereas However Meanwhile Moreover Furthermore Thus Therefore "
+    "Yet So But Nor Yes No".split()
 )
 
 
@@ -334,13 +465,18 @@ def entities(
 
     """
     found: list[Entity] = []
-    taken: list[tuple[int, int]] = []
+    taken: list[tuple[int, int]] = [m.span() for m in _DOUBLE_QUOTED.finditer(text)]
     for match in _QUOTED.finditer(text):
         inner = match.group(2).strip()
-        if 2 <= len(inner.split()) <= 12:
+        taken.append((match.start(), match.end()))
+        # A title is in title case: "I Dreamed a Dream", not 'to speak' or a quoted question.
+        long_words = [w for w in inner.split() if len(w) > 3]
+        title_case = inner[:1].isupper() and (
+            sum(w[:1].isupper() for w in long_words) * 2 >= len(long_words)
+        )
+        if 2 <= len(inner.split()) <= 12 and title_case and not _CITATION_MARKER.search(inner):
             start = match.start(2) + match.group(2).index(inner)
             found.append(Entity(start, start + len(inner), inner, "title"))
-            taken.append((match.start(), match.end()))
     for match in _ENTITY.finditer(text):
         tokens = [
             (match.start() + m.start(), match.start() + m.end(), m.group())
@@ -362,16 +498,37 @@ def entities(
             opening = not text[:start].rstrip() or text[:start].rstrip().endswith(_SENTENCE_ENDS)
             if name.lower() in common or (opening and named is not None and name not in named):
                 continue
-        before = text[:start].split()[-1:]
-        last = tokens[-1][2]
-        if last in _ORGANISATION or last.rstrip(".") in _ORGANISATION:
-            kind = "organisation"
-        elif before and before[0].lower() in _PLACE_CUES:
-            kind = "place"
-        else:
-            kind = "name"
-        found.append(Entity(start, end, name, kind))
+        found.append(Entity(start, end, name, _entity_type(text, start, name, common)))
     return sorted(found, key=lambda e: e.start)
+
+
+def _entity_type(text: str, start: int, name: str, common: frozenset[str]) -> str:
+    """``award``, ``organisation``, ``place``, ``person`` or ``other`` (see the module doc)."""
+    words = [w.rstrip(".,;:") for w in name.split()]
+    before = text[:start].split()[-1:]
+    before_word = before[0].lower().strip("(\"'“‘") if before else ""
+    title_case = all(_PERSON_WORD.fullmatch(w) for w in name.split())
+    if (len(words) >= 2 and words[-1] in _AWARD_WORDS) or name in _AWARD_NAMES:
+        return "award"
+    if words[-1] in _ORGANISATION:
+        return "organisation"
+    if words[-1] in _PLACE_WORDS or (
+        before_word in _PLACE_CUES
+        and len(words) <= 3
+        and title_case
+        and not (len(words) == 1 and name in _DESCRIPTIVE)
+        and not any(w in _NOT_PERSON - _PLACE_WORDS for w in words)
+    ):
+        return "place"
+    person = (
+        2 <= len(words) <= 3
+        and before_word != "the"
+        and title_case
+        and not any(w in _NOT_PERSON or w in _DESCRIPTIVE for w in words)
+        # "Quality Control", "Get Smart": a word the data writes in lower case is no name's.
+        and not any(w.lower() in common for w in words)
+    )
+    return "person" if person else "other"
 
 
 def entity_pool(
@@ -412,20 +569,22 @@ def swap_entity(
     if named is not None:
         # A name the pair's own evidence writes inside a sentence ("by Milira") is one.
         named = named | midsentence_names([evidence])
-    found = entities(claim, common, named)
+    found = [e for e in entities(claim, common, named) if e.type in SWAPPED_TYPES]
     if not found:
-        return None, "no named entity recognised"
+        return None, "no named entity of a type it swaps (" + ", ".join(SWAPPED_TYPES) + ")"
     lowered = (claim + "\n" + evidence).lower()
     # Swap a name the evidence holds (what supported the claim), else the first one.
     found.sort(key=lambda e: e.text.lower() not in evidence.lower())
     for entity in found:
         alike = f"{entity.type}/{len(entity.text.split())}"
-        for candidates in (pool.get(alike, []), pool.get(entity.type, [])):
+        # A person for a person of as many words; others of the same word count first.
+        fallback = [] if entity.type == "person" else pool.get(entity.type, [])
+        for candidates in (pool.get(alike, []), fallback):
             for _ in range(min(_DRAWS, len(candidates))):
                 new = rng.choice(candidates)
                 if new.lower() not in lowered:
                     return claim[: entity.start] + new + claim[entity.end :], ""
-    return None, "no other entity of its type in the data"
+    return None, "no other entity of its type (and word count, for a person) in the data"
 
 
 # Choosing other pairs ---------------------------------------------------------------------------
@@ -442,6 +601,11 @@ class Neighbours:
     def __init__(self, sources: Sequence[Source]) -> None:
         self.sources = list(sources)
         self.words = [topic_words(s.claim) for s in self.sources]
+        # A partner is always of the pair's own language: no Chinese clause on an English claim.
+        self.languages = [source_language(s) for s in self.sources]
+        self.scripts = [
+            _script(s, lang) for s, lang in zip(self.sources, self.languages, strict=True)
+        ]
         self.evidence_words: dict[int, frozenset[str]] = {}
         self.index: dict[str, list[int]] = {}
         # Every evidence text a claim is paired with anywhere in the data.
@@ -474,17 +638,41 @@ class Neighbours:
         mine = self.claim_evidence[claim]
         for j, _ in sorted(shared.items(), key=lambda item: (-item[1], item[0])):
             other = self.sources[j]
-            if other.claim.strip() != claim and mine.isdisjoint(other.evidence):
+            if (
+                other.claim.strip() != claim
+                and mine.isdisjoint(other.evidence)
+                and self.scripts[j] == self.scripts[i]
+                and not self._holds_claim(j, i)
+            ):
                 return j
         return None
 
+    def _holds_claim(self, j: int, i: int) -> bool:
+        # Evidence that holds the claim word for word, or most of its content words, may
+        # still support it: no misattribution.
+        text = " ".join(" ".join(self.sources[j].evidence).split()).lower()
+        claim = " ".join(self.sources[i].claim.split()).lower().rstrip(".。!?！？")
+        if claim and claim in text:
+            return True
+        words = self.words[i]
+        return len(words & self._evidence_words(j)) >= HOLDS_CLAIM * len(words)
+
     def unrelated(self, i: int, rng: random.Random, tries: int = 50) -> int | None:
         """A pair drawn at random whose claim shares no word with pair ``i``'s claim or evidence."""
+        # A claim without content words ("Yes.") shares none with anything: no topic to leave.
+        if not self.words[i]:
+            return None
         mine = self.words[i] | self._evidence_words(i)
         texts = set(self.sources[i].evidence)
         for _ in range(min(tries, len(self.sources))):
             j = rng.randrange(len(self.sources))
-            if j != i and not self.words[j] & mine and not texts & set(self.sources[j].evidence):
+            if (
+                j != i
+                and self.words[j]
+                and self.scripts[j] == self.scripts[i]
+                and not self.words[j] & mine
+                and not texts & set(self.sources[j].evidence)
+            ):
                 return j
         return None
 
@@ -492,19 +680,29 @@ class Neighbours:
 # Perturbing ------------------------------------------------------------------------------------
 
 
+def _unmarked(text: str) -> str:
+    """``text`` without citation markers ("[1]"), whose numbers point nowhere once moved."""
+    return re.sub(r"\s+([.,;:!?。，；！？])", r"\1", _CITATION_MARKER.sub("", text)).strip()
+
+
+_CLAUSE_END = ".!?;,:。！？；，：、 "
+
+
 def _partial(source: Source, other: Source, lang: str) -> str | None:
-    clause = other.claim.strip()
+    clause = _unmarked(other.claim).strip()
     if lang == "zh":
-        return source.claim.rstrip().rstrip("。！？") + "，并且" + _end(clause, lang)
+        return source.claim.rstrip().rstrip(_CLAUSE_END) + "，并且" + _end(clause, lang)
     if lang != "en":
         return None
-    return source.claim.rstrip().rstrip(".!?") + ", and " + _end(_lower_first(clause), lang)
+    return source.claim.rstrip().rstrip(_CLAUSE_END) + ", and " + _end(_lower_first(clause), lang)
 
 
 def _stitched(source: Source, other: Source, lang: str, rng: random.Random) -> str | None:
-    own = [s for text in source.evidence for s in sentences(text, lang)]
+    own = [_unmarked(s) for text in source.evidence for s in sentences(text, lang)]
     mine = "\n".join(source.evidence)
-    theirs = [s for text in other.evidence for s in sentences(text, lang) if s not in mine]
+    theirs = [
+        _unmarked(s) for text in other.evidence for s in sentences(text, lang) if s not in mine
+    ]
     if not own or not theirs:
         return None
     claim_words = topic_words(source.claim)
@@ -520,10 +718,17 @@ def _whitespace(source: Source) -> tuple[tuple[str, ...], str]:
     return evidence, claim
 
 
-def _casing(claim: str) -> str | None:
-    if claim.lower() != claim:
-        return claim.lower()
-    return claim.upper() if claim.upper() != claim else None
+def _keeps_case(word: str) -> bool:
+    # An acronym or all-caps word (US, WHO, NBA) or a mixed-case one (iPhone, McDonald) reads
+    # as another word lower-cased (us, who): it keeps its case.
+    return sum(c.isupper() for c in word) >= 2 or any(c.isupper() for c in word[1:])
+
+
+def _casing(claim: str) -> str:
+    """The claim lower-cased but for acronyms and mixed-case words; upper-cased if no capital."""
+    if not any(c.isupper() for c in claim):
+        return claim.upper()
+    return _WORD.sub(lambda m: m.group() if _keeps_case(m.group()) else m.group().lower(), claim)
 
 
 def _reordered(evidence: tuple[str, ...]) -> tuple[str, ...] | None:
@@ -535,12 +740,16 @@ def _reordered(evidence: tuple[str, ...]) -> tuple[str, ...] | None:
     return reordered if reordered != evidence else None
 
 
+NO_CONTENT = "no content word in the claim"
+_TOPICAL = ("partial", "misattribution", "stitched")
 _SKIP_REASONS = {
-    "negation": "no negation rule for the language",
+    "negation": "no negation rule for the claim (language, Never has ..., not only, 是否)",
     "number": "no number, date or number word",
-    "partial": "no pair on another topic, or no rule for the language",
-    "misattribution": "no other pair with other evidence on a similar topic",
-    "stitched": "no pair on another topic, or no sentence to quote",
+    "partial": "no pair of its language on another topic, or no rule for the language",
+    "misattribution": (
+        "no other pair of its language on a similar topic whose evidence lacks the claim"
+    ),
+    "stitched": "no pair of its language on another topic, or no sentence to quote",
     "evidence_order": "one evidence text",
     "casing": "no letter case",
 }
@@ -567,8 +776,7 @@ def perturb(
     pool = entity_pool(claims, common, named)
     for i in supported:
         source = sources[i]
-        # The claim and the start of its evidence: a Chinese claim may be mostly Latin letters.
-        lang = language(source.claim + "\n" + "\n".join(source.evidence)[:1000])
+        lang = neighbours.languages[i]
         result.languages[lang] += 1
         result.sources += 1
         evidence_text = "\n".join(source.evidence)
@@ -577,6 +785,10 @@ def perturb(
             if type_ not in LANGUAGE_TYPES[lang]:
                 result.skip(type_, f"not for language {lang}")
                 continue
+            if type_ in _TOPICAL and not neighbours.words[i]:
+                # "Yes." has no topic: every pair would count as on another (or the same) one.
+                result.skip(type_, NO_CONTENT)
+                continue
             rng = random.Random(f"{seed}/{source.position}/{type_}")
             evidence, claim = source.evidence, None
             why = _SKIP_REASONS.get(type_, "")
@@ -584,6 +796,8 @@ def perturb(
                 claim = negate(source.claim, lang)
             elif type_ == "number":
                 claim = change_number(source.claim, lang, rng, evidence_text)
+                if claim is None and _NUMBER.search(source.claim):
+                    why = NUMBER_MARKERS_ONLY
             elif type_ == "entity":
                 claim, why = swap_entity(source.claim, evidence_text, pool, rng, common, named)
             elif type_ == "partial":
@@ -603,7 +817,7 @@ def perturb(
             elif type_ == "whitespace":
                 evidence, claim = _whitespace(source)
             elif type_ == "casing":
-                claim = _casing(source.claim)
+                claim = _casing(source.claim) if _LETTER.search(source.claim) else None
             if claim is None:
                 result.skip(type_, why)
                 continue

@@ -111,6 +111,8 @@ class Stress:
     lines: list[StressLine] = field(default_factory=list)
     speed: dict[tuple[str, str], tuple[float, int, int]] = field(default_factory=dict)
     """Per (judge, dataset): seconds, pairs judged and the pairs the model was asked."""
+    judged: list[str] = field(default_factory=list)
+    """The judges, in the order judged: one with no pair to judge has its rows too (n 0)."""
 
     def rows(self, judge: str) -> list[dict[str, Any]]:
         """Per dataset and type (in :data:`TYPES` order): counts, rate, interval."""
@@ -118,12 +120,26 @@ class Stress:
         for name in self.perturbations:
             mine = [x for x in self.lines if x.judge == judge and x.data.name == name]
             for type_ in TYPES:
-                rows.append(_row(name, type_, [x for x in mine if x.type == type_]))
+                row = _row(name, type_, [x for x in mine if x.type == type_])
+                if not row["n"]:
+                    row["reason"] = self._why_none(name, type_, row["abstain"])
+                rows.append(row)
         return rows
+
+    def _why_none(self, name: str, type_: str, abstained: int) -> str:
+        # Why a row's rate is nan, in the row: never an empty table.
+        made = self.perturbations[name]
+        if not made.sources:
+            return "no human-supported pair in the data"
+        if abstained:
+            return "the judge abstained on every pair"
+        if type_ in made.skipped:
+            return "none made: " + ", ".join(made.skipped[type_])
+        return "none made"
 
     def judges(self) -> list[str]:
         """The judges, in the order judged."""
-        return list(dict.fromkeys(x.judge for x in self.lines))
+        return list(dict.fromkeys([*self.judged, *(x.judge for x in self.lines)]))
 
     def as_json(self) -> dict[str, Any]:
         """The content of ``stress.json``."""
@@ -249,6 +265,8 @@ def add_judged(
 
     """
     perturbed = stress.perturbations[data.name].pairs
+    if judge not in stress.judged:
+        stress.judged.append(judge)
     stress.speed[(judge, data.name)] = (speed[0], len(perturbed), speed[1])
     for p, result in zip(perturbed, results, strict=True):
         line = StressLine(
@@ -293,9 +311,10 @@ def table(stress: Stress, judge: str) -> str:
             if "n_source_supported" in r
             else "-"
         )
+        why = f" ({r['reason']})" if "reason" in r else ""
         lines.append(
             f"| {r['data']} | {r['kind']} | {r['type']} | {r['n']} | {r['abstain']} | "
-            f"{r['measure']} {_rate(r)} | {accepted} |"
+            f"{r['measure']} {_rate(r)}{why} | {accepted} |"
         )
     return "\n".join(lines)
 
@@ -350,6 +369,34 @@ def markdown(stress: Stress) -> str:
     return "\n\n".join(parts) + "\n"
 
 
+LABEL_WIDTH = 40
+"""Characters per line of a chart label."""
+
+
+def _wrapped(text: str, width: int = LABEL_WIDTH, lines: int = 2) -> list[str]:
+    # Break after ":" "/" "-" where one falls in the line; the start of a judge's name says
+    # which judge it is, so a name too long is shortened at its end, marked with "...".
+    out: list[str] = []
+    while text and len(out) < lines:
+        if len(text) <= width:
+            out.append(text)
+            text = ""
+            break
+        cut = max(text.rfind(c, 0, width) for c in ":/-_ ")
+        cut = cut + 1 if cut >= width // 2 else width
+        out.append(text[:cut])
+        text = text[cut:]
+    if text:
+        out[-1] = out[-1][: width - 3] + "..."
+    return out
+
+
+def chart_label(judge: str, row: dict[str, Any]) -> str:
+    """A bar's label: the judge's name (wrapped, shortened at its end), data, type, measure."""
+    what = f"{row['data'][:20]} {row['type']} ({row['measure']})"
+    return "\n".join([*_wrapped(judge), what])
+
+
 def chart(stress: Stress, path: Path) -> None:
     """Detected / kept per judge, dataset and type, with intervals (100 = never fooled)."""
     import matplotlib
@@ -358,7 +405,7 @@ def chart(stress: Stress, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     bars = [(judge, r) for judge in stress.judges() for r in stress.rows(judge) if r["n"]]
-    fig, ax = plt.subplots(figsize=(8, 1.2 + 0.3 * max(len(bars), 1)), layout="constrained")
+    fig, ax = plt.subplots(figsize=(9, 1.2 + 0.42 * max(len(bars), 1)), layout="constrained")
     y = list(range(len(bars)))
     values = [r["rate"] or 0.0 for _, r in bars]
     low = [
@@ -369,7 +416,7 @@ def chart(stress: Stress, path: Path) -> None:
     ]
     colours = ["tab:red" if r["kind"] == UNSUPPORTED else "tab:blue" for _, r in bars]
     ax.barh(y, values, xerr=[low, high], capsize=2, color=colours)
-    labels = [f"{judge[-40:]}: {r['data'][:20]} {r['type']} ({r['measure']})" for judge, r in bars]
+    labels = [chart_label(judge, r) for judge, r in bars]
     ax.set_yticks(y, labels, fontsize=7)
     ax.invert_yaxis()
     ax.set_xlim(0, 100)

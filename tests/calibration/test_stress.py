@@ -7,6 +7,7 @@ independent count.
 """
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -18,13 +19,17 @@ from inspect_cite.app.perturb import (
     INVARIANT_TYPES,
     KIND,
     MAX_PER_PAIR,
+    NO_CONTENT,
+    NUMBER_MARKERS_ONLY,
     TYPES,
     UNCHANGED,
     UNSUPPORTED_TYPES,
     change_number,
     entities,
+    entity_pool,
     language,
     negate,
+    swap_entity,
 )
 from inspect_cite.app.stress import perturb_data
 from tests.helpers import nli_fns
@@ -97,7 +102,7 @@ def test_rules_change_what_they_name():
             "It opened in 1936."
         )
     found = {(e.text, e.type) for e in entities("The Beatles played in Paris for Sony Records.")}
-    assert found == {("Beatles", "name"), ("Paris", "place"), ("Sony Records", "organisation")}
+    assert found == {("Beatles", "other"), ("Paris", "place"), ("Sony Records", "organisation")}
     assert [e.type for e in entities("He sang 'Blue Morning Rain' twice.")] == ["title"]
     # A capitalised common word opening a sentence is no name; a name seen mid-sentence is.
     text = "Meanwhile, Milira sang. However, it rained in Quito."
@@ -279,6 +284,7 @@ def test_citecheck_counts_equal_an_independent_count(tmp_path, fresh_nli):
         (lambda r: r.update(label=2), "label"),
         (lambda r: r.update(label="yes"), "label"),
         (lambda r: r.update(method=""), "method"),
+        (lambda r: r.update(method="swap"), "method"),
         (lambda r: r.pop("quote"), "quote"),
         (lambda r: r.update(statement=3), "statement"),
     ],
@@ -339,3 +345,194 @@ def test_misattribution_never_takes_the_same_claim_or_an_evidence_text(tmp_path)
     made = perturb_data(data, seed=0)
     taken = {p.position: p.evidence for p in made.pairs if p.type == "misattribution"}
     assert taken == {0: ("Seals eat fish at sea.",), 1: ("Seals eat fish at sea.",)}
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Otters eat fish [5].",
+        "Otters eat fish [1, 2].",
+        "4. Turn the knob left.",
+        "Open it: 1) turn the knob.",
+        "Step 5. Turn the knob.",
+        "包括:1.脑动脉硬化。",
+    ],
+)
+def test_number_leaves_citation_markers_and_list_numbering_alone(claim, tmp_path):
+    import random
+
+    assert change_number(claim, language(claim), random.Random(0)) is None
+    rows = [{"evidence": ["Otters eat fish."], "claim": claim, "label": True}]
+    data = load_human_data("jsonl", str(write_jsonl(tmp_path / "m.jsonl", rows)))
+    made = perturb_data(data, seed=0)
+    assert not [p for p in made.pairs if p.type == "number"]
+    assert made.skipped["number"] == Counter({NUMBER_MARKERS_ONLY: 1})
+    # A real number beside a marker is still the one changed.
+    changed = change_number("It rose 40 points [4].", "en", random.Random(0))
+    assert changed is not None and changed.endswith("points [4].") and "40" not in changed
+
+
+def test_a_year_changes_its_last_digit_whatever_follows():
+    import random
+
+    for seed in range(5):
+        changed = change_number("In 1990, the dam opened.", "en", random.Random(seed))
+        assert (
+            changed is not None
+            and changed.startswith("In 199")
+            and changed[7:] == (", the dam opened.")
+        )
+
+
+def test_negation_reads_auxiliaries_not_their_spellings():
+    assert negate("The can is red.", "en") == "The can is not red."
+    assert negate("His will was read.", "en") == "His will was not read."
+    assert negate("He shan't go.", "en") == "He shall go."
+    assert negate("They didn't win.", "en") == "They did win."
+    # No rule makes these a clean negation: skipped, never half-negated.
+    assert negate("Never has the team lost.", "en") is None
+    assert negate("It is not only big but tall.", "en") is None
+    assert negate("他是否去过北京。", "zh") is None
+    assert negate("他是否是医生。", "zh") == "他是否不是医生。"
+
+
+def test_casing_keeps_acronyms_and_mixed_case_words(tmp_path):
+    rows = [
+        {"evidence": ["e"], "claim": "The US joined WHO with an iPhone.", "label": True},
+        {"evidence": ["e"], "claim": "US NBA IT", "label": True},
+    ]
+    data = load_human_data("jsonl", str(write_jsonl(tmp_path / "c.jsonl", rows)))
+    made = perturb_data(data, seed=0)
+    assert [p.claim for p in made.pairs if p.type == "casing"] == [
+        "the US joined WHO with an iPhone."
+    ]
+    assert made.skipped["casing"] == Counter({UNCHANGED: 1})
+
+
+def test_misattribution_never_borrows_evidence_that_holds_the_claim(tmp_path):
+    rows = [
+        {"evidence": ["Otters eat fish."], "claim": "Otters eat fish in rivers.", "label": True},
+        # Every content word of the claim: may still support it.
+        {"evidence": ["In rivers otters eat fish."], "claim": "Otters eat fish.", "label": False},
+        # The claim word for word.
+        {"evidence": ["Yes: otters eat fish in rivers."], "claim": "Otters eat.", "label": False},
+        # Another language, sharing the topic only through a year.
+        {
+            "evidence": ["水獭1990年吃鱼。"],
+            "claim": "Otters 1990 fish rivers 水獭吃鱼。",
+            "label": False,
+        },
+        {"evidence": ["Seals eat fish at sea."], "claim": "Otters eat crabs.", "label": False},
+    ]
+    data = load_human_data("jsonl", str(write_jsonl(tmp_path / "m.jsonl", rows)))
+    made = perturb_data(data, seed=0)
+    taken = [p.evidence for p in made.pairs if p.type == "misattribution"]
+    assert taken == [("Seals eat fish at sea.",)]
+    alone = rows[:4]
+    made = perturb_data(
+        load_human_data("jsonl", str(write_jsonl(tmp_path / "a.jsonl", alone))), seed=0
+    )
+    assert not [p for p in made.pairs if p.type == "misattribution"]
+    assert sum(made.skipped["misattribution"].values()) == 1
+
+
+def test_partners_share_the_language_and_content_free_claims_are_skipped(tmp_path):
+    rows = [
+        {
+            "evidence": ["Otters eat fish in the lake. They swim well."],
+            "claim": "Otters eat fish [1].",
+            "label": True,
+        },
+        {"evidence": ["Yes, it is."], "claim": "Yes, it is.", "label": True},
+        {"evidence": ["北京是中国的首都。长城很长。"], "claim": "长城很长[2]。", "label": False},
+        {
+            "evidence": ["Bridges span wide gorges. Steel cables hold decks [3]."],
+            "claim": "Steel bridges span gorges [3].",
+            "label": False,
+        },
+    ]
+    data = load_human_data("jsonl", str(write_jsonl(tmp_path / "p.jsonl", rows)))
+    made = perturb_data(data, seed=0)
+    for p in made.pairs:
+        if p.type in ("partial", "stitched"):
+            assert p.position == 0 and not re.search(r"[\u4e00-\u9fff]", p.claim), p
+            # The partner's markers point at nothing here: stripped.
+            assert "[2]" not in p.claim and "[3]" not in p.claim, p
+    assert {p.type for p in made.pairs if p.position == 0} >= {"partial", "stitched"}
+    for type_ in ("partial", "misattribution", "stitched"):
+        assert made.skipped[type_][NO_CONTENT] == 1
+
+
+def test_data_without_supported_pairs_still_has_each_judges_rows(tmp_path, fresh_nli):
+    rows = [{"evidence": ["Otters eat fish."], "claim": "Seals eat crabs.", "label": False}]
+    path = write_jsonl(tmp_path / "none.jsonl", rows)
+    stress, lines, _ = run(
+        tmp_path, "--nli", ALWAYS, "--data", "jsonl", "--data-path", str(path), "--stress"
+    )
+    assert lines == []
+    [judge] = stress["judges"]
+    assert judge["nli"] == ALWAYS and [r["type"] for r in judge["types"]] == list(TYPES)
+    for row in judge["types"]:
+        assert (row["n"], row["rate"], row["reason"]) == (
+            0,
+            None,
+            "no human-supported pair in the data",
+        )
+    md = (tmp_path / "out" / "stress.md").read_text()
+    assert f"## {ALWAYS}" in md and "| jsonl | unsupported | negation | 0 | 0 | detected nan" in md
+
+
+def test_chart_labels_keep_the_start_of_a_judges_name():
+    from inspect_cite.app.stress import LABEL_WIDTH, chart_label
+
+    row = {"data": "attributionbench", "type": "negation", "measure": "detected"}
+    judge = "classifier:MoritzLaurer/DeBERTa-v3-large-mnli-fever-anli-ling-wanli-extra-long-name"
+    label = chart_label(judge, row).split("\n")
+    assert label[0].startswith("classifier:") and label[-1] == (
+        "attributionbench negation (detected)"
+    )
+    assert all(len(line) <= LABEL_WIDTH for line in label[:-1])
+    assert "".join(label[:-1]).rstrip(".") in judge and label[-2].endswith("...")
+    assert chart_label("true", row) == "true\nattributionbench negation (detected)"
+
+
+def test_entity_swaps_only_within_a_strict_type_and_never_inside_a_quote():
+    import random
+
+    def typed(text: str) -> set[tuple[str, str]]:
+        return {(e.text, e.type) for e in entities(text)}
+
+    assert typed("Toby Keith signed the UN Charter in New York City.") == {
+        ("Toby Keith", "person"),
+        ("UN Charter", "other"),
+        ("New York City", "place"),
+    }
+    assert typed("Barack Obama won the Nobel Peace Prize.") == {
+        ("Barack Obama", "person"),
+        ("Nobel Peace Prize", "award"),
+    }
+    common = frozenset({"quality", "control"})
+    assert {(e.text, e.type) for e in entities("Jim Gilmore led Quality Control.", common)} == {
+        ("Jim Gilmore", "person"),
+        ("Quality Control", "other"),
+    }
+    # A quote is never cut: 'to speak' is no title, and nothing inside a quote is a name.
+    assert typed("He said 'to speak' and sang \"Don't Stop Believin' Now\".") == set()
+    assert typed("The British Shorthair lives in Russian homes.") == {
+        ("British Shorthair", "other"),
+        ("Russian", "other"),
+    }
+    # "The Beatles" is no person, "UN Charter" no candidate for one, "Europe" a place only
+    # after a place cue: nothing to swap; a person of as many words is taken.
+    pool = entity_pool(
+        ["The UN Charter met The Europe.", "Work of Neil Diamond Young."], *_no_words()
+    )
+    new, why = swap_entity("The Beatles met Toby Keith.", "", pool, random.Random(0))
+    assert new is None and why.startswith("no other entity of its type"), new
+    pool = entity_pool(["It was sung by Neil Young."], *_no_words())
+    new, _ = swap_entity("The Beatles met Toby Keith.", "", pool, random.Random(0))
+    assert new == "The Beatles met Neil Young."
+
+
+def _no_words() -> tuple[frozenset[str], None]:
+    return frozenset(), None
