@@ -79,7 +79,7 @@ _DIRECTIONS = {
     LOWER_IS_BETTER: """
         invalid_citations invalid_share omission_rate unsupported_claims rejected_spans failed_docs
         misattributed unsupported uncited uncited_but_supported uncited_claims
-        unmapped_citations replies_without_citations
+        unmapped_citations replies_without_citations unreadable_gradings
     """,
     # Sizes (good or bad only against a reference), and where citations go: citing the first
     # documents is a bias or right, depending on where the evidence is. A near-verbatim snippet

@@ -28,9 +28,11 @@ import difflib
 import functools
 import inspect
 import numbers
+import os
 import types
 import typing
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, TypeVar, Union
 
 import numpy as np
@@ -187,8 +189,19 @@ def unknown_parameter_problem(name: str, value: Any, owner: str, known: Sequence
 
 
 def _task_name(fn: Callable[..., Any]) -> str:
-    """The name Inspect registers a task of an installed package under: ``package/name``."""
-    package, dot, _ = fn.__module__.partition(".")
+    """The name Inspect registers a task of an installed package under: ``package/name``.
+
+    A task file Inspect loaded by its path (``inspect eval longcite_tasks/longbench_cite.py``,
+    ``inspect-cite check FILE@task``) is a module named by that path: when its folder is a
+    package, the name is still ``package/name``, whichever way the function was reached.
+    """
+    module = fn.__module__
+    if os.sep in module:
+        folder = Path(module).parent
+        if (folder / "__init__.py").is_file():
+            return f"{folder.name}/{fn.__name__}"
+        return fn.__name__
+    package, dot, _ = module.partition(".")
     return f"{package}/{fn.__name__}" if dot else fn.__name__
 
 

@@ -88,7 +88,10 @@ def test_nli_true_on_a_cpu_stops_before_generation_as_the_default_does(tiny_qwen
     assert typed == default
     message = "\n".join(typed)
     assert typed[0].startswith("-T nli=true: ALCE's T5-11B NLI needs a ~23 GB GPU;")
-    assert "-T nli=classifier:" in message and "INSPECT_CITE_NLI_ALLOW_CPU=1" in message
+    assert (
+        "-T nli=minicheck:lytang/MiniCheck-Flan-T5-Large" in message
+        and "INSPECT_CITE_NLI_ALLOW_CPU=1" in message
+    )
 
 
 @pytest.mark.parametrize(

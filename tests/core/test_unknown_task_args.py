@@ -111,3 +111,22 @@ def test_the_installed_tasks_refuse_it_by_registry_name(name, args, tmp_path):
         f"TaskArgumentTypeError: -T ndocs=3: {name} takes no parameter 'ndocs'; "
         "did you mean -T ndoc?"
     ), proc.stderr[-2000:]
+
+
+def test_a_task_loaded_by_its_file_path_keeps_its_registry_name(tmp_path):
+    """Inspect names a module loaded from a task file by its path; the refusal must not.
+
+    Which copy of a task a test process reaches depended on whether an earlier test had loaded
+    its file by path (`inspect-cite check longcite_tasks/longbench_cite.py@...`): the refusal
+    then named `/.../longcite_tasks/longbench_cite/longbench_cite`.
+    """
+    from inspect_cite.options.cli_values import _task_name
+    from tests.conftest import ROOT
+
+    def longbench_cite() -> None: ...
+
+    longbench_cite.__module__ = str(ROOT / "longcite_tasks" / "longbench_cite")
+    assert _task_name(longbench_cite) == "longcite_tasks/longbench_cite"
+    (tmp_path / "mine").mkdir()
+    longbench_cite.__module__ = str(tmp_path / "mine" / "my_task")
+    assert _task_name(longbench_cite) == "longbench_cite"

@@ -215,10 +215,10 @@ def test_inspect_cite_check_names_the_tokenizer(longcite_files, empty_hub_cache)
 
     task = f"{ROOT / 'longcite_tasks' / 'longbench_cite.py'}@longbench_cite"
     with pytest.raises(PreflightError, match=r"-T tokenizer=THUDM/glm-4-9b-chat: not in the"):
-        check_task(task, {"dataset_path": str(DATA)}, ["grader"])
-    assert check_task(task, {"dataset_path": str(DATA), "tokenizer": None}, ["grader"]).endswith(
-        ": 11 samples"
-    )
+        check_task(task, {"dataset_path": str(DATA)}, ["grader=mockllm/model"])
+    assert check_task(
+        task, {"dataset_path": str(DATA), "tokenizer": None}, ["grader=mockllm/model"]
+    ).endswith(": 11 samples")
 
 
 def test_a_hub_tokenizer_the_hub_does_not_serve_is_refused(empty_hub_cache, monkeypatch):

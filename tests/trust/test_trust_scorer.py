@@ -85,7 +85,7 @@ def test_explanations_say_why_answered_refused_answerable(fresh_nli, tmp_path):
 
 
 def test_found_in_lists_each_document_once():
-    from scorers.trust_score import _found_in
+    from scorers.trust_score import _in_documents as _found_in
 
     docs = [{"answers_found": [1, 0]}, {"answers_found": [0, 0]}, {"answers_found": [1, 1]}]
     assert _found_in(docs, 0) == "in documents [1], [3]"
