@@ -772,14 +772,17 @@ def helmet_tokenizer(tokenizer: str | None, settings: HelmetSettings) -> HelmetT
     """
     from inspect_ai.model import ModelName
 
-    from inspect_cite.checks.run import eval_model
+    from inspect_cite.checks.run import declared_model_name, eval_model
 
     flag = f"-T context={settings.context}"
     budget = f"{settings.input_max_length:,} - {settings.max_tokens} tokens"
     if tokenizer is not None:
         loaded, name = _load_tokenizer(tokenizer, what="-T tokenizer"), tokenizer
     else:
-        model = eval_model()
+        # `inspect-cite check --model X` builds with a stand-in and declares X: X's provider
+        # is checked, and its tokenizer loaded from its name (never its weights).
+        declared = declared_model_name()
+        model = declared if declared is not None else eval_model()
         if model is None:
             raise HelmetTokenizerError(
                 f"{flag}: HELMET cuts the passages to {budget} of the model's tokenizer, and "
@@ -795,8 +798,9 @@ def helmet_tokenizer(tokenizer: str | None, settings: HelmetSettings) -> HelmetT
                 f"{model_name} is served by {model_name.api}/, whose tokenizer is not here: "
                 f"{TOKENIZER_FIX}"
             )
-        name = str(getattr(model.api, "base_model", None) or model_name.name)
-        loaded = getattr(model.api, "tokenizer", None)
+        api = getattr(model, "api", None)
+        name = str(getattr(api, "base_model", None) or model_name.name)
+        loaded = getattr(api, "tokenizer", None)
         if loaded is None:
             loaded = _load_tokenizer(name, what=f"--model {model_name}")
     if settings.chat_template and not getattr(loaded, "chat_template", None):
