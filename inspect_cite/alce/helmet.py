@@ -737,9 +737,14 @@ def _load_tokenizer(name: str, *, what: str) -> Any:
     from transformers import AutoTokenizer
 
     from inspect_cite.checks.models import looks_like_path
-    from inspect_cite.checks.network import ensure_hub_reachable
-    from inspect_cite.downloads.download import describe_failure
+    from inspect_cite.checks.network import ensure_hub_reachable, short_error
+    from inspect_cite.checks.tokenizers import checked_tokenizer_problem
 
+    # Checked first, as LongBench-Cite's tokenizer is: transformers' own failure (offline, an
+    # uncached id) is several lines of OSError text, not one line naming the fix.
+    problem = checked_tokenizer_problem(name)
+    if problem is not None:
+        raise HelmetTokenizerError(f"{what}={name}: {problem}; {TOKENIZER_FIX}")
     try:
         try:
             return AutoTokenizer.from_pretrained(name, local_files_only=True)
@@ -751,8 +756,7 @@ def _load_tokenizer(name: str, *, what: str) -> Any:
         return AutoTokenizer.from_pretrained(name)
     except Exception as e:
         raise HelmetTokenizerError(
-            f"{what}={name}: its tokenizer cannot be loaded ({describe_failure(e)}); "
-            f"{TOKENIZER_FIX}"
+            f"{what}={name}: its tokenizer cannot be loaded ({short_error(e)}); {TOKENIZER_FIX}"
         ) from e
 
 

@@ -36,6 +36,7 @@ from inspect_cite.alce.helmet import (
 )
 from inspect_cite.alce.prompts import PROMPT_DIR_ENV, PromptFile
 from inspect_cite.checks.errors import ArgumentError
+from inspect_cite.checks.network import hub_download_command
 from inspect_cite.citations.alce import alce_scoring_output
 from inspect_cite.nli import get_nli
 from scorers.alce_correctness import CORRECTNESS_KEYS, correctness
@@ -661,8 +662,20 @@ def test_the_tokenizer_is_checked_before_the_run(helmet_dir, tmp_path, monkeypat
         "tokenizer, and the model is not known while the task is built (a task built in "
         "Python): pass -T tokenizer=<the model's Hugging Face tokenizer: a hub id or a folder>"
     )
-    with pytest.raises(ValueError, match=r"^-T tokenizer=\./no-such-tok: its tokenizer cannot"):
+    with pytest.raises(ValueError) as e:
         asqa(context="8k", dataset_path=data, nli=NLI, tokenizer="./no-such-tok")
+    assert str(e.value) == (
+        "-T tokenizer=./no-such-tok: folder no-such-tok does not exist; pass -T tokenizer=<the "
+        "model's Hugging Face tokenizer: a hub id or a folder>"
+    )
+    # Offline, an uncached hub id: one line, as LongBench-Cite's (not transformers' OSError).
+    with pytest.raises(ValueError) as e:
+        asqa(context="8k", dataset_path=data, nli=NLI, tokenizer="nobody/uncached")
+    assert str(e.value) == (
+        "-T tokenizer=nobody/uncached: not in the Hugging Face cache, and HF_HUB_OFFLINE is set "
+        f"(download it while online: {hub_download_command('nobody/uncached')}); pass "
+        "-T tokenizer=<the model's Hugging Face tokenizer: a hub id or a folder>"
+    )
     bare = tmp_path / "bare"
     build_word_tokenizer(bare)
     config = json.loads((bare / "tokenizer_config.json").read_text())
