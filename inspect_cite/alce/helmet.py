@@ -195,7 +195,9 @@ class HelmetSettings:
             "nocite": self.nocite,
             "ndoc": self.ndoc,
             "input_max_length": self.input_max_length,
-            "max_tokens": self.max_tokens,
+            # HELMET's name: the new tokens its budget keeps free (input_max_length minus
+            # this), whatever --max-tokens the run's generate config was given.
+            "generation_max_length": self.max_tokens,
             "shots": self.shots,
             "max_test_samples": self.max_test_samples,
             "seed": self.seed,
@@ -717,7 +719,8 @@ class HelmetTokenizer:
 
     Attributes:
         tokenizer: A Hugging Face tokenizer, or None when nothing is cut.
-        name: Where it came from (``-T tokenizer``'s value or the model's name).
+        name: Where it was loaded from: its folder or hub id (``name_or_path``), else
+            ``-T tokenizer``'s value or the model's name.
         reason: Why nothing is cut (no tokenizer), for the log.
 
     """
@@ -812,7 +815,9 @@ def helmet_tokenizer(tokenizer: str | None, settings: HelmetSettings) -> HelmetT
             f"{flag}: the tokenizer of {name} has no chat template, which HELMET's cite rows "
             f"send the prompt through; {TOKENIZER_FIX}"
         )
-    return HelmetTokenizer(loaded, name)
+    # Where the tokenizer was loaded from (a provider's `-M model_path` folder, not the
+    # model's name): what the log records.
+    return HelmetTokenizer(loaded, str(getattr(loaded, "name_or_path", None) or name))
 
 
 @dataclass(frozen=True)
