@@ -170,25 +170,29 @@ def helmet_samples(
         }
         samples.append(sample)
     cut_runs = [r for r in chosen if r.shown.count < settings.ndoc or r.shown.partial_text]
+    # Counted over the row's questions in the data file: Inspect applies --limit (and
+    # --sample-id) after the task is built, so which of them run cannot be known here. The
+    # key names say so; each sample's own `passages_shown` is what that sample saw.
     truncation = {
         "tokenizer": None if cut is None else cut.name,
         "not_cut_because": "no tokenizer" if cut is None else cut.reason,
         "budget_tokens": settings.input_max_length - settings.max_tokens,
-        "prompts_cut": len(cut_runs) if tokenizer is not None else None,
-        "passages_cut": (
+        "prompts_in_file": len(chosen),
+        "prompts_cut_in_file": len(cut_runs) if tokenizer is not None else None,
+        "passages_cut_in_file": (
             sum(settings.ndoc - r.shown.count for r in chosen) if tokenizer is not None else None
         ),
-        "passages_partly_shown": sum(r.shown.partial_text is not None for r in chosen),
+        "passages_partly_shown_in_file": sum(r.shown.partial_text is not None for r in chosen),
     }
     if tokenizer is not None:
         logger.info(
-            "HELMET %s: %d of %d prompts over %d tokens of %s; %d passages cut",
+            "HELMET %s: %d of the data file's %d prompts over %d tokens of %s; %d passages cut",
             settings.helmet_name,
-            truncation["prompts_cut"],
+            truncation["prompts_cut_in_file"],
             len(chosen),
             truncation["budget_tokens"],
             cut.name if cut is not None else None,
-            truncation["passages_cut"],
+            truncation["passages_cut_in_file"],
         )
     info = {
         "inspect_cite_version": __version__,

@@ -3,8 +3,8 @@
 The @task (``longcite_tasks/longbench_cite.py``) declares its ``dataset_path`` and takes the
 rest from :class:`LongciteOptions` (:func:`inspect_cite.options.forwarding.forwards_to`).
 :func:`resolve` checks what can be checked without data or models and returns the
-:class:`LongciteRun` the builder reads; the data, prompts, grader and tokenizer are checked
-together after it, in one refusal.
+:class:`LongciteRun` the builder reads; its problems are kept with those of the data, prompts,
+grader and tokenizer, checked after it, for one refusal.
 """
 
 from dataclasses import dataclass
@@ -13,6 +13,7 @@ from typing import Any
 from inspect_ai.model import GenerateConfig
 
 from inspect_cite.benchmarks.longcite import DATASETS
+from inspect_cite.checks.errors import Refusals
 from inspect_cite.checks.run import check_sampling, check_thinking_switch
 from inspect_cite.generation.thinking import DEFAULT_THINKING_TOKENS, thinking_generate_config
 from inspect_cite.options.task_options import TaskOptionError
@@ -94,19 +95,27 @@ def dataset_names(datasets: str | list[str] | None) -> list[str] | None:
     return names
 
 
-def resolve(given: dict[str, Any]) -> LongciteRun:
-    """The checked options of the task (refused with one line naming the flag).
+def resolve(given: dict[str, Any], refusals: Refusals) -> LongciteRun:
+    """The checked options of the task; what is wrong with them is kept in ``refusals``.
 
-    Raises:
-        LongciteTaskError: A dataset name the registry does not hold.
-        PreflightError: Sampling and thinking settings that contradict the task.
+    A problem here (an unknown ``-T datasets`` name) is reported with the data, tokenizer and
+    grader problems the builder finds after, in one message: it must not hide them.
+
+    Args:
+        given: The task's options.
+        refusals: Collects each problem (a dataset name the registry does not hold, sampling
+            and thinking settings that contradict the task); the builder raises them.
 
     """
     options = LongciteOptions(**given)
-    names = dataset_names(options.datasets)
+    names = None
+    with refusals.check():
+        names = dataset_names(options.datasets)
     config = thinking_generate_config(
         LONGBENCH_CITE_GENERATE_CONFIG, options.thinking, options.thinking_tokens
     )
-    check_sampling(config)
-    check_thinking_switch(options.thinking, config)
+    with refusals.check():
+        check_sampling(config)
+    with refusals.check():
+        check_thinking_switch(options.thinking, config)
     return LongciteRun(options, names, config)

@@ -51,9 +51,9 @@ def longcite_task(**given: Any) -> Task:
     files, the grader role and the scorers' models are checked together, in one refusal,
     before any sample is generated.
     """
-    run = resolve(given)
-    options = run.options
     refusals = Refusals()
+    run = resolve(given, refusals)
+    options = run.options
     loaded = solver = None
     scorers: list[Scorer] = []
     with refusals.check():

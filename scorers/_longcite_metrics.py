@@ -81,6 +81,11 @@ def longbench_cite_by_dataset(weight_key: str | None = None) -> Metric:
     """
 
     def compute(scores: list[SampleScore]) -> Value:
+        if not scores:
+            # Inspect calls a metric with no scores when every sample's value is nan (each
+            # grader reply unreadable) and, given no keys back, logs one nan under the bare
+            # metric name: each group's mean is nan instead, under its own key.
+            return dict.fromkeys(GROUPS, math.nan)
         groups = _by_group(scores)
         return {g: _mean(groups[g], weight_key) for g in GROUPS if groups.get(g)}
 

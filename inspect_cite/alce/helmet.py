@@ -195,7 +195,9 @@ class HelmetSettings:
             "nocite": self.nocite,
             "ndoc": self.ndoc,
             "input_max_length": self.input_max_length,
-            "max_tokens": self.max_tokens,
+            # HELMET's name: the new tokens its budget keeps free (input_max_length minus
+            # this), whatever --max-tokens the run's generate config was given.
+            "generation_max_length": self.max_tokens,
             "shots": self.shots,
             "max_test_samples": self.max_test_samples,
             "seed": self.seed,
@@ -717,7 +719,8 @@ class HelmetTokenizer:
 
     Attributes:
         tokenizer: A Hugging Face tokenizer, or None when nothing is cut.
-        name: Where it came from (``-T tokenizer``'s value or the model's name).
+        name: Where it was loaded from: its folder or hub id (``name_or_path``), else
+            ``-T tokenizer``'s value or the model's name.
         reason: Why nothing is cut (no tokenizer), for the log.
 
     """
@@ -737,9 +740,14 @@ def _load_tokenizer(name: str, *, what: str) -> Any:
     from transformers import AutoTokenizer
 
     from inspect_cite.checks.models import looks_like_path
-    from inspect_cite.checks.network import ensure_hub_reachable
-    from inspect_cite.downloads.download import describe_failure
+    from inspect_cite.checks.network import ensure_hub_reachable, short_error
+    from inspect_cite.checks.tokenizers import checked_tokenizer_problem
 
+    # Checked first, as LongBench-Cite's tokenizer is: transformers' own failure (offline, an
+    # uncached id) is several lines of OSError text, not one line naming the fix.
+    problem = checked_tokenizer_problem(name)
+    if problem is not None:
+        raise HelmetTokenizerError(f"{what}={name}: {problem}; {TOKENIZER_FIX}")
     try:
         try:
             return AutoTokenizer.from_pretrained(name, local_files_only=True)
@@ -751,8 +759,7 @@ def _load_tokenizer(name: str, *, what: str) -> Any:
         return AutoTokenizer.from_pretrained(name)
     except Exception as e:
         raise HelmetTokenizerError(
-            f"{what}={name}: its tokenizer cannot be loaded ({describe_failure(e)}); "
-            f"{TOKENIZER_FIX}"
+            f"{what}={name}: its tokenizer cannot be loaded ({short_error(e)}); {TOKENIZER_FIX}"
         ) from e
 
 
@@ -772,14 +779,17 @@ def helmet_tokenizer(tokenizer: str | None, settings: HelmetSettings) -> HelmetT
     """
     from inspect_ai.model import ModelName
 
-    from inspect_cite.checks.run import eval_model
+    from inspect_cite.checks.run import declared_model_name, eval_model
 
     flag = f"-T context={settings.context}"
     budget = f"{settings.input_max_length:,} - {settings.max_tokens} tokens"
     if tokenizer is not None:
         loaded, name = _load_tokenizer(tokenizer, what="-T tokenizer"), tokenizer
     else:
-        model = eval_model()
+        # `inspect-cite check --model X` builds with a stand-in and declares X: X's provider
+        # is checked, and its tokenizer loaded from its name (never its weights).
+        declared = declared_model_name()
+        model = declared if declared is not None else eval_model()
         if model is None:
             raise HelmetTokenizerError(
                 f"{flag}: HELMET cuts the passages to {budget} of the model's tokenizer, and "
@@ -795,8 +805,9 @@ def helmet_tokenizer(tokenizer: str | None, settings: HelmetSettings) -> HelmetT
                 f"{model_name} is served by {model_name.api}/, whose tokenizer is not here: "
                 f"{TOKENIZER_FIX}"
             )
-        name = str(getattr(model.api, "base_model", None) or model_name.name)
-        loaded = getattr(model.api, "tokenizer", None)
+        api = getattr(model, "api", None)
+        name = str(getattr(api, "base_model", None) or model_name.name)
+        loaded = getattr(api, "tokenizer", None)
         if loaded is None:
             loaded = _load_tokenizer(name, what=f"--model {model_name}")
     if settings.chat_template and not getattr(loaded, "chat_template", None):
@@ -804,7 +815,9 @@ def helmet_tokenizer(tokenizer: str | None, settings: HelmetSettings) -> HelmetT
             f"{flag}: the tokenizer of {name} has no chat template, which HELMET's cite rows "
             f"send the prompt through; {TOKENIZER_FIX}"
         )
-    return HelmetTokenizer(loaded, name)
+    # Where the tokenizer was loaded from (a provider's `-M model_path` folder, not the
+    # model's name): what the log records.
+    return HelmetTokenizer(loaded, str(getattr(loaded, "name_or_path", None) or name))
 
 
 @dataclass(frozen=True)

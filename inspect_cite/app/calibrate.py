@@ -916,6 +916,7 @@ def add_parser(sub: Any) -> None:
         description=_DESCRIPTION,
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,  # `--data` is no abbreviation of `--data-path` (see cli.py)
     )
     cal.add_argument(
         NLI_FLAG, action="append", required=True, metavar="SPEC", help="a judge (repeatable)"

@@ -22,7 +22,7 @@ from inspect_cite.app import calibrate, lm_eval_check
 from inspect_cite.app.report import terminal_table, write_report
 from inspect_cite.app.roles import parse_roles, role_problems
 from inspect_cite.checks.errors import Refusals, TaskArgumentTypeError
-from inspect_cite.checks.run import declared_roles
+from inspect_cite.checks.run import declared_model, declared_roles
 from inspect_cite.downloads.http_client import redact_text
 from inspect_cite.options.cli_values import cli_value, unknown_parameter_problem
 
@@ -59,7 +59,13 @@ def _pairs(values: list[str], flag: str) -> dict[str, str]:
     return pairs
 
 
-def check_task(task: str, task_args: dict[str, Any], roles: list[str] | None = None) -> str:
+def check_task(
+    task: str,
+    task_args: dict[str, Any],
+    roles: list[str] | None = None,
+    *,
+    model: str | None = None,
+) -> str:
     """Build a task as ``inspect eval`` does, with no model, so that its preflight runs.
 
     Inspect loads the model under test, then each role's model, before it builds the task;
@@ -74,6 +80,9 @@ def check_task(task: str, task_args: dict[str, Any], roles: list[str] | None = N
         task: A registry name (``alce_tasks/asqa``) or a task file (``my_task.py[@name]``).
         task_args: The ``-T`` values, parsed as ``inspect eval`` parses them.
         roles: The ``--model-role`` values the run will give (``grader=openai/gpt-4o``).
+        model: The ``--model`` the run will give (``openai/gpt-4o``): the task's checks of the
+            model under test read it (:func:`~inspect_cite.checks.run.declared_model`); the
+            task is still built with the stand-in, so nothing is loaded or called.
 
     Returns:
         What was checked, e.g. ``ok: alce_tasks/asqa (948 samples)``.
@@ -94,6 +103,7 @@ def check_task(task: str, task_args: dict[str, Any], roles: list[str] | None = N
         tempfile.TemporaryDirectory(prefix="inspect-cite-check-") as log_dir,
         UnusedTaskArgs() as unused,
         declared_roles(role_models),
+        declared_model(model),
     ):
         try:
             with refusals.check(passing=(TaskArgumentTypeError,)):
@@ -233,11 +243,17 @@ def _interrupted(signum: int, frame: Any) -> None:
 
 
 def _run(argv: list[str] | None) -> int:
-    parser = argparse.ArgumentParser(prog="inspect-cite", description="inspect-cite utilities")
+    # allow_abbrev=False, here and on every subcommand: argparse would otherwise read a flag
+    # it does not know as the abbreviation of one it does (`check --model X` as `--model-role
+    # X`, `lm-eval-check --model hf` as `--model_args hf`) and fail on the wrong flag.
+    parser = argparse.ArgumentParser(
+        prog="inspect-cite", description="inspect-cite utilities", allow_abbrev=False
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     chk = sub.add_parser(
         "check",
         help="build a task with its -T arguments and no model: print ok or what stops the run",
+        allow_abbrev=False,
     )
     chk.add_argument("task", help="a task name (alce_tasks/asqa) or file (my_task.py[@name])")
     chk.add_argument("-T", dest="task_args", action="append", default=[], metavar="NAME=VALUE")
@@ -246,10 +262,21 @@ def _run(argv: list[str] | None) -> int:
         help="a model role the run binds, as inspect eval takes it (its model is checked, "
         "not loaded)",
     )  # fmt: skip
-    rep = sub.add_parser("report", help="tables and charts comparing the runs in a log directory")
+    chk.add_argument(
+        "--model", default=None, metavar="MODEL",
+        help="the model under test, as inspect eval takes it (provider/name): what depends on "
+        "it is checked (its provider, a HELMET row's tokenizer), its weights are not loaded",
+    )  # fmt: skip
+    rep = sub.add_parser(
+        "report", help="tables and charts comparing the runs in a log directory", allow_abbrev=False
+    )
     rep.add_argument("log_dir", help="a directory of Inspect logs (e.g. an eval-set directory)")
     rep.add_argument("--out", default=None, help="output directory (default: LOG_DIR/report)")
-    sub.add_parser("lm-eval-path", help="print the directory to pass to lm_eval run --include_path")
+    sub.add_parser(
+        "lm-eval-path",
+        help="print the directory to pass to lm_eval run --include_path",
+        allow_abbrev=False,
+    )
     lm_eval_check.add_parser(sub)
     calibrate.add_parser(sub)
     args = parser.parse_args(argv)
@@ -258,7 +285,7 @@ def _run(argv: list[str] | None) -> int:
     if args.command == "check":
         task_args = {k: cli_value(v) for k, v in _pairs(args.task_args, "-T").items()}
         try:
-            print(check_task(args.task, task_args, args.roles))
+            print(check_task(args.task, task_args, args.roles, model=args.model))
         except PrerequisiteError as e:
             # This project's refusals, and Inspect's own (no such task, a missing package).
             print(refusal_text(e), file=sys.stderr)

@@ -91,6 +91,7 @@ def add_parser(sub: Any) -> None:
         help="build lm-eval tasks with their --metadata and no model: print ok or what stops "
         "the run",
         description=__doc__.split("\n\n")[1] if __doc__ else None,
+        allow_abbrev=False,  # `--model hf` is not `--model_args hf` (see cli.py)
     )
     chk.add_argument("--tasks", required=True, metavar="TASK[,TASK]", help="as lm_eval run --tasks")
     chk.add_argument(

@@ -58,6 +58,29 @@ class RoleModel:
 
 # The roles `inspect-cite check` was given (its own stand-in models answer for them).
 _declared_roles: dict[str, list[RoleModel]] | None = None
+# The model `inspect-cite check --model` was given (its stand-in model answers for it).
+_declared_model: str | None = None
+
+
+@contextmanager
+def declared_model(model: str | None) -> Iterator[None]:
+    """Have the model checks read ``model`` while a task is built with a stand-in model.
+
+    ``inspect-cite check --model X`` builds the task with Inspect's ``mockllm`` so that
+    nothing is loaded; what depends on the model under test (its provider, a HELMET row's
+    tokenizer) reads ``X`` from here instead (:func:`declared_model_name`).
+    """
+    global _declared_model
+    previous, _declared_model = _declared_model, model
+    try:
+        yield
+    finally:
+        _declared_model = previous
+
+
+def declared_model_name() -> str | None:
+    """The model ``inspect-cite check --model`` declared (``provider/name``), or None."""
+    return _declared_model
 
 
 @contextmanager
@@ -139,6 +162,8 @@ def active_model_name() -> str | None:
     """``provider/model`` of the model an eval is building the task for; None when unknown."""
     from inspect_ai.model import ModelName
 
+    if _declared_model is not None:
+        return _declared_model
     model = eval_model()
     return None if model is None else str(ModelName(model))
 

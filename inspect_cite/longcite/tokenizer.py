@@ -3,78 +3,16 @@
 ``citation_length`` counts tokens with ``-T tokenizer`` (LongCite's GLM-4 tokenizer,
 ``THUDM/glm-4-9b-chat``, by default). It is loaded when the first sample is scored, after every
 answer was generated; a tokenizer that cannot be had there would leave the key nan in a run
-that could have been refused at once. Checked here without loading anything:
-
-- a local folder must exist and hold tokenizer files (``tokenizer_config.json``,
-  ``tokenizer.json``, ``tokenizer.model``, ``vocab.txt``, ...);
-- a hub id must have its tokenizer files in the Hugging Face cache or, unless
-  ``HF_HUB_OFFLINE`` is set, the hub must answer one short request for its
-  ``tokenizer_config.json``.
+that could have been refused at once. Checked here without loading anything
+(:mod:`inspect_cite.checks.tokenizers`, shared with HELMET's rows).
 
 Whether the tokenizer runs code from its repository (``-T trust_remote_code``) is not checked
 here: without it the key is nan with that reason, as documented (docs/longcite.md).
 """
 
-from pathlib import Path
-
 from inspect_cite.checks.errors import PreflightError
-from inspect_cite.checks.models import hub_file_problem, looks_like_path
-from inspect_cite.checks.once import problem_once
-
-TOKENIZER_FILES = (
-    "tokenizer_config.json",
-    "tokenizer.json",
-    "tokenizer.model",
-    "vocab.txt",
-    "vocab.json",
-    "spiece.model",
-    "sentencepiece.bpe.model",
-)
-"""Files of which a tokenizer folder (or a cached hub snapshot) holds at least one."""
-
-
-def _folder_problem(path: Path) -> str | None:
-    if not path.exists():
-        return f"folder {path} does not exist"
-    if not path.is_dir():
-        return f"{path} is a file, not a tokenizer folder"
-    if not any((path / name).is_file() for name in TOKENIZER_FILES):
-        return f"no tokenizer files in {path} ({', '.join(TOKENIZER_FILES[:3])}, ...)"
-    return None
-
-
-def _cached(repo_id: str) -> bool:
-    from huggingface_hub import try_to_load_from_cache
-
-    for name in TOKENIZER_FILES:
-        try:
-            if isinstance(try_to_load_from_cache(repo_id, name), str):
-                return True
-        except Exception:  # a malformed cache entry: not cached
-            continue
-    return False
-
-
-def _hub_problem(repo_id: str) -> str | None:
-    from huggingface_hub.errors import HFValidationError
-    from huggingface_hub.utils import validate_repo_id
-
-    try:
-        validate_repo_id(repo_id)
-    except HFValidationError:
-        return "neither an existing folder nor a Hugging Face hub id (org/name)"
-    if _cached(repo_id):
-        return None
-    # A repository without tokenizer_config.json keeps its tokenizer in other files: loading
-    # it will tell.
-    return hub_file_problem(repo_id, "tokenizer_config.json", None)
-
-
-def tokenizer_problem(name: str) -> str | None:
-    """Why the tokenizer ``name`` (a hub id or a local folder) cannot be had, or None."""
-    if looks_like_path(name):
-        return _folder_problem(Path(name).expanduser())
-    return _hub_problem(name)
+from inspect_cite.checks.models import looks_like_path
+from inspect_cite.checks.tokenizers import checked_tokenizer_problem
 
 
 def check_tokenizer(name: str | None, *, flag: str = "-T tokenizer") -> None:
@@ -90,7 +28,7 @@ def check_tokenizer(name: str | None, *, flag: str = "-T tokenizer") -> None:
     """
     if name is None:
         return
-    problem = problem_once(("longcite-tokenizer", name), lambda: tokenizer_problem(name))
+    problem = checked_tokenizer_problem(name)
     if problem is None:
         return
     download = (

@@ -36,6 +36,7 @@ from inspect_cite.alce.helmet import (
 )
 from inspect_cite.alce.prompts import PROMPT_DIR_ENV, PromptFile
 from inspect_cite.checks.errors import ArgumentError
+from inspect_cite.checks.network import hub_download_command
 from inspect_cite.citations.alce import alce_scoring_output
 from inspect_cite.nli import get_nli
 from scorers.alce_correctness import CORRECTNESS_KEYS, correctness
@@ -602,7 +603,8 @@ def test_a_row_cuts_its_passages_as_helmet_s_tokenize(long_dir, word_tokenizer, 
         cut_passages += 30 - shown
     truncation = task.metadata["helmet"]["truncation"]
     assert truncation["tokenizer"] == word_tokenizer
-    assert (truncation["prompts_cut"], truncation["passages_cut"]) == (4, cut_passages)
+    cuts = (truncation["prompts_cut_in_file"], truncation["passages_cut_in_file"])
+    assert cuts == (4, cut_passages) and truncation["prompts_in_file"] == 4
     assert truncation["budget_tokens"] == 7892
 
 
@@ -661,8 +663,20 @@ def test_the_tokenizer_is_checked_before_the_run(helmet_dir, tmp_path, monkeypat
         "tokenizer, and the model is not known while the task is built (a task built in "
         "Python): pass -T tokenizer=<the model's Hugging Face tokenizer: a hub id or a folder>"
     )
-    with pytest.raises(ValueError, match=r"^-T tokenizer=\./no-such-tok: its tokenizer cannot"):
+    with pytest.raises(ValueError) as e:
         asqa(context="8k", dataset_path=data, nli=NLI, tokenizer="./no-such-tok")
+    assert str(e.value) == (
+        "-T tokenizer=./no-such-tok: folder no-such-tok does not exist; pass -T tokenizer=<the "
+        "model's Hugging Face tokenizer: a hub id or a folder>"
+    )
+    # Offline, an uncached hub id: one line, as LongBench-Cite's (not transformers' OSError).
+    with pytest.raises(ValueError) as e:
+        asqa(context="8k", dataset_path=data, nli=NLI, tokenizer="nobody/uncached")
+    assert str(e.value) == (
+        "-T tokenizer=nobody/uncached: not in the Hugging Face cache, and HF_HUB_OFFLINE is set "
+        f"(download it while online: {hub_download_command('nobody/uncached')}); pass "
+        "-T tokenizer=<the model's Hugging Face tokenizer: a hub id or a folder>"
+    )
     bare = tmp_path / "bare"
     build_word_tokenizer(bare)
     config = json.loads((bare / "tokenizer_config.json").read_text())
@@ -704,7 +718,7 @@ def test_an_api_model_needs_a_tokenizer_and_mockllm_cuts_nothing(helmet_dir, mon
         log_dir=str(tmp_path),
     )
     truncation = log.eval.metadata["helmet"]["truncation"]
-    assert truncation["tokenizer"] is None and truncation["prompts_cut"] is None
+    assert truncation["tokenizer"] is None and truncation["prompts_cut_in_file"] is None
     assert truncation["not_cut_because"] == "mockllm/ has no tokenizer: passages not cut"
 
 
@@ -761,15 +775,51 @@ def test_an_hf_model_cuts_with_its_own_tokenizer(long_dir, tiny_qwen3, monkeypat
     )
     assert log.error is None
     truncation = log.eval.metadata["helmet"]["truncation"]
-    assert truncation["tokenizer"] == str(tiny_qwen3) and truncation["prompts_cut"] == 4
+    assert truncation["tokenizer"] == str(tiny_qwen3) and truncation["prompts_cut_in_file"] == 4
     # The same cut as -T tokenizer=DIR gives (the tokenizer the provider loaded is DIR's).
     task = asqa(**args, nli=NLI, tokenizer=str(tiny_qwen3))
-    assert task.metadata["helmet"]["truncation"]["passages_cut"] == truncation["passages_cut"]
+    cut = task.metadata["helmet"]["truncation"]["passages_cut_in_file"]
+    assert cut == truncation["passages_cut_in_file"]
     tok = AutoTokenizer.from_pretrained(tiny_qwen3)
     for sample in task.dataset:
         chat = [{"role": "user", "content": sample.input}]
         prompt = tok.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
         assert len(tok([prompt], add_special_tokens=False)["input_ids"][0]) <= 8192 - 300
+
+
+def test_the_log_records_the_tokenizer_loaded_and_helmet_s_budget(
+    long_dir, tiny_qwen3, monkeypatch, tmp_path
+):
+    """Issue 52: ``hf/tiny -M model_path=DIR`` recorded ``tiny`` as the tokenizer, and
+    ``max_tokens: 300`` was recorded beside ``--max-tokens 5``; the cut counts say they are
+    over the data file (``--limit`` is applied after the task is built)."""
+    from inspect_ai import eval as inspect_eval
+
+    import alce_tasks
+
+    monkeypatch.setenv(PROMPT_DIR_ENV, str(long_dir))
+    monkeypatch.chdir(Path(alce_tasks.__file__).parent)
+    [log] = inspect_eval(
+        "asqa.py",
+        task_args={
+            "context": "8k",
+            "dataset_path": str(long_dir / "asqa_eval_gtr_top2000.json"),
+            "nli": NLI,
+        },
+        model="hf/tiny",
+        model_args={"model_path": str(tiny_qwen3), "do_sample": False},
+        max_tokens=5,
+        limit=1,
+        run_samples=False,
+        display="none",
+        log_dir=str(tmp_path),
+    )
+    assert log.error is None
+    helmet = log.eval.metadata["helmet"]
+    assert helmet["truncation"]["tokenizer"] == str(tiny_qwen3)
+    assert helmet["generation_max_length"] == 300 and "max_tokens" not in helmet
+    assert helmet["truncation"]["budget_tokens"] == 8192 - 300
+    assert helmet["truncation"]["prompts_in_file"] == 4
 
 
 def test_shown_passages_reads_the_cut():

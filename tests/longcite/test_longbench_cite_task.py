@@ -68,6 +68,22 @@ def test_an_unknown_dataset_is_refused_naming_the_choices(longcite_files):
         longbench_cite(dataset_path=str(DATA), datasets="hotpot")
 
 
+def test_an_unknown_dataset_hides_no_other_problem(longcite_files, tmp_path):
+    """Issue 52: ``-T datasets=foo`` was raised alone, before the tokenizer and the grader."""
+    with pytest.raises(PreflightError) as e:
+        inspect_eval(
+            longbench_cite,
+            task_args={"dataset_path": str(DATA), "datasets": "foo", "tokenizer": "./no-tok"},
+            model=answering_model(),
+            log_dir=str(tmp_path),
+            display="none",
+        )
+    message = str(e.value)
+    assert message.startswith("3 problems stop this run:\n1. -T datasets=foo: unknown dataset foo")
+    assert "-T tokenizer=./no-tok: folder no-tok does not exist" in message
+    assert "needs a model bound to the role 'grader'" in message
+
+
 def test_the_grader_role_is_needed_before_generation(longcite_files, tmp_path):
     with pytest.raises(PreflightError) as e:
         inspect_eval(
@@ -193,7 +209,7 @@ def test_a_cached_or_local_tokenizer_or_none_passes(
 ):
     from huggingface_hub import constants
 
-    from inspect_cite.longcite.tokenizer import tokenizer_problem
+    from inspect_cite.checks.tokenizers import tokenizer_problem
 
     assert tokenizer_problem(str(word_tokenizer)) is None
     longbench_cite(dataset_path=str(DATA), tokenizer=str(word_tokenizer))
@@ -225,7 +241,7 @@ def test_a_hub_tokenizer_the_hub_does_not_serve_is_refused(empty_hub_cache, monk
     import huggingface_hub
     from huggingface_hub import constants
 
-    from inspect_cite.longcite.tokenizer import tokenizer_problem
+    from inspect_cite.checks.tokenizers import tokenizer_problem
 
     def unreachable(*args, **kwargs):
         raise ConnectionError("no network in tests")

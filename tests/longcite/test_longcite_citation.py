@@ -211,3 +211,38 @@ def test_a_statement_citing_only_unseen_chunks(longcite_files, tmp_path):
     strict_values, strict_calls = values[True]
     assert strict_values["citation_recall"] == 0 and strict_values["citation_precision"] == 0
     assert not strict_calls  # "No matched citation" and a citation of nothing need no grader
+
+
+def test_every_score_nan_keeps_one_key_per_group(tmp_path):
+    """Issue 52: every grader reply unreadable logged a bare ``longbench_cite_by_dataset`` nan.
+
+    Inspect asks a metric for its value over no scores when every value is nan; the metric
+    answers each group's nan under its own key.
+    """
+    from inspect_ai import Task
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.dataset import Sample
+    from inspect_ai.scorer import Score, scorer
+
+    from inspect_cite.benchmarks.longcite import GROUPS
+    from scorers._longcite_metrics import longbench_cite_by_dataset
+    from tests.helpers.scripted_models import scripted_model
+
+    @scorer(metrics={"citation_f1": [longbench_cite_by_dataset()]})
+    def all_nan():
+        async def score(state, target):
+            return Score(value={"citation_f1": math.nan})
+
+        return score
+
+    [log] = inspect_eval(
+        Task(dataset=[Sample(input="q", metadata={"dataset": "hotpotqa"})], scorer=all_nan()),
+        model=scripted_model(["an answer"])[0],
+        display="none",
+        log_dir=str(tmp_path),
+    )
+    assert log.status == "success", log.error
+    [score] = log.results.scores
+    assert "longbench_cite_by_dataset" not in score.metrics
+    assert set(score.metrics) == {f"longbench_cite_by_dataset_{g}" for g in GROUPS}
+    assert all(math.isnan(m.value) for m in score.metrics.values())
