@@ -83,3 +83,49 @@ def test_an_alce_file_with_a_wrong_field_is_not_called_a_trust_file(tmp_path):
     with pytest.raises(ValueError) as e:
         asqa(dataset_path=str(path), nli="nope", prompt_file=str(tmp_path / "absent.json"))
     assert "TRUST-SCORE file" not in str(e.value) and ":0:answer: missing" in str(e.value)
+
+
+def test_every_option_a_trust_run_ignores_is_named_at_once(tmp_path):
+    # One refusal per try made a user with four such options try four times.
+    with pytest.raises(ValueError) as e:
+        asqa(
+            trust=True,
+            retriever="dpr",
+            diagnose=True,
+            qa_model="x",
+            mauve_seeds=2,
+            dataset_path=str(tmp_path / "absent.json"),
+        )
+    assert str(e.value) == (
+        "4 problems stop this run:\n"
+        "1. -T retriever=dpr: not read by a TRUST-SCORE run (-T trust=true reads the authors' "
+        "Trust-Score documents); drop it\n"
+        "2. -T qa_model=x: not read by a TRUST-SCORE run (-T trust=true); drop it\n"
+        "3. -T mauve_seeds=2: not read by a TRUST-SCORE run (-T trust=true); drop it\n"
+        "4. -T diagnose=true: not read by a TRUST-SCORE run (-T trust=true); drop it"
+    )
+
+
+def test_helmet_options_without_helmet_join_the_list():
+    with pytest.raises(ValueError) as e:
+        asqa(trust=True, qa_model="x", nocite=True, tokenizer="t")
+    message = str(e.value)
+    assert message.startswith("3 problems stop this run:\n1. -T qa_model=x"), message
+    assert "2. -T nocite=true: HELMET's no-citation control needs -T context" in message
+    assert "3. -T tokenizer=t: only HELMET's rows (-T context) cut by tokens" in message
+
+
+def test_inspects_python_api_names_every_ignored_option(tmp_path):
+    from inspect_ai import eval as inspect_eval
+
+    with pytest.raises(ValueError) as e:
+        inspect_eval(
+            qampari,
+            task_args={"trust": True, "diagnose": True, "retrieval_model": "x"},
+            model="mockllm/model",
+            log_dir=str(tmp_path),
+            display="none",
+        )
+    assert str(e.value).startswith("2 problems stop this run:\n1. -T retrieval_model=x"), str(
+        e.value
+    )
