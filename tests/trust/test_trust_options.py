@@ -129,3 +129,39 @@ def test_inspects_python_api_names_every_ignored_option(tmp_path):
     assert str(e.value).startswith("2 problems stop this run:\n1. -T retrieval_model=x"), str(
         e.value
     )
+
+
+@pytest.mark.parametrize("dataset", ["asqa", "qampari", "eli5"])
+def test_an_alce_file_with_trust_says_what_it_is(dataset, tmp_path):
+    # The mirror of a Trust-Score file without -T trust=true: not 'record 0: needs "answers"'.
+    from tests.alce.test_dataset_fields import alce_examples
+
+    path = tmp_path / "alce.json"
+    path.write_text(json.dumps(alce_examples()[dataset]))
+    task = {"asqa": asqa, "qampari": qampari, "eli5": eli5}[dataset]
+    with pytest.raises(ValueError) as e:
+        task(trust=True, dataset_path=str(path), nli="nope")
+    line = (
+        f"{dataset} dataset file {path} (-T dataset_path) is an ALCE file (no documents "
+        'marked "answers_found"), not TRUST-SCORE\'s: drop -T trust=true'
+    )
+    assert line in str(e.value) and "record 0" not in str(e.value), str(e.value)
+
+
+def test_a_broken_trust_file_is_not_called_an_alce_file(tmp_path):
+    records = items("trust_asqa.json")
+    del records[3]["docs"][0]["answers_found"]
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(records))
+    with pytest.raises(ValueError) as e:
+        asqa(trust=True, dataset_path=str(path), nli="nope")
+    assert "ALCE file" not in str(e.value) and "record 3" in str(e.value), str(e.value)
+
+
+def test_a_truncated_trust_file_names_the_flag(tmp_path):
+    path = tmp_path / "cut.json"
+    path.write_text((FIXTURES / "trust_asqa.json").read_text()[:500])
+    with pytest.raises(ValueError) as e:
+        asqa(trust=True, dataset_path=str(path), nli="nope")
+    assert f"dataset file {path} is not valid JSON: " in str(e.value), str(e.value)
+    assert "(-T dataset_path)" in str(e.value), str(e.value)
