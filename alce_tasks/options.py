@@ -260,10 +260,13 @@ TRUST_NOT_READ = {
 def trust_problems(dataset: str, options: AlceOptions) -> list[str]:
     """Every option a TRUST-SCORE run cannot take (one line each, naming the flag)."""
     problems = []
-    strategies = TRUST_STRATEGIES if dataset in ALCE_DATASETS else TRUST_STRATEGIES[:2]
+    alce = dataset in ALCE_DATASETS
+    strategies = TRUST_STRATEGIES if alce else TRUST_STRATEGIES[:2]
     if options.strategy not in strategies:
+        # ExpertQA's user never passed -T trust=true: name the task that is a TRUST-SCORE run.
+        run = "-T trust=true" if alce else f"alce_tasks/{dataset} (a TRUST-SCORE run)"
         problems.append(
-            f"-T strategy={options.strategy}: -T trust=true answers from the authors' "
+            f"-T strategy={options.strategy}: {run} answers from the authors' "
             f"refusal-instructed prompt; use one of {', '.join(strategies)}"
         )
     if options.prompt != "default":

@@ -52,7 +52,15 @@ def test_corrected_needs_trust():
 
 
 def test_expertqa_offers_no_helmet_or_alce_only_option():
-    for name in ("context", "nocite", "diagnose", "qa_model", "mauve_seeds", "retrieval_model"):
+    for name in (
+        "context",
+        "nocite",
+        "tokenizer",
+        "diagnose",
+        "qa_model",
+        "mauve_seeds",
+        "retrieval_model",
+    ):
         with pytest.raises(TypeError, match=f"'{name}'"):
             expertqa(**{name: "x"})
 
@@ -165,3 +173,26 @@ def test_a_truncated_trust_file_names_the_flag(tmp_path):
         asqa(trust=True, dataset_path=str(path), nli="nope")
     assert f"dataset file {path} is not valid JSON: " in str(e.value), str(e.value)
     assert "(-T dataset_path)" in str(e.value), str(e.value)
+
+
+def test_expertqa_takes_trust_true_and_refuses_false(tmp_path):
+    # docs/alce.md calls expertqa "always a TRUST-SCORE run": -T trust=true is not unknown.
+    absent = str(tmp_path / "absent.json")
+    with pytest.raises(ValueError) as e:
+        expertqa(trust=True, dataset_path=absent)
+    assert "absent.json" in str(e.value), str(e.value)
+    with pytest.raises(ValueError) as e:
+        expertqa(trust=False, dataset_path=absent)
+    assert str(e.value) == (
+        "-T trust=false: alce_tasks/expertqa is TRUST-SCORE's ExpertQA, always a TRUST-SCORE "
+        "run (ALCE has no ExpertQA); drop it"
+    )
+
+
+def test_expertqas_strategy_refusal_does_not_quote_a_flag_never_given():
+    with pytest.raises(ValueError) as e:
+        expertqa(strategy="summ")
+    assert str(e.value).startswith(
+        "-T strategy=summ: alce_tasks/expertqa (a TRUST-SCORE run) answers from the authors' "
+        "refusal-instructed prompt; use one of vanilla, prompt"
+    ), str(e.value)
