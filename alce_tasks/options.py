@@ -27,6 +27,7 @@ from inspect_cite.alce.run_configs import (
 )
 from inspect_cite.benchmarks.alce import ALCE_DATASETS, AlceDatasetName, Retriever
 from inspect_cite.benchmarks.trust import TrustDatasetName
+from inspect_cite.checks.errors import PreflightErrors
 from inspect_cite.checks.run import check_sampling, check_thinking_switch, eval_model
 from inspect_cite.generation.raw_prompt import check_raw_prompt
 from inspect_cite.generation.thinking import DEFAULT_THINKING_TOKENS, thinking_generate_config
@@ -44,6 +45,23 @@ ALCE_GENERATE_CONFIG = GenerateConfig(temperature=0.5, top_p=1.0, max_tokens=300
 
 class AlceTaskError(TaskOptionError):
     """An ALCE task was given parameters it cannot run with."""
+
+
+class AlceTaskErrors(PreflightErrors, AlceTaskError):
+    """Several parameters an ALCE task cannot run with, numbered in one message.
+
+    Both a :class:`PreflightErrors` (the project's numbered list, which
+    :class:`inspect_cite.checks.errors.Refusals` adds item by item) and an
+    :class:`AlceTaskError`, as each of its items is.
+    """
+
+
+def raise_problems(problems: list[str]) -> None:
+    """Refuse the options named: one as its line, several as one numbered message."""
+    if len(problems) == 1:
+        raise AlceTaskError(problems[0])
+    if problems:
+        raise AlceTaskErrors([AlceTaskError(problem) for problem in problems])
 
 
 @dataclass(frozen=True)
@@ -239,19 +257,25 @@ TRUST_NOT_READ = {
 }
 
 
-def trust_problem(dataset: str, options: AlceOptions) -> str | None:
-    """Why a TRUST-SCORE run cannot take an option (one line naming the flag), or None."""
-    strategies = TRUST_STRATEGIES if dataset in ALCE_DATASETS else TRUST_STRATEGIES[:2]
+def trust_problems(dataset: str, options: AlceOptions) -> list[str]:
+    """Every option a TRUST-SCORE run cannot take (one line each, naming the flag)."""
+    problems = []
+    alce = dataset in ALCE_DATASETS
+    strategies = TRUST_STRATEGIES if alce else TRUST_STRATEGIES[:2]
     if options.strategy not in strategies:
-        return (
-            f"-T strategy={options.strategy}: -T trust=true answers from the authors' "
+        # ExpertQA's user never passed -T trust=true: name the task that is a TRUST-SCORE run.
+        run = "-T trust=true" if alce else f"alce_tasks/{dataset} (a TRUST-SCORE run)"
+        problems.append(
+            f"-T strategy={options.strategy}: {run} answers from the authors' "
             f"refusal-instructed prompt; use one of {', '.join(strategies)}"
         )
     if options.prompt != "default":
-        return f"-T prompt={options.prompt}: -T trust=true reads the authors' refusal prompt file"
+        problems.append(
+            f"-T prompt={options.prompt}: -T trust=true reads the authors' refusal prompt file"
+        )
     row = ALCE_DATASETS.get(dataset)  # type: ignore[call-overload]
     if row is not None and options.retriever != row.retrievers[0]:
-        return (
+        problems.append(
             f"-T retriever={options.retriever}: not read by a TRUST-SCORE run (-T trust=true "
             "reads the authors' Trust-Score documents); drop it"
         )
@@ -259,8 +283,10 @@ def trust_problem(dataset: str, options: AlceOptions) -> str | None:
         value = getattr(options, name)
         if value != default:
             shown = yaml_text(value) if isinstance(value, bool | int | float) else value
-            return f"-T {name}={shown}: not read by a TRUST-SCORE run (-T trust=true); drop it"
-    return None
+            problems.append(
+                f"-T {name}={shown}: not read by a TRUST-SCORE run (-T trust=true); drop it"
+            )
+    return problems
 
 
 HELMET_FIXED = (
@@ -281,43 +307,51 @@ HELMET_FIXED = (
 """Options HELMET's settings fix for a length: given explicitly with `-T context`, refused."""
 
 
-def helmet_problem(dataset: str, o: AlceOptions, explicit: set[str]) -> str | None:
-    """Why a HELMET run cannot take an option (one line naming the flag), or None."""
+def helmet_problems(dataset: str, o: AlceOptions, explicit: set[str]) -> list[str]:
+    """Every option a HELMET run cannot take, or a HELMET option without HELMET (one line each)."""
     if o.context is None:
+        problems = []
         if o.nocite:
-            return "-T nocite=true: HELMET's no-citation control needs -T context"
+            problems.append("-T nocite=true: HELMET's no-citation control needs -T context")
         if o.tokenizer is not None:
-            return f"-T tokenizer={o.tokenizer}: only HELMET's rows (-T context) cut by tokens"
-        return None
+            problems.append(
+                f"-T tokenizer={o.tokenizer}: only HELMET's rows (-T context) cut by tokens"
+            )
+        return problems
     check_choice("context", o.context, HelmetContext, what="HELMET length", error=AlceTaskError)
     if dataset not in ("asqa", "qampari"):
-        return f"-T context={o.context}: HELMET runs ASQA and QAMPARI, not {dataset}"
+        return [f"-T context={o.context}: HELMET runs ASQA and QAMPARI, not {dataset}"]
+    problems = []
     if o.trust:
-        return f"-T context={o.context}: HELMET's ladder is not TRUST-SCORE's; drop -T trust"
+        problems.append(
+            f"-T context={o.context}: HELMET's ladder is not TRUST-SCORE's; drop -T trust"
+        )
     if o.nocite and o.diagnose:
-        return (
+        problems.append(
             "-T diagnose=true: HELMET's no-citation control (-T nocite=true) has no citations "
             "to diagnose; drop one of them"
         )
     if o.strategy != "vanilla":
-        return f"-T strategy={o.strategy}: HELMET's ladder runs the vanilla prompt; drop it"
+        problems.append(
+            f"-T strategy={o.strategy}: HELMET's ladder runs the vanilla prompt; drop it"
+        )
     if not o.chat:
-        return (
+        problems.append(
             f"-T context={o.context} with -T chat=false: HELMET's raw prompts have no stop "
             "sequence, which -T chat=false adds; use the chat template (HELMET's cite configs)"
         )
     for name in ("qa", "mauve"):
         if getattr(o, name):
-            return f"-T {name}=true: HELMET computes no {name.upper()} (drop it)"
+            problems.append(f"-T {name}=true: HELMET computes no {name.upper()} (drop it)")
     if o.retriever != "gtr":
-        return f"-T retriever={o.retriever}: HELMET's data is its top-2000 GTR passages"
+        problems.append(f"-T retriever={o.retriever}: HELMET's data is its top-2000 GTR passages")
     for name in HELMET_FIXED:
         if name in explicit:
-            return (
+            problems.append(
                 f"-T {name}={getattr(o, name)}: HELMET's -T context={o.context} sets it "
                 "(docs/alce.md, 'Long context (HELMET)')"
             )
-    return None
+    return problems
 
 
 def _check_values(dataset: str, o: AlceOptions, config: GenerateConfig) -> None:
@@ -380,15 +414,16 @@ def resolve(name: AlceDatasetName | TrustDatasetName, given: dict[str, Any]) -> 
     spec = STRATEGIES[o.strategy]
     if problem := spec.options_problem(o.strategy, o):
         raise AlceTaskError(problem)
-    if o.trust and (problem := trust_problem(dataset, o)):
-        raise AlceTaskError(problem)
+    # Every option the run would not read, in one message: a user who passed four learns of
+    # all four at once, not one per try.
+    problems = trust_problems(dataset, o) if o.trust else []
     if o.corrected and not o.trust:
-        raise AlceTaskError(
+        problems.append(
             "-T corrected=true: corrects trust-eval's defects, so it needs -T trust=true "
             "(a TRUST-SCORE run); drop it"
         )
-    if problem := helmet_problem(dataset, o, explicit_arguments(given)):
-        raise AlceTaskError(problem)
+    problems += helmet_problems(dataset, o, explicit_arguments(given))
+    raise_problems(problems)
     if not o.trust and dataset not in ALCE_DATASETS:
         raise AlceTaskError(f"{dataset}: only TRUST-SCORE runs it (-T trust=true)")
     if not o.chat and (model := eval_model()) is not None:

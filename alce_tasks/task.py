@@ -13,7 +13,7 @@ from inspect_ai.scorer import Scorer
 
 from alce_tasks.data import record_to_sample
 from alce_tasks.helmet import helmet_task
-from alce_tasks.options import AlceRun, AlceTaskError, resolve
+from alce_tasks.options import AlceRun, AlceTaskError, AlceTaskErrors, resolve
 from alce_tasks.run_task import run_task
 from alce_tasks.strategies import STRATEGIES
 from alce_tasks.trust import trust_task
@@ -40,7 +40,7 @@ from inspect_cite.alce.run_configs import (
 )
 from inspect_cite.benchmarks.alce import ALCE_DATASETS
 from inspect_cite.benchmarks.trust import TrustDatasetName
-from inspect_cite.checks.errors import Refusals
+from inspect_cite.checks.errors import PreflightError, Refusals
 from inspect_cite.checks.models import check_model
 from inspect_cite.checks.run import (
     active_model_name,
@@ -275,13 +275,22 @@ def _config_values_named(build: Callable[..., Task]) -> Callable[..., Task]:
             return build(*args, **kwargs)
         except AlceTaskError as e:
             config = kwargs.get("config")
-            named = re.match(r"-T (\w+)=", str(e))
+            if config is None:
+                raise
             explicit = given_arguments()
-            if config is None or named is None:
+            given = set(kwargs) if explicit is None else set(explicit)
+
+            def named(error: PreflightError) -> PreflightError:
+                flag = re.match(r"-T (\w+)=", str(error))
+                if flag is None or flag[1] in given:
+                    return error
+                return AlceTaskError(f"-T config={config} sets {str(error).removeprefix('-T ')}")
+
+            if isinstance(e, AlceTaskErrors):
+                raise AlceTaskErrors([named(error) for error in e.errors]) from e
+            if (error := named(e)) is e:
                 raise
-            if named[1] in (set(kwargs) if explicit is None else set(explicit)):
-                raise
-            raise AlceTaskError(f"-T config={config} sets {str(e).removeprefix('-T ')}") from e
+            raise error from e
 
     return build_task
 

@@ -19,7 +19,13 @@ from inspect_ai.dataset import MemoryDataset
 
 from alce_tasks.options import TRUST_NOT_READ, AlceRun
 from alce_tasks.run_task import run_task
-from alce_tasks.trust_data import load_trust_items, trust_data_path, trust_record_to_sample
+from alce_tasks.trust_data import (
+    TrustDataError,
+    alce_file_problem,
+    load_trust_items,
+    trust_data_path,
+    trust_record_to_sample,
+)
 from inspect_cite import __version__
 from inspect_cite.alce.trust.prompts import (
     TrustPromptBuilder,
@@ -50,7 +56,13 @@ def trust_task(run: AlceRun) -> Task:
     location = ""
     with refusals.check():
         path, data_info = trust_data_path(name, o.dataset_path)
-        items, location = load_trust_items(path, name), str(path)
+        try:
+            items, location = load_trust_items(path, name), str(path)
+        except TrustDataError as e:
+            # An ALCE file with -T trust=true: say what it is, not its first missing field.
+            if o.dataset_path is not None and (problem := alce_file_problem(path, name)):
+                raise TrustDataError(problem) from e
+            raise
     builder = None
     with refusals.check():
         if o.prompt_file:

@@ -4,8 +4,8 @@ The file is trust-eval's (``{"data": [items]}``, each with ``question``, ``answe
 ``docs`` with ``answers_found`` and the model's ``output``), as its ``ResponseGenerator``
 saves it. Outputs are scored as they are (trust-eval's evaluator cleans nothing); the
 ``.score`` file holds every key trust-eval returns for ``--dataset``
-(:func:`inspect_cite.alce.trust.metrics.trust_keys`), and with ``--corrected`` a ``nan_reasons``
-object naming why each nan value is undefined.
+(:func:`inspect_cite.alce.trust.metrics.trust_keys`), and with ``--corrected`` ``"corrected":
+true`` and a ``nan_reasons`` object naming why each nan value is undefined.
 """
 
 import argparse
@@ -77,6 +77,10 @@ def score_trust(
     items: list[TrustItem] = asyncio.run(gather(one, data))
     result = trust_scores(items, dataset, corrected=args.corrected)
     out: dict[str, Any] = dict(result.values)
+    if args.corrected:
+        # The numbers then differ from trust-eval's: the file says so. The default mode's file
+        # stays key for key trust-eval's (the parity check compares them).
+        out["corrected"] = True
     if result.reasons:
         out["nan_reasons"] = result.reasons
     return out

@@ -14,7 +14,9 @@ provenance; ``-T dataset_path=`` reads a local copy instead.
 from pathlib import Path
 from typing import Any
 
+from inspect_cite.alce.data import AlceDataError, load_items
 from inspect_cite.alce.trust.metrics import EVAL_TYPES, answers_found_problem, check_dataset
+from inspect_cite.benchmarks.alce import ALCE_DATASETS
 from inspect_cite.benchmarks.trust import TRUST_DATASETS
 from inspect_cite.checks.errors import PreflightError
 from inspect_cite.downloads.cache import cache_dir
@@ -100,7 +102,7 @@ def load_trust_items(path: str | Path, dataset: str) -> list[dict[str, Any]]:
     """
     check_dataset(dataset, flag="dataset")
     path = Path(path)
-    data = read_json(path, "dataset file", TrustDataError, " (-T dataset_path)")
+    data = read_json(path, "dataset file", TrustDataError, flag="-T dataset_path")
     if isinstance(data, dict) and isinstance(data.get("data"), list):
         data = data["data"]
     if not isinstance(data, list) or not data:
@@ -133,6 +135,26 @@ def trust_file_problem(path: str | Path, dataset: str) -> str | None:
     return (
         f"{dataset} dataset file {path} (-T dataset_path) is a TRUST-SCORE file (records with "
         '"answers" and documents marked "answers_found"), not ALCE\'s: add -T trust=true'
+    )
+
+
+def alce_file_problem(path: str | Path, dataset: str) -> str | None:
+    """One line saying ``path`` is an ALCE file that a TRUST-SCORE run was given, or None.
+
+    The mirror of :func:`trust_file_problem`: an ALCE eval file (every item as ALCE's checks
+    want it, no document marked ``answers_found``) given with ``-T trust=true`` fails the first
+    record's Trust-Score fields; this says what the file is and the flag to drop. Only read
+    after the Trust-Score checks refused the file.
+    """
+    if dataset not in ALCE_DATASETS:
+        return None
+    try:
+        load_items(path, dataset)  # type: ignore[arg-type]
+    except AlceDataError:
+        return None
+    return (
+        f"{dataset} dataset file {path} (-T dataset_path) is an ALCE file (no documents "
+        'marked "answers_found"), not TRUST-SCORE\'s: drop -T trust=true'
     )
 
 

@@ -200,7 +200,7 @@ def load_items(
 
     """
     path = Path(path)
-    data = read_json(path, "dataset file", AlceDataError, f" ({flag})")
+    data = read_json(path, "dataset file", AlceDataError, flag=flag)
     if isinstance(data, dict) and isinstance(data.get("data"), list):
         data = data["data"]
     if not isinstance(data, list):

@@ -127,7 +127,7 @@ class PromptFile:
 
         """
         path = Path(path)
-        data = read_json(path, "prompt file", PromptFileError, f" ({flag})")
+        data = read_json(path, "prompt file", PromptFileError, flag=flag)
         problems = prompt_file_problems(data)
         demos = data.get("demos") if isinstance(data, dict) else None
         if shot is not None and isinstance(demos, list):

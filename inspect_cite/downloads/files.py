@@ -47,29 +47,39 @@ def loads(text: str | bytes) -> Any:
         raise ValueError("nested too deeply") from e
 
 
-def read_json(path: Path, what: str, error: type[Exception], missing_hint: str = "") -> Any:
+def read_json(
+    path: Path,
+    what: str,
+    error: type[Exception],
+    missing_hint: str = "",
+    *,
+    flag: str | None = None,
+) -> Any:
     """Parse a JSON file, raising ``error`` naming ``what`` and the file when it cannot.
 
     Args:
         path: The file.
         what: What the file is, for the message (``"dataset file"``).
         error: The exception class to raise.
-        missing_hint: Appended to the message when there is no such file (e.g. the flag
-            that names it).
+        missing_hint: Appended to the message when there is no such file (default: the
+            flag).
+        flag: The option that names the file (``-T dataset_path``): every message names it,
+            a truncated or unreadable file's too, so the user knows which flag to fix.
 
     """
-    problem = _not_a_file(path, missing_hint)
+    named = f" ({flag})" if flag else ""
+    problem = _not_a_file(path, missing_hint or named)
     if problem is not None:
         raise error(f"{what} {path} {problem}")
     try:
         data = path.read_bytes()
     except OSError as e:
-        raise error(f"{what} {path} cannot be read ({e.strerror or e})") from e
+        raise error(f"{what} {path} cannot be read ({e.strerror or e}){named}") from e
     try:
         # utf-8-sig: a byte-order mark (Windows editors and spreadsheets write one) is not data.
         return loads(data.decode("utf-8-sig"))
     except ValueError as e:
-        raise error(f"{what} {path} {json_problem(e)}") from e
+        raise error(f"{what} {path} {json_problem(e)}{named}") from e
 
 
 def read_jsonl(

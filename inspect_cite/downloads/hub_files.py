@@ -181,9 +181,13 @@ def cached_pinned_file(
     except error:
         raise
     except Exception as e:
+        # The folder is named for what is there, not as a place to copy to: the cache reads
+        # only files it downloaded and verified (a manifest each), so a copy put there is not
+        # read; the flag is the route that works offline.
         raise error(
             f"{name} {cached} and could not be downloaded ({describe_failure(e)}). "
-            f"Download {pin.url} yourself and pass {flag}=<path>."
+            f"Download {pin.url} yourself and pass {flag}=<path> (a copy put in that folder "
+            "is not read: the cache holds only what it downloaded and verified)."
         ) from e
     write_manifest(manifest_path(target), {**pin.provenance(), "sha256": sha256_file(target)})
     return target

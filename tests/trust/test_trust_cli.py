@@ -45,6 +45,16 @@ def test_corrected_writes_nan_with_reasons(fresh_nli, tmp_path):
     assert expected("trust_edge_eli5_all_refused.json")["answered_claims_nli"] == 0.0
 
 
+def test_corrected_mode_is_recorded_in_the_score_file(fresh_nli, tmp_path):
+    # The same .score name either way: the mode its numbers were computed in is in the file.
+    rc, _ = run(tmp_path, "trust_asqa.json", "--corrected")
+    assert rc == 0
+    assert json.loads((tmp_path / "trust_asqa.json.score").read_text())["corrected"] is True
+    rc, _ = run(tmp_path, "trust_asqa.json")
+    assert rc == 0
+    assert "corrected" not in json.loads((tmp_path / "trust_asqa.json.score").read_text())
+
+
 def test_trust_needs_dataset(fresh_nli, tmp_path, capsys):
     path = tmp_path / "r.json"
     shutil.copy(FIXTURES / "trust_asqa.json", path)

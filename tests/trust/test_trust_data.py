@@ -1,6 +1,7 @@
 """Trust-Score data and prompt files: pins, local overrides, validation, record -> Sample."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -58,8 +59,13 @@ def test_unreachable_hub_names_the_url_and_the_flag(cache_root, monkeypatch):
     assert str(e.value) == (
         f"TRUST-SCORE eli5 data is not cached in {folder} and could not be downloaded "
         f"(ConnectionError: HF_HUB_OFFLINE is set). Download {pinned_data('eli5').url} "
-        "yourself and pass -T dataset_path=<path>."
+        "yourself and pass -T dataset_path=<path> (a copy put in that folder is not read: the "
+        "cache holds only what it downloaded and verified)."
     )
+    # What the message says of a copy holds: a copy of the file put there is still not read.
+    (folder / "eli5_eval_top100_calibrated.json").write_text("[]")
+    with pytest.raises(TrustDataError, match="is not cached in"):
+        trust_data_path("eli5")
 
 
 def test_unreachable_prompt_names_its_cache_and_the_task_flag(cache_root, monkeypatch):
@@ -73,7 +79,10 @@ def test_unreachable_prompt_names_its_cache_and_the_task_flag(cache_root, monkey
     assert line.startswith(
         f"TRUST-SCORE prompt asqa_rejection is not cached in {cache_root / 'trust' / 'prompts'}"
     )
-    assert line.endswith("/asqa_rejection.json yourself and pass -T prompt_file=<path>.")
+    assert line.endswith(
+        "/asqa_rejection.json yourself and pass -T prompt_file=<path> (a copy put in that folder "
+        "is not read: the cache holds only what it downloaded and verified)."
+    )
 
 
 def test_records_are_checked_naming_record_and_field(tmp_path):
@@ -143,3 +152,21 @@ def test_prompt_names():
     assert prompt_name("eli5", closedbook=True) == "eli5_closedbook_rejection"
     with pytest.raises(TrustPromptError, match="no TRUST-SCORE prompt file expertqa_closedbook"):
         prompt_name("expertqa", closedbook=True)
+
+
+def test_alces_prompt_message_copy_route_works(cache_root):
+    # ALCE's offline prompt message says "or copy it to <path>": a copy there with the pinned
+    # SHA-256 is read without a download (no manifest needed, unlike TRUST-SCORE's cache).
+    import hashlib
+    import re as regex
+
+    from inspect_cite.alce.prompts import PROMPT_FILES, PromptFileError
+
+    content = b'{"instruction": "x", "demos": []}'
+    digest = hashlib.sha256(content).hexdigest()
+    url = "http://127.0.0.1:9/{repo}/{commit}/{name}.json"
+    with pytest.raises(PromptFileError) as e:
+        PROMPT_FILES.fetch(url, "mine", digest)
+    [dest] = regex.findall(r"or copy it to (\S+)\.$", str(e.value))
+    Path(dest).write_bytes(content)
+    assert PROMPT_FILES.fetch(url, "mine", digest) == Path(dest)

@@ -56,6 +56,8 @@ def test_corrected_and_threshold_reach_the_metric(fresh_nli, tmp_path):
     metrics = log_metrics(log)["trust_score"]
     cli = alce_eval_scores(tmp_path, name, "--corrected", "--rejection_threshold", "88")
     cli.pop("nan_reasons")
+    # The .score file records its mode; the log records it in the task's parameters.
+    assert cli.pop("corrected") is True
     assert math.isnan(metrics["answered_str_em"])
     assert_same(metrics, cli)
 

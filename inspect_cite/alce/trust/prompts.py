@@ -146,7 +146,7 @@ class TrustPromptFile:
 
         """
         path = Path(path)
-        data = read_json(path, "prompt file", TrustPromptError, f" ({flag})")
+        data = read_json(path, "prompt file", TrustPromptError, flag=flag)
         problems = []
         if not isinstance(data, dict):
             problems.append("expected a JSON object")
