@@ -49,10 +49,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 _SCALARS = (bool, int, float)
 
-_VAR_OPTIONS = "options"
-# The **options a task's signature ends in (every -T reaches it; unknown ones are refused), as
-# the task families write it.
-
 
 def cli_value(text: str) -> Any:
     """A ``-T`` or ``--model-role`` value as ``inspect eval`` reads it: YAML; ``a,b`` a list."""
@@ -305,16 +301,10 @@ def accept_cli_values(flag: str) -> Callable[[F], F]:
                 report_uncaught_refusals()
                 raise
 
-        if flag == "-T" and not takes_any:
-            # Inspect passes a task every task argument only when its signature takes
-            # **kwargs (it drops the others with a logged warning): these reach `build`,
-            # which refuses them. Inspect records a task's arguments with the **kwargs ones
-            # under their own names, so the log holds the same arguments as before.
-            var = _VAR_OPTIONS if _VAR_OPTIONS not in signature.parameters else "other_options"
-            rest = inspect.Parameter(var, inspect.Parameter.VAR_KEYWORD)
-            wrapper.__signature__ = signature.replace(  # type: ignore[attr-defined]
-                parameters=[*signature.parameters.values(), rest]
-            )
+        # The signature Inspect sees is the factory's own: Inspect hands a task only the -T
+        # arguments it names. Widening it with **options (so that a task refuses an unknown
+        # one itself) broke `inspect eval-set` over two families, whose -T arguments reach
+        # every task; an unknown -T is refused by `inspect-cite check` and by direct calls.
         return typing.cast(F, wrapper)
 
     return decorate

@@ -186,11 +186,9 @@ PUBLIC_DEFAULTS = {
 @pytest.mark.parametrize("factory", PUBLIC_DEFAULTS, ids=lambda f: registry_info(f).name)
 def test_public_parameters_and_defaults(factory):
     params = dict(inspect.signature(factory).parameters)
+    # Inspect's task registry (which -T names a task takes) reads the same list.
     if registry_info(factory).type == "task":
-        # A task's signature ends in **options, so that Inspect hands it every -T (it refuses
-        # those it does not take); Inspect's task registry reads the same list.
-        assert params.pop("options").kind is inspect.Parameter.VAR_KEYWORD
-        assert registry_info(factory).metadata["params"] == [*PUBLIC_DEFAULTS[factory], "options"]
+        assert registry_info(factory).metadata["params"] == list(PUBLIC_DEFAULTS[factory])
     # Names, defaults and order; all positional-or-keyword, as they were.
     assert [(name, p.default) for name, p in params.items()] == list(
         PUBLIC_DEFAULTS[factory].items()
@@ -229,8 +227,7 @@ def test_forwarded_text_parameters_take_cli_values():
 
     # -T label=true arrives as the YAML boolean; the builder's `str` makes it text again.
     assert factory(label=True).metadata == {"size": 3, "label": "true", "required": "r"}
-    # A -T factory's signature ends in **options: Inspect passes it every task argument.
-    assert list(inspect.signature(factory).parameters) == ["required", "size", "label", "options"]
+    assert list(inspect.signature(factory).parameters) == ["required", "size", "label"]
 
 
 def test_forwards_to_refuses_what_it_cannot_offer():
