@@ -273,7 +273,9 @@ def hub_problem(repo_id: str, kind: ModelKind) -> str | None:
     )
 
 
-def hub_file_problem(repo_id: str, filename: str, missing: str | None) -> str | None:
+def hub_file_problem(
+    repo_id: str, filename: str, missing: str | None, *, download: str | None = None
+) -> str | None:
     """Why a file of a hub repository that is not cached cannot be downloaded now, or None.
 
     Offline (``HF_HUB_OFFLINE``) it cannot; else the hub must answer one request for the
@@ -283,6 +285,7 @@ def hub_file_problem(repo_id: str, filename: str, missing: str | None) -> str | 
         repo_id: The repository (``org/name``).
         filename: The file asked about.
         missing: What to say when the repository has no such file (None: not a problem).
+        download: The command that fetches what is needed (default: the whole repository).
 
     """
     from huggingface_hub import get_hf_file_metadata, hf_hub_url
@@ -291,7 +294,7 @@ def hub_file_problem(repo_id: str, filename: str, missing: str | None) -> str | 
     if hub_offline():
         return (
             "not in the Hugging Face cache, and HF_HUB_OFFLINE is set (download it while "
-            f"online: {hub_download_command(repo_id)})"
+            f"online: {download or hub_download_command(repo_id)})"
         )
     try:
         get_hf_file_metadata(

@@ -15,6 +15,7 @@ loading anything, so that each can refuse it in one line:
 from pathlib import Path
 
 from inspect_cite.checks.models import hub_file_problem, looks_like_path
+from inspect_cite.checks.network import hub_download_command
 from inspect_cite.checks.once import problem_once
 
 TOKENIZER_FILES = (
@@ -63,7 +64,11 @@ def _hub_problem(repo_id: str) -> str | None:
         return None
     # A repository without tokenizer_config.json keeps its tokenizer in other files: loading
     # it will tell.
-    return hub_file_problem(repo_id, "tokenizer_config.json", None)
+    # Its tokenizer files, config and code (GLM-4's tokenizer is a .py), not the weights.
+    download = (
+        f'{hub_download_command(repo_id)} --include "*token*" --include "*.json" --include "*.py"'
+    )
+    return hub_file_problem(repo_id, "tokenizer_config.json", None, download=download)
 
 
 def tokenizer_problem(name: str) -> str | None:

@@ -11,7 +11,6 @@ here: without it the key is nan with that reason, as documented (docs/longcite.m
 """
 
 from inspect_cite.checks.errors import PreflightError
-from inspect_cite.checks.models import looks_like_path
 from inspect_cite.checks.tokenizers import checked_tokenizer_problem
 
 
@@ -31,14 +30,7 @@ def check_tokenizer(name: str | None, *, flag: str = "-T tokenizer") -> None:
     problem = checked_tokenizer_problem(name)
     if problem is None:
         return
-    download = (
-        ""
-        if looks_like_path(name)
-        # Its tokenizer files, config and code (GLM-4's tokenizer is a .py), not the weights.
-        else f'download it once online (hf download {name} --include "*token*" --include '
-        '"*.json" --include "*.py"), '
-    )
     raise PreflightError(
-        f"{flag}={name}: {problem}; the tokenizer counts citation_length. Fix: {download}pass "
-        f"a local tokenizer folder ({flag}=<folder>), or {flag}=null to leave citation_length nan"
+        f"{flag}={name}: {problem}; the tokenizer counts citation_length. Fix: pass a local "
+        f"tokenizer folder ({flag}=<folder>), or {flag}=null to leave citation_length nan"
     )

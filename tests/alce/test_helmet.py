@@ -674,7 +674,8 @@ def test_the_tokenizer_is_checked_before_the_run(helmet_dir, tmp_path, monkeypat
         asqa(context="8k", dataset_path=data, nli=NLI, tokenizer="nobody/uncached")
     assert str(e.value) == (
         "-T tokenizer=nobody/uncached: not in the Hugging Face cache, and HF_HUB_OFFLINE is set "
-        f"(download it while online: {hub_download_command('nobody/uncached')}); pass "
+        f"(download it while online: {hub_download_command('nobody/uncached')} --include "
+        '"*token*" --include "*.json" --include "*.py"); pass '
         "-T tokenizer=<the model's Hugging Face tokenizer: a hub id or a folder>"
     )
     bare = tmp_path / "bare"
