@@ -42,6 +42,9 @@ class Sentence:
 
 @cache
 def _punkt() -> "object":
+    from inspect_cite.text.punkt import import_nltk
+
+    import_nltk()  # nltk without scikit-learn and SciPy (inspect_cite.text.punkt)
     from nltk.tokenize import PunktSentenceTokenizer
 
     # Untrained on purpose: LongCite builds it without parameters (no English abbreviations).

@@ -115,6 +115,10 @@ class BM25Searcher:
 
     def __init__(self, docs: Sequence[Mapping[str, Any]]) -> None:
         import bm25s
+
+        from inspect_cite.text.punkt import import_nltk
+
+        import_nltk()  # nltk without scikit-learn and SciPy (inspect_cite.text.punkt)
         from nltk.stem import PorterStemmer
 
         porter = PorterStemmer()

@@ -264,6 +264,9 @@ def resolve(spec: MiniCheckSpec, config: Mapping[str, Any] | None = None) -> Set
 
 def document_sentences(document: str) -> list[str]:
     r"""Each line's nltk sentences, a ``"\n"`` entry between lines (``[""]`` when none)."""
+    from inspect_cite.text.punkt import import_nltk
+
+    import_nltk()  # nltk without scikit-learn and SciPy (inspect_cite.text.punkt)
     from nltk.tokenize import sent_tokenize
 
     from inspect_cite.text.punkt import ensure_punkt
@@ -671,6 +674,9 @@ class MiniCheckNLI(LazyModel):
 
 def claim_sentences(claim: str) -> list[str]:
     """The 7B family's claim parts: nltk sentences (the claim whole when it has none)."""
+    from inspect_cite.text.punkt import import_nltk
+
+    import_nltk()  # nltk without scikit-learn and SciPy (inspect_cite.text.punkt)
     from nltk.tokenize import sent_tokenize
 
     from inspect_cite.text.punkt import ensure_punkt

@@ -70,3 +70,23 @@ def test_sentence_splitting_imports_neither_scikit_learn_nor_scipy():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "['Dr. Smith went home.', 'He was tired.'] [] True"
+
+
+def test_every_nltk_user_imports_it_without_scikit_learn_or_scipy():
+    """LongCite's chunks, BM25's stemmer and MiniCheck's sentences reach nltk first in some
+    processes (no ALCE splitter before them): each goes through inspect_cite.text.punkt."""
+    import subprocess
+    import sys
+
+    calls = {
+        "inspect_cite.longcite.chunks": "m._punkt()",
+        "inspect_cite.nli.minicheck": "m.claim_sentences('A claim. Another.')",
+    }
+    for module, call in calls.items():
+        code = (
+            f"import importlib, sys\nm = importlib.import_module({module!r})\n{call}\n"
+            "print([n for n in ('sklearn', 'scipy') if n in sys.modules])\n"
+        )
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip().splitlines()[-1] == "[]", module
